@@ -1,0 +1,201 @@
+"""The `opgen` command line. Exit codes: 0 ok, 1 check failed, 2 bad input or usage."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from opgen import __version__
+from opgen.diagnostics import DiagnosticError, DiagnosticSink, OpgenError, sorted_diagnostics
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _print_diagnostics(sink: DiagnosticSink) -> None:
+    for d in sorted_diagnostics(sink.items):
+        print(d, file=sys.stderr)
+
+
+def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from opgen.project import load_config
+
+    return load_config(spec_dir=getattr(args, "spec_dir", None),
+                       output_dir=getattr(args, "output_dir", None),
+                       package=getattr(args, "package", None))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from opgen.project import Config, load_specs
+
+    sink = DiagnosticSink()
+    paths = [Path(p) for p in args.paths]
+    cfg = Config(Path.cwd(), Path.cwd(), Path.cwd(), "", "")
+    specs = load_specs(paths, cfg, sink)
+    _print_diagnostics(sink)
+    if sink.has_errors:
+        return EXIT_BAD_INPUT
+    if not args.quiet:
+        for spec in specs:
+            print(f"{spec.spec_path}: ok: {spec.op_name} ({spec.op_type}), "
+                  f"{len(spec.inputs)} in, {len(spec.outputs)} out, {len(spec.attrs)} attrs, "
+                  f"{spec.num_combinations} dtype combination"
+                  f"{'s' if spec.num_combinations != 1 else ''}")
+    return EXIT_OK
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from opgen import gen
+
+    cfg = _config(args)
+    sink = DiagnosticSink()
+    result = gen.run(cfg, [Path(p) for p in args.specs], sink,
+                     check=args.check or args.list_outputs)
+    _print_diagnostics(sink)
+    if result is None:
+        return EXIT_BAD_INPUT
+    out = cfg.display(cfg.output_dir)
+    if args.list_outputs:
+        for rel in sorted(result.manager.files):
+            print(f"{out}/{rel}")
+        return EXIT_OK
+    plan = result.plan
+    if args.check:
+        if plan.changed:
+            sys.stdout.writelines(plan.diff)
+            print(f"opgen: {out}/ is stale: {len(plan.written)} file(s) would change, "
+                  f"{len(plan.removed)} would be removed; run `opgen generate`", file=sys.stderr)
+            return EXIT_CHECK_FAILED
+        return EXIT_OK
+    if not args.quiet:
+        print(f"opgen: {len(result.specs)} op(s), {len(plan.written)} file(s) written, "
+              f"{len(plan.removed)} removed, {len(plan.unchanged)} unchanged in {out}/")
+    return EXIT_OK
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from opgen.scaffold import default_test_dir, parse_attr_flag, scaffold
+
+    cfg = _config(args)
+    written = scaffold(
+        cfg, args.name,
+        inputs=_split(args.inputs), outputs=_split(args.outputs), dtypes=_split(args.dtypes),
+        attrs=[parse_attr_flag(a) for a in args.attr],
+        test_dir=Path(args.test_dir) if args.test_dir else default_test_dir(cfg),
+    )
+    for path in written:
+        print(f"created {cfg.display(path)}")
+    print(f"next: write the kernel's Compute(), set `reference:` in {cfg.display(written[0])}, "
+          "then run `opgen generate`")
+    return EXIT_OK
+
+
+def cmd_import_msopgen(args: argparse.Namespace) -> int:
+    from opgen.msopgen import convert, is_msopgen, to_yaml
+    from opgen.load import load_file
+    from opgen.validate import build_spec
+    from opgen.writer import atomic_write
+
+    sink = DiagnosticSink()
+    doc = load_file(args.file)
+    if not is_msopgen(doc.data):
+        print(f"{args.file}: error: not an msopgen op description (expected a list of "
+              "objects with an \"op\" key)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    docs = convert(doc, sink)
+    for d in docs:
+        build_spec(d, sink, spec_dir=str(Path(args.file).parent))
+    _print_diagnostics(sink)
+    if sink.has_errors:
+        return EXIT_BAD_INPUT
+    out_dir = Path(args.output) if args.output else Path(args.file).parent
+    targets = [(out_dir / f"{d.data['op_name']}.yaml", d) for d in docs]
+    for path, _ in targets:
+        if path.exists():
+            print(f"{path}: error: already exists; import-msopgen never overwrites a file",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+    for path, d in targets:
+        atomic_write(path, f"# Imported from {Path(args.file).name} by opgen import-msopgen.\n"
+                     + to_yaml(d))
+        print(f"created {path}")
+    return EXIT_OK
+
+
+def _split(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="opgen",
+        description="Operator specs + Ascend C kernels in; CANN registration, PyTorch and "
+                    "TensorFlow ops, and simulator kernels out.",
+    )
+    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("validate", help="check spec files; exit 0 when valid, 2 otherwise",
+                       description="Validate operator specs (YAML, JSON or msopgen JSON). "
+                       "Every error is printed as path:line:col: error: message.")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("generate", help="emit generated/ from the specs",
+                       description="Validate every spec and write the generated files "
+                       "(configured by [tool.opgen] in pyproject.toml).")
+    p.add_argument("specs", nargs="*", metavar="SPEC",
+                   help="only these specs (default: every spec in spec_dir; then outputs of "
+                        "removed ops are deleted too)")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; print a diff and exit 1 if the output is stale")
+    p.add_argument("--list-outputs", action="store_true",
+                   help="print the paths that would be written (for build-system dependencies)")
+    p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
+    p.add_argument("--output-dir", help="override [tool.opgen] output_dir")
+    p.add_argument("--package", help="override [tool.opgen] package (generated Python package)")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("new", help="scaffold a spec, a kernel and a test for a new op",
+                       description="Write specs/NAME.yaml, specs/NAME.cpp and "
+                       "tests/ops/test_NAME.py. Never overwrites an existing file.")
+    p.add_argument("name", help="snake_case op name")
+    p.add_argument("--inputs", default="x", help="comma-separated input names (default: x)")
+    p.add_argument("--outputs", default="y", help="comma-separated output names (default: y)")
+    p.add_argument("--dtypes", default="float32,float16",
+                   help="comma-separated dtypes, one combination each (default: float32,float16)")
+    p.add_argument("--attr", action="append", default=[], metavar="NAME:TYPE[=DEFAULT]",
+                   help="an attribute, e.g. alpha:float=1.0 (repeatable)")
+    p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
+    p.add_argument("--test-dir", help="where the test goes (default: tests/ops)")
+    p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("import-msopgen", help="convert an msopgen op description to opgen YAML",
+                       description="Write one opgen spec per op of an msopgen JSON file.")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", help="directory for the YAML files (default: beside FILE)")
+    p.set_defaults(func=cmd_import_msopgen)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.func(args)
+    except DiagnosticError as exc:
+        for d in exc.diagnostics:
+            print(d, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OpgenError as exc:
+        message = str(exc)
+        print(message if ": error: " in message else f"opgen: error: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

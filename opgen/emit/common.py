@@ -1,0 +1,83 @@
+"""What every emitter shares: the banner text, JSON rendering, the Jinja environment."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+import json
+import os
+import posixpath
+from typing import Any
+
+import jinja2
+
+from opgen.model import OpSpec
+from opgen.writer import BANNER
+
+
+def banner_text(spec_path: str | None = None) -> str:
+    source = f" from {spec_path}" if spec_path else ""
+    return f"{BANNER}{source}. Do not edit: change the spec and run `opgen generate`."
+
+
+def render_json(data: dict[str, Any], spec_path: str | None = None) -> str:
+    """JSON output: the banner is the first key, so the file starts with it."""
+    return _json({"@generated": banner_text(spec_path), **data}, "") + "\n"
+
+
+def _json(value: Any, indent: str) -> str:
+    """Indented JSON with lists of scalars kept on one line (short, diff-friendly)."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        items = [f"{inner}{json.dumps(k)}: {_json(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        items = [f"{inner}{_json(v, inner)}" for v in value]
+        return "[\n" + ",\n".join(items) + f"\n{indent}]"
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def relpath(target: str, from_dir: str) -> str:
+    """Posix relative path between two project-relative paths (no absolute paths in output)."""
+    return posixpath.relpath(target, from_dir)
+
+
+def spec_dir(spec: OpSpec) -> str:
+    return posixpath.dirname(spec.spec_path)
+
+
+def kernel_source_path(spec: OpSpec) -> str:
+    """The kernel file, project-relative."""
+    return posixpath.normpath(posixpath.join(spec_dir(spec), spec.kernel.source))
+
+
+def _finalize(text: str) -> str:
+    """One post-processing pass for all templates: no trailing blanks, one final newline."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    out: list[str] = []
+    for line in lines:
+        if line == "" and out and out[-1] == "":
+            continue
+        out.append(line)
+    return "\n".join(out).strip("\n") + "\n"
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resources.files("opgen.templates"))),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    return _finalize(environment().get_template(template).render(**context))
+
+
+def project_relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root)

@@ -1,0 +1,90 @@
+"""The normalised metadef JSON per op: what the runtime's register_operator_model reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from opgen.dtypes import DType
+from opgen.emit.common import kernel_source_path, relpath, render_json
+from opgen.model import AttrDesc, OpSpec, TensorDesc
+
+METADEF_DIR = "metadef"
+FORMAT_VERSION = 1
+
+
+def metadef_path(spec: OpSpec) -> str:
+    return f"{METADEF_DIR}/{spec.op_name}.json"
+
+
+def _tensor(t: TensorDesc) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": t.name,
+        "param_type": t.param_type.value,
+        "dtype": [d.value for d in t.dtypes],
+        "format": [f.value for f in t.formats],
+        "shape": list(t.shape) if t.shape is not None else [-2],
+    }
+    if t.infer is not None:
+        out["infer"] = t.infer.to_json()
+    if t.dtype_from is not None:
+        out["dtype_from"] = t.dtype_from
+    if t.doc:
+        out["doc"] = t.doc
+    return out
+
+
+def attr_value_json(value: Any) -> Any:
+    if isinstance(value, DType):
+        return value.value
+    if isinstance(value, tuple):
+        return [attr_value_json(v) for v in value]
+    return value
+
+
+def _attr(a: AttrDesc) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": a.name, "type": a.type.value, "required": a.required}
+    if a.default is not None:
+        out["default"] = attr_value_json(a.default)
+    if a.doc:
+        out["doc"] = a.doc
+    return out
+
+
+def metadef(spec: OpSpec, output_dir: str) -> dict[str, Any]:
+    """`output_dir` is project-relative; paths inside are relative to the metadef file."""
+    here = f"{output_dir}/{METADEF_DIR}"
+    data: dict[str, Any] = {
+        "format_version": FORMAT_VERSION,
+        "op_name": spec.op_name,
+        "op_type": spec.op_type,
+        "doc": spec.doc,
+        "spec": relpath(spec.spec_path, here),
+        "input_desc": [_tensor(t) for t in spec.inputs],
+        "output_desc": [_tensor(t) for t in spec.outputs],
+        "attr_desc": [_attr(a) for a in spec.attrs],
+        "kernel": {"source": relpath(kernel_source_path(spec), here), "entry": spec.kernel.entry},
+        "soc": list(spec.socs),
+    }
+    if spec.kernel.tiling_hook:
+        data["kernel"]["tiling_hook"] = spec.kernel.tiling_hook
+    data["reference"] = {r.output: str(r.expr) for r in spec.reference}
+    if spec.backward is None:
+        data["backward"] = None
+    elif spec.backward.grad_op is not None:
+        data["backward"] = {"op": spec.backward.grad_op}
+    else:
+        data["backward"] = {g.input: str(g.expr) for g in spec.backward.gradients}
+    return data
+
+
+def emit(spec: OpSpec, output_dir: str) -> dict[str, str]:
+    return {metadef_path(spec): render_json(metadef(spec, output_dir), spec.spec_path)}
+
+
+def emit_index(specs: list[OpSpec]) -> dict[str, str]:
+    ops = [
+        {"op_name": s.op_name, "op_type": s.op_type, "spec": s.spec_path,
+         "metadef": metadef_path(s)}
+        for s in sorted(specs, key=lambda s: s.op_name)
+    ]
+    return {"index.json": render_json({"format_version": FORMAT_VERSION, "ops": ops})}

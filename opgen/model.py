@@ -1,0 +1,136 @@
+"""Stage 3, model: the validated operator spec as frozen dataclasses, built once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Union
+
+from opgen.diagnostics import SourceLoc
+from opgen.dtypes import AttrType, DType, Format, ParamType
+from opgen.expr import Expr
+from opgen.shape_rules import ShapeRule
+
+AttrValue = Union[int, float, bool, str, DType, tuple[int, ...], tuple[float, ...],  # noqa: UP007
+                  tuple[bool, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class TensorDesc:
+    name: str
+    dtypes: tuple[DType, ...]  # one per column; see OpSpec.combinations
+    formats: tuple[Format, ...]
+    shape: tuple[int, ...] | None  # None: any rank ([-2]); -1 entries: any size in that dim
+    param_type: ParamType
+    loc: SourceLoc
+    infer: ShapeRule | None = None  # outputs only
+    dtype_from: str | None = None  # outputs only: the `type` attr choosing the dtype
+    doc: str = ""
+
+    @property
+    def is_optional(self) -> bool:
+        return self.param_type is ParamType.OPTIONAL
+
+    @property
+    def is_dynamic(self) -> bool:
+        return self.param_type is ParamType.DYNAMIC
+
+
+@dataclass(frozen=True)
+class AttrDesc:
+    name: str
+    type: AttrType
+    default: AttrValue | None  # None: required attr
+    loc: SourceLoc
+    doc: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class KernelRef:
+    source: str  # relative to the spec file, as written
+    entry: str
+    loc: SourceLoc
+    tiling_struct: str | None = None
+    tiling_hook: str | None = None
+
+
+@dataclass(frozen=True)
+class ReferenceExpr:
+    output: str
+    expr: Expr
+    text: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class GradientExpr:
+    input: str
+    expr: Expr
+    text: str
+    loc: SourceLoc
+
+
+@dataclass(frozen=True)
+class Backward:
+    """Either per-input gradient expressions or the name of a gradient operator spec."""
+
+    gradients: tuple[GradientExpr, ...] = ()
+    grad_op: str | None = None
+    loc: SourceLoc | None = None
+
+    def for_input(self, name: str) -> GradientExpr | None:
+        return next((g for g in self.gradients if g.input == name), None)
+
+
+@dataclass(frozen=True)
+class Combination:
+    """One column of the parallel dtype/format lists: a supported signature."""
+
+    index: int
+    dtypes: tuple[tuple[str, DType], ...]  # (tensor name, dtype) for inputs then outputs
+    formats: tuple[tuple[str, Format], ...]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    op_name: str
+    op_type: str
+    doc: str
+    inputs: tuple[TensorDesc, ...]
+    outputs: tuple[TensorDesc, ...]
+    attrs: tuple[AttrDesc, ...]
+    kernel: KernelRef
+    reference: tuple[ReferenceExpr, ...]  # in evaluation order (dependencies first)
+    backward: Backward | None
+    socs: tuple[str, ...]
+    spec_path: str  # as given (relative to the project root when found through the config)
+    loc: SourceLoc
+
+    @property
+    def tensors(self) -> tuple[TensorDesc, ...]:
+        return self.inputs + self.outputs
+
+    @property
+    def num_combinations(self) -> int:
+        return len(self.tensors[0].dtypes)
+
+    def combinations(self) -> Iterator[Combination]:
+        for i in range(self.num_combinations):
+            yield Combination(
+                i,
+                tuple((t.name, t.dtypes[i]) for t in self.tensors),
+                tuple((t.name, t.formats[i]) for t in self.tensors),
+            )
+
+    def input(self, name: str) -> TensorDesc | None:
+        return next((t for t in self.inputs if t.name == name), None)
+
+    def output(self, name: str) -> TensorDesc | None:
+        return next((t for t in self.outputs if t.name == name), None)
+
+    def attr(self, name: str) -> AttrDesc | None:
+        return next((a for a in self.attrs if a.name == name), None)

@@ -1,0 +1,125 @@
+"""msopgen's JSON op description (a list of {"op", "input_desc", "output_desc", "attr"}) read
+as opgen specs: each op becomes a Document in opgen's format, locations carried over."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from opgen.diagnostics import DiagnosticSink
+from opgen.dtypes import AttrType, parse_attr_type
+from opgen.load import Document, JsonPath
+from opgen.naming import snake_from_camel
+
+MSOPGEN_TENSOR_KEYS = {"name": "name", "param_type": "param_type", "format": "format",
+                       "type": "dtype"}
+MSOPGEN_ATTR_KEYS = {"name": "name", "type": "type", "default_value": "default"}
+
+
+def is_msopgen(data: Any) -> bool:
+    return isinstance(data, list) and bool(data) and all(
+        isinstance(op, Mapping) and "op" in op for op in data
+    )
+
+
+def _default(text: Any, attr_type: str) -> Any:
+    """msopgen writes defaults as strings ("0.0", "[1, 2]", "true"); opgen wants typed values."""
+    if not isinstance(text, str):
+        return text
+    atype = parse_attr_type(attr_type)
+    if atype in (AttrType.STRING, AttrType.TYPE) or atype is None:
+        return text
+    if atype is AttrType.BOOL:
+        return {"true": True, "false": False}.get(text.strip().lower(), text)
+    try:
+        value = json.loads(text.strip().lower() if atype.element is AttrType.BOOL else text)
+    except json.JSONDecodeError:
+        return text
+    if atype is AttrType.FLOAT and isinstance(value, int):
+        value = float(value)
+    return value
+
+
+def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
+    """One opgen Document per op of an msopgen file. Unknown keys are reported."""
+    out: list[Document] = []
+    for i, op in enumerate(doc.data):
+        target = Document(doc.path, {})
+        locs = target.locs
+        key_locs = target.key_locs
+
+        def copy(src: JsonPath, dst: JsonPath) -> None:
+            n = len(src)
+            for table, dest in ((doc.locs, locs), (doc.key_locs, key_locs),
+                                (doc.styles, target.styles)):
+                for path, value in table.items():
+                    if path[:n] == src:
+                        dest[dst + path[n:]] = value  # type: ignore[index]
+
+        copy((i,), ())
+        data: dict[str, Any] = {}
+        for key, value in op.items():
+            if key == "op":
+                data["op_type"] = value
+                data["op_name"] = snake_from_camel(str(value))
+                copy((i, "op"), ("op_type",))
+                copy((i, "op"), ("op_name",))
+            elif key in ("input_desc", "output_desc") and isinstance(value, list):
+                tensors = []
+                for j, t in enumerate(value):
+                    if not isinstance(t, Mapping):
+                        tensors.append(t)
+                        continue
+                    conv = {}
+                    for k, v in t.items():
+                        new = MSOPGEN_TENSOR_KEYS.get(k, k)
+                        conv[new] = [v] if new in ("dtype", "format") and isinstance(v, str) else v
+                        copy((i, key, j, k), (key, j, new))
+                    tensors.append(conv)
+                data[key] = tensors
+            elif key == "attr" and isinstance(value, list):
+                attrs = []
+                for j, a in enumerate(value):
+                    if not isinstance(a, Mapping):
+                        attrs.append(a)
+                        continue
+                    conv = {}
+                    for k, v in a.items():
+                        if k == "param_type":  # required-ness is carried by the default
+                            continue
+                        new = MSOPGEN_ATTR_KEYS.get(k, k)
+                        conv[new] = _default(v, str(a.get("type", ""))) if new == "default" else v
+                        copy((i, "attr", j, k), ("attr_desc", j, new))
+                    if a.get("param_type") == "required":
+                        conv.pop("default", None)
+                    attrs.append(conv)
+                data["attr_desc"] = attrs
+            elif key == "language":
+                continue  # msopgen's "cpp": the only language opgen generates for
+            else:
+                data[key] = value  # reported by the schema as an unknown key
+        target.data = data
+        out.append(target)
+    return out
+
+
+def to_yaml(doc: Document) -> str:
+    """The converted spec as opgen YAML (for `opgen import-msopgen`)."""
+    import yaml
+
+    data = dict(doc.data)
+    order = ["op_name", "op_type", "doc", "input_desc", "output_desc", "attr_desc"]
+    ordered = {k: data[k] for k in order if k in data}
+    ordered.update({k: v for k, v in data.items() if k not in ordered})
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def flow_lists(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.Node:
+        flow = all(not isinstance(v, (dict, list)) for v in value)
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
+
+    _Dumper.add_representer(list, flow_lists)
+    text: str = yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+    return text

@@ -1,0 +1,120 @@
+"""The project: `[tool.opgen]` configuration and discovery/loading of every spec in it."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.diagnostics import DiagnosticError, DiagnosticSink, SourceLoc
+from opgen.load import Document, load_file
+from opgen.model import OpSpec
+from opgen.msopgen import convert, is_msopgen
+from opgen.validate import build_spec
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class Config:
+    root: Path  # the directory holding pyproject.toml (or the cwd without one)
+    spec_dir: Path
+    output_dir: Path
+    package: str
+    namespace: str
+
+    def display(self, path: Path) -> str:
+        """Paths in messages and generated files: relative to the project root."""
+        try:
+            return Path(os.path.relpath(path, self.root)).as_posix()
+        except ValueError:  # pragma: no cover - another drive on Windows
+            return path.as_posix()
+
+
+def find_root(start: Path) -> Path | None:
+    for d in (start, *start.parents):
+        if (d / "pyproject.toml").is_file():
+            return d
+    return None
+
+
+def load_config(cwd: Path | None = None, *, spec_dir: str | None = None,
+                output_dir: str | None = None, package: str | None = None) -> Config:
+    """`[tool.opgen]` from the nearest pyproject.toml; flags override it."""
+    here = (cwd or Path.cwd()).resolve()
+    root = find_root(here) or here
+    table: dict[str, object] = {}
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text("utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise DiagnosticError.single(SourceLoc(str(pyproject)), f"invalid TOML: {exc}") from None
+        raw = data.get("tool", {}).get("opgen", {})
+        table = raw if isinstance(raw, dict) else {}
+        known = {"spec_dir", "output_dir", "package", "namespace"}
+        for key in sorted(set(table) - known):
+            raise DiagnosticError.single(
+                SourceLoc(str(pyproject)),
+                f"unknown key '{key}' in [tool.opgen] (known: {', '.join(sorted(known))})")
+
+    def pick(flag: str | None, key: str, default: str) -> str:
+        return flag if flag is not None else str(table.get(key, default))
+
+    return Config(
+        root=root,
+        spec_dir=(root / pick(spec_dir, "spec_dir", "specs")),
+        output_dir=(root / pick(output_dir, "output_dir", "generated")),
+        package=pick(package, "package", "opgen_ops"),
+        namespace=str(table.get("namespace", "opgen")),
+    )
+
+
+def discover(spec_dir: Path) -> list[Path]:
+    if not spec_dir.is_dir():
+        return []
+    return sorted(p for p in spec_dir.iterdir() if p.suffix in SPEC_SUFFIXES and p.is_file())
+
+
+def documents(path: Path, display: str, sink: DiagnosticSink) -> list[Document]:
+    """The op documents of one file: one for an opgen spec, one per op for msopgen JSON."""
+    if path.suffix not in SPEC_SUFFIXES:
+        sink.error(SourceLoc(display), f"not a spec file: expected one of "
+                   f"{', '.join(SPEC_SUFFIXES)}")
+        return []
+    try:
+        doc = load_file(path, display)
+    except DiagnosticError as exc:
+        sink.extend(exc.diagnostics)
+        return []
+    if is_msopgen(doc.data):
+        return convert(doc, sink)
+    return [doc]
+
+
+def load_specs(paths: Sequence[Path], config: Config, sink: DiagnosticSink) -> list[OpSpec]:
+    """Validate every file (all errors of all files go to `sink`), then cross-spec checks."""
+    specs: list[OpSpec] = []
+    for path in paths:
+        shown = config.display(path.resolve()) if path.is_absolute() or path.exists() else str(path)
+        for doc in documents(path, shown, sink):
+            spec = build_spec(doc, sink, spec_dir=str(path.parent))
+            if spec is not None:
+                specs.append(spec)
+    by_name: dict[str, OpSpec] = {}
+    for spec in specs:
+        if spec.op_name in by_name:
+            first = by_name[spec.op_name]
+            sink.error(spec.loc, f"op_name '{spec.op_name}' is already defined in "
+                                 f"{first.loc}; every op needs its own name")
+        else:
+            by_name[spec.op_name] = spec
+    for spec in specs:
+        bw = spec.backward
+        if bw is not None and bw.grad_op is not None and bw.grad_op not in by_name:
+            sink.error(bw.loc or spec.loc, f"backward op '{bw.grad_op}' of '{spec.op_name}' has "
+                       "no spec in this project; add specs for it or give per-input gradient "
+                       "expressions")
+    return [s for s in specs if by_name.get(s.op_name) is s]

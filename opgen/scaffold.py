@@ -1,0 +1,103 @@
+"""`opgen new`: a spec, a kernel that compiles and a test for a new operator.
+
+Every file it would write is checked first; if any exists, nothing is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.diagnostics import OpgenError
+from opgen.dtypes import AttrType, parse_attr_type, parse_dtype
+from opgen.emit.common import render
+from opgen.naming import SNAKE_RE, reserved_in, upper_camel
+from opgen.project import Config
+from opgen.writer import atomic_write
+
+
+class ScaffoldError(OpgenError):
+    pass
+
+
+@dataclass(frozen=True)
+class NewAttr:
+    name: str
+    type: str
+    default: str | None
+    ctype: str
+
+
+_CTYPES = {AttrType.INT: "int64_t", AttrType.FLOAT: "float", AttrType.BOOL: "bool",
+           AttrType.TYPE: "int32_t"}
+
+
+def parse_attr_flag(text: str) -> NewAttr:
+    """`alpha:float=1.0` -> NewAttr; `axis:int` has no default (a required attr)."""
+    name, _, rest = text.partition(":")
+    type_text, eq, default = rest.partition("=")
+    if not name or not type_text:
+        raise ScaffoldError(f"--attr '{text}': expected NAME:TYPE[=DEFAULT], e.g. alpha:float=1.0")
+    atype = parse_attr_type(type_text)
+    if atype is None:
+        raise ScaffoldError(f"--attr '{text}': unknown type '{type_text}' (known: "
+                            f"{', '.join(t.value for t in AttrType)})")
+    return NewAttr(name, atype.value, default if eq else None, _CTYPES.get(atype, ""))
+
+
+def _check_name(kind: str, name: str) -> None:
+    if not SNAKE_RE.match(name):
+        raise ScaffoldError(f"{kind} '{name}' must be snake_case (lowercase letters, digits, _)")
+    lang = reserved_in(name)
+    if lang:
+        raise ScaffoldError(f"{kind} '{name}' is a reserved word in {lang}")
+
+
+def scaffold(config: Config, op_name: str, *, inputs: Sequence[str], outputs: Sequence[str],
+             dtypes: Sequence[str], attrs: Sequence[NewAttr], test_dir: Path) -> list[Path]:
+    _check_name("op name", op_name)
+    for n in [*inputs, *outputs, *(a.name for a in attrs)]:
+        _check_name("name", n)
+    if len(set([*inputs, *outputs, *(a.name for a in attrs)])) != len(inputs) + len(outputs) + len(attrs):
+        raise ScaffoldError("input, output and attr names must be distinct")
+    for d in dtypes:
+        if parse_dtype(d) is None:
+            raise ScaffoldError(f"unknown dtype '{d}'")
+    if not inputs or not outputs:
+        raise ScaffoldError("an op needs at least one input and one output")
+    op_type = upper_camel(op_name)
+    spec_path = config.spec_dir / f"{op_name}.yaml"
+    kernel_path = config.spec_dir / f"{op_name}.cpp"
+    test_path = test_dir / f"test_{op_name}.py"
+    planned = [spec_path, kernel_path, test_path]
+    existing = [p for p in planned if p.exists()]
+    if existing:
+        raise ScaffoldError(f"{config.display(existing[0])}: error: already exists; opgen new "
+                            "never overwrites a file (choose another name or remove it)")
+    first_in, first_out = inputs[0], outputs[0]
+    reference = first_in if len(outputs) == 1 else "{" + ", ".join(
+        f"{o}: {first_in}" for o in outputs) + "}"
+    spec_text = render(
+        "new/spec.yaml.j2", op_name=op_name, op_type=op_type, inputs=inputs, outputs=outputs,
+        dtypes=[parse_dtype(d).value for d in dtypes],  # type: ignore[union-attr]
+        formats=["ND"] * len(dtypes), attrs=attrs, infer=f"same_as({first_in})",
+        reference=reference,
+        backward=[(first_in, f"grad_{first_out}")],
+    )
+    kernel_text = render(
+        "new/kernel.cpp.j2", op_name=op_name, op_type=op_type, params=[*inputs, *outputs],
+        first_input=first_in, first_output=first_out, attrs=[a for a in attrs if a.ctype],
+    )
+    spec_rel = config.display(spec_path)
+    depth = len(Path(config.display(test_path)).parts) - 1
+    test_text = render("new/test_op.py.j2", op_name=op_name, spec_rel=spec_rel,
+                       test_depth=depth)
+    for path, text in ((spec_path, spec_text), (kernel_path, kernel_text), (test_path, test_text)):
+        atomic_write(path, text)
+    return planned
+
+
+def default_test_dir(config: Config) -> Path:
+    return config.root / "tests" / "ops"
+

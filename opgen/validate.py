@@ -1,0 +1,693 @@
+"""Stage 2, validate: JSON Schema for structure, then semantic rules; builds the model.
+
+Every problem in a file is reported, each as `path:line:col: error: message`. The builder
+is defensive: it skips what the schema already reported and keeps checking the rest.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from opgen import expr as ex
+from opgen import shape_rules as sr
+from opgen.diagnostics import DiagnosticSink, SourceLoc, did_you_mean
+from opgen.dtypes import (
+    DTYPE_ALIASES,
+    AttrType,
+    DType,
+    Format,
+    ParamType,
+    parse_attr_type,
+    parse_dtype,
+    parse_format,
+)
+from opgen.load import Document, JsonPath
+from opgen.model import (
+    AttrDesc,
+    AttrValue,
+    Backward,
+    GradientExpr,
+    KernelRef,
+    OpSpec,
+    ReferenceExpr,
+    TensorDesc,
+)
+from opgen.naming import C_IDENT_RE, CAMEL_RE, SNAKE_RE, reserved_in, upper_camel
+
+
+@functools.cache
+def schema() -> dict[str, Any]:
+    text = resources.files("opgen.schema").joinpath("opspec.schema.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+@functools.cache
+def _validator() -> jsonschema.protocols.Validator:
+    cls = jsonschema.validators.validator_for(schema())
+    return cls(schema())  # type: ignore[no-any-return]
+
+
+def _schema_node(path: Iterable[str | int]) -> dict[str, Any]:
+    """The schema object that describes the data at `path` (for allowed-key suggestions)."""
+    node = schema()
+    for part in path:
+        if "$ref" in node:
+            node = schema()["$defs"][node["$ref"].rsplit("/", 1)[1]]
+        if isinstance(part, int):
+            node = node.get("items", {})
+        else:
+            node = node.get("properties", {}).get(part, {})
+    if "$ref" in node:
+        node = schema()["$defs"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+_TYPE_WORDS = {"string": "a string", "array": "a list", "object": "a mapping",
+               "integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return f"the integer {value}"
+    if isinstance(value, float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string '{value}'"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+def _field(path: JsonPath) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "the spec"
+
+
+def check_schema(doc: Document, sink: DiagnosticSink) -> None:
+    for err in sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.path))):
+        path: JsonPath = tuple(err.absolute_path)
+        where = _field(path)
+        if err.validator == "additionalProperties":
+            allowed = sorted(_schema_node(path).get("properties", {}))
+            for key in sorted(set(err.instance) - set(allowed)):
+                sink.error(doc.key_loc((*path, key)),
+                           f"unknown key '{key}' in {where}{did_you_mean(key, allowed)}"
+                           f" (allowed: {', '.join(allowed)})")
+        elif err.validator == "required":
+            missing = err.message.split("'")[1]
+            sink.error(doc.loc(path), f"{where} is missing the required key '{missing}'")
+        elif err.validator == "type":
+            want = err.validator_value
+            wants = " or ".join(_TYPE_WORDS.get(w, w) for w in (want if isinstance(want, list)
+                                                                  else [want]))
+            sink.error(doc.loc(path), f"{where} must be {wants}, not {_describe(err.instance)}")
+        elif err.validator == "enum":
+            choices = ", ".join(map(str, err.validator_value))
+            sink.error(doc.loc(path), f"{where} is {_describe(err.instance)}; expected one of: "
+                       f"{choices}{did_you_mean(str(err.instance), map(str, err.validator_value))}")
+        elif err.validator == "minItems":
+            sink.error(doc.loc(path), f"{where} must not be empty")
+        elif err.validator == "minProperties":
+            sink.error(doc.loc(path), f"{where} must not be empty")
+        elif err.validator == "uniqueItems":
+            sink.error(doc.loc(path), f"{where} lists a value twice")
+        elif err.validator == "oneOf" and path and path[-1] == "reference":
+            sink.error(doc.loc(path), "reference must be an expression string, or a mapping "
+                       "output -> expression for ops with several outputs")
+        else:  # pragma: no cover - every schema keyword in use is handled above
+            sink.error(doc.loc(path), f"{where}: {err.message}")
+
+
+def check_name(sink: DiagnosticSink, loc: SourceLoc, what: str, name: Any) -> bool:
+    if not isinstance(name, str):
+        return False
+    if not SNAKE_RE.match(name):
+        sink.error(loc, f"{what} '{name}' must be snake_case: lowercase letters, digits and _, "
+                        "starting with a letter (TensorFlow requires it of op arguments)")
+        return False
+    lang = reserved_in(name)
+    if lang is not None:
+        sink.error(loc, f"{what} '{name}' is a reserved word in {lang}; rename it "
+                        f"(for example '{name}_')")
+        return False
+    return True
+
+
+class _Builder:
+    """Builds an OpSpec from a schema-checked (or partly broken) document."""
+
+    def __init__(self, doc: Document, sink: DiagnosticSink, spec_dir: str) -> None:
+        self.doc = doc
+        self.sink = sink
+        self.spec_dir = spec_dir
+        self.data: Mapping[str, Any] = doc.data if isinstance(doc.data, Mapping) else {}
+        self.names: dict[str, tuple[str, SourceLoc]] = {}  # name -> (kind, loc) across all
+        self.columns: tuple[int, str, SourceLoc] | None = None
+
+    def err(self, path: JsonPath, message: str) -> None:
+        self.sink.error(self.doc.loc(path), message)
+
+    # -- names ----------------------------------------------------------------------------
+    def claim(self, name: str, kind: str, path: JsonPath) -> None:
+        loc = self.doc.loc(path)
+        if name in self.names:
+            first_kind, first = self.names[name]
+            self.sink.error(loc, f"{kind} name '{name}' is already used by {first_kind} "
+                                 f"'{name}' at line {first.line}; names of inputs, outputs "
+                                 "and attrs must be distinct")
+            return
+        self.names[name] = (kind, loc)
+
+    # -- tensors --------------------------------------------------------------------------
+    def tensor(self, raw: Any, path: JsonPath, kind: str) -> TensorDesc | None:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
+            return None
+        name = raw["name"]
+        ok = check_name(self.sink, self.doc.loc((*path, "name")), f"{kind} name", name)
+        if ok:
+            self.claim(name, kind, (*path, "name"))
+        dtypes = self.dtypes(raw.get("dtype"), (*path, "dtype"))
+        formats = self.formats(raw.get("format"), (*path, "format"), len(dtypes), name)
+        shape = self.shape(raw.get("shape"), (*path, "shape"))
+        param = ParamType(raw.get("param_type", "required")) if raw.get("param_type") in (
+            "required", "optional", "dynamic") else ParamType.REQUIRED
+        if kind == "output" and param is ParamType.OPTIONAL:
+            self.err((*path, "param_type"), f"output '{name}' cannot be optional; every output "
+                     "is allocated by the caller (use required)")
+        if kind == "input":
+            for key in ("infer", "dtype_from"):
+                if key in raw:
+                    self.sink.error(self.doc.key_loc((*path, key)),
+                                    f"'{key}' is only meaningful on outputs (input '{name}')")
+        if dtypes and ok:
+            if self.columns is None:
+                self.columns = (len(dtypes), name, self.doc.loc((*path, "dtype")))
+            elif len(dtypes) != self.columns[0]:
+                count, first, first_loc = self.columns
+                self.err((*path, "dtype"),
+                         f"'{name}' lists {len(dtypes)} dtypes but '{first}' (line "
+                         f"{first_loc.line}) lists {count}; column i of every dtype list forms "
+                         "one supported combination, so all lists must have the same length")
+        return TensorDesc(
+            name=name, dtypes=dtypes, formats=formats, shape=shape, param_type=param,
+            loc=self.doc.loc(path), doc=str(raw.get("doc", "")),
+        )
+
+    def dtypes(self, raw: Any, path: JsonPath) -> tuple[DType, ...]:
+        if not isinstance(raw, list):
+            return ()
+        out: list[DType] = []
+        for i, item in enumerate(raw):
+            if not isinstance(item, str):
+                continue
+            dt = parse_dtype(item)
+            if dt is None:
+                self.err((*path, i), f"unknown dtype '{item}'{did_you_mean(item, DTYPE_ALIASES)}"
+                         f" (known: {', '.join(d.value for d in DType)})")
+                continue
+            out.append(dt)
+        return tuple(out) if len(out) == len(raw) else ()
+
+    def formats(self, raw: Any, path: JsonPath, count: int, name: str) -> tuple[Format, ...]:
+        if raw is None:
+            return (Format.ND,) * count
+        if not isinstance(raw, list):
+            return ()
+        out: list[Format] = []
+        for i, item in enumerate(raw):
+            fmt = parse_format(item) if isinstance(item, str) else None
+            if fmt is None:
+                if isinstance(item, str):
+                    names = [f.value for f in Format]
+                    self.err((*path, i), f"unknown format '{item}'{did_you_mean(item, names)}")
+                continue
+            out.append(fmt)
+        if count and len(raw) != count:
+            self.err(path, f"'{name}' lists {count} dtypes but {len(raw)} formats; dtype and "
+                     "format are parallel lists (column i is one combination)")
+        return tuple(out) if len(out) == len(raw) else ()
+
+    def shape(self, raw: Any, path: JsonPath) -> tuple[int, ...] | None:
+        if not isinstance(raw, list):
+            return None
+        if raw == [-2]:
+            return None
+        for i, d in enumerate(raw):
+            if isinstance(d, int) and (d < -1 or (d == -2 and len(raw) > 1)):
+                hint = " ([-2] alone means any rank)" if d == -2 else ""
+                self.err((*path, i), f"shape entries are sizes >= 0 or -1 (any size), not {d}"
+                         f"{hint}")
+        return tuple(d for d in raw if isinstance(d, int))
+
+    # -- attrs ----------------------------------------------------------------------------
+    def attr(self, raw: Any, path: JsonPath) -> AttrDesc | None:
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
+            return None
+        name = raw["name"]
+        if check_name(self.sink, self.doc.loc((*path, "name")), "attr name", name):
+            self.claim(name, "attr", (*path, "name"))
+        type_text = raw.get("type")
+        if not isinstance(type_text, str):
+            return None
+        atype = parse_attr_type(type_text)
+        if atype is None:
+            choices = [t.value for t in AttrType]
+            self.err((*path, "type"), f"unknown attr type '{type_text}'"
+                     f"{did_you_mean(type_text, choices)} (known: {', '.join(choices)})")
+            return None
+        default: AttrValue | None = None
+        if "default" in raw:
+            default = self.attr_value(raw["default"], atype, (*path, "default"), name)
+        return AttrDesc(name, atype, default, self.doc.loc(path), str(raw.get("doc", "")))
+
+    def attr_value(self, raw: Any, atype: AttrType, path: JsonPath, name: str) -> AttrValue | None:
+        def scalar(v: Any, t: AttrType, p: JsonPath) -> Any:
+            if t is AttrType.INT and type(v) is int:
+                return v
+            if t is AttrType.FLOAT and type(v) in (int, float):
+                if isinstance(v, float) and not math.isfinite(v):
+                    self.err(p, f"attr '{name}' default must be finite, not {v}")
+                    return None
+                return float(v)
+            if t is AttrType.BOOL and type(v) is bool:
+                return v
+            if t is AttrType.STRING and isinstance(v, str):
+                return v
+            if t is AttrType.TYPE and isinstance(v, str):
+                dt = parse_dtype(v)
+                if dt is None:
+                    self.err(p, f"attr '{name}' default '{v}' is not a dtype"
+                             f"{did_you_mean(v, DTYPE_ALIASES)}")
+                return dt
+            self.err(p, f"attr '{name}' is {atype.value} but its default is {_describe(v)}")
+            return None
+
+        if atype.is_list:
+            if not isinstance(raw, list):
+                self.err(path, f"attr '{name}' is {atype.value}: its default must be a list, "
+                         f"not {_describe(raw)}")
+                return None
+            items = [scalar(v, atype.element, (*path, i)) for i, v in enumerate(raw)]
+            return tuple(items) if all(i is not None for i in items) else None  # type: ignore[return-value]
+        value: AttrValue | None = scalar(raw, atype, path)
+        return value
+
+    # -- kernel ---------------------------------------------------------------------------
+    def kernel(self, op_name: str) -> KernelRef:
+        raw = self.data.get("kernel")
+        raw = raw if isinstance(raw, Mapping) else {}
+        source = raw.get("source") if isinstance(raw.get("source"), str) else f"{op_name}.cpp"
+        entry = raw.get("entry") if isinstance(raw.get("entry"), str) else op_name
+        if "source" in raw and isinstance(raw["source"], str):
+            if os.path.isabs(source) or source.startswith("~"):
+                self.err(("kernel", "source"),
+                         f"kernel source '{source}' is an absolute path; give it relative to the "
+                         "spec file so the project can move (generated code computes the "
+                         "absolute path at run time, which is what ACL needs)")
+            elif not os.path.isfile(os.path.join(self.spec_dir, source)):
+                shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.path), source))
+                self.err(("kernel", "source"), f"kernel source '{source}' not found (looked for "
+                         f"{shown}); fix kernel.source or create it with `opgen new`")
+        if not C_IDENT_RE.match(entry):
+            self.err(("kernel", "entry"), f"kernel entry '{entry}' is not a C identifier")
+        hook = raw.get("tiling_hook")
+        if isinstance(hook, str) and ":" not in hook:
+            self.err(("kernel", "tiling_hook"),
+                     f"tiling_hook '{hook}' must be 'module:function' (a Python import path)")
+        loc = self.doc.loc(("kernel",)) if "kernel" in self.data else self.doc.loc(())
+        struct = raw.get("tiling_struct")
+        return KernelRef(source, entry, loc, struct if isinstance(struct, str) else None,
+                         hook if isinstance(hook, str) else None)
+
+    # -- expressions ----------------------------------------------------------------------
+    def parse_expr(self, text: str, path: JsonPath) -> ex.Expr | None:
+        try:
+            return ex.parse(text)
+        except ex.ExprSyntaxError as e:
+            self.sink.error(self.doc.expr_loc(path, e.offset), e.message)
+            return None
+
+    def check_expr(self, e: ex.Expr, path: JsonPath, scope: Mapping[str, str],
+                   spec_inputs: Mapping[str, TensorDesc], attrs: Mapping[str, AttrDesc],
+                   context: str) -> None:
+        """Name resolution and argument rules; `scope` maps visible names to their kind."""
+
+        def at(node: ex.Expr) -> SourceLoc:
+            return self.doc.expr_loc(path, getattr(node, "offset", 0))
+
+        def is_tensor(name: str) -> bool:
+            return scope.get(name) in ("input", "output", "gradient")
+
+        def check(node: ex.Expr, in_opt: bool = False) -> None:
+            if isinstance(node, ex.Name):
+                if node.id not in scope:
+                    self.sink.error(at(node), f"unknown name '{node.id}' in {context}"
+                                    f"{did_you_mean(node.id, scope)}; visible names: "
+                                    f"{', '.join(sorted(scope)) or 'none'}")
+                elif (not in_opt and node.id in spec_inputs
+                      and spec_inputs[node.id].is_optional):
+                    self.sink.error(at(node), f"input '{node.id}' is optional and may be absent: "
+                                    f"write opt({node.id}, <value when absent>)")
+                elif scope[node.id] == "attr" and attrs[node.id].type is AttrType.TYPE:
+                    self.sink.error(at(node), f"attr '{node.id}' is a dtype; use it only as "
+                                    f"cast(x, {node.id})")
+                return
+            if isinstance(node, ex.DTypeLit):
+                self.sink.error(at(node), f"dtype '{node.dtype.value}' may only appear as the "
+                                "second argument of cast()")
+                return
+            if isinstance(node, ex.AxisTuple):
+                self.sink.error(at(node), "a tuple may only be an axis= argument")
+                return
+            if isinstance(node, ex.Const):
+                return
+            if isinstance(node, ex.Unary):
+                check(node.operand)
+                return
+            if isinstance(node, ex.Binary | ex.Compare):
+                check(node.lhs)
+                check(node.rhs)
+                return
+            assert isinstance(node, ex.Call)
+            if node.func == "cast":
+                check(node.args[0])
+                target = node.args[1]
+                ok = isinstance(target, ex.DTypeLit) or (
+                    isinstance(target, ex.Name) and target.id in attrs
+                    and attrs[target.id].type is AttrType.TYPE) or (
+                    isinstance(target, ex.Call) and target.func == "dtype")
+                if isinstance(target, ex.Call) and target.func == "dtype":
+                    check(target)
+                if not ok:
+                    self.sink.error(at(target), "cast() takes a dtype name (float16), a `type` "
+                                    "attr or dtype(x) as its second argument")
+                return
+            if node.func == "dtype":
+                arg = node.args[0]
+                if not (isinstance(arg, ex.Name) and is_tensor(arg.id)):
+                    self.sink.error(at(arg), "dtype() takes the name of an input or output")
+                return
+            if node.func == "sum_to":
+                check(node.args[0])
+                like = node.args[1]
+                if not (isinstance(like, ex.Name) and like.id in spec_inputs):
+                    self.sink.error(at(like), "sum_to() takes an input name as its second "
+                                    "argument (the shape to sum down to)")
+                return
+            if node.func == "opt":
+                first = node.args[0]
+                if not (isinstance(first, ex.Name) and first.id in spec_inputs
+                        and spec_inputs[first.id].is_optional):
+                    self.sink.error(at(first), "opt() takes an optional input as its first "
+                                    "argument")
+                check(node.args[1])
+                return
+            for a in node.args:
+                check(a)
+            for key, value in node.kwargs:
+                if key == "axis":
+                    self.check_axis(value, attrs, at)
+                elif key == "keepdims":
+                    if not (isinstance(value, ex.Const) and isinstance(value.value, bool)) and not (
+                        isinstance(value, ex.Name) and value.id in attrs
+                        and attrs[value.id].type is AttrType.BOOL
+                    ):
+                        self.sink.error(at(value), "keepdims must be True, False or a bool attr")
+
+        check(e)
+
+    def check_axis(self, value: ex.Expr, attrs: Mapping[str, AttrDesc], at: Any) -> None:
+        if isinstance(value, ex.AxisTuple):
+            return
+        if isinstance(value, ex.Const) and type(value.value) is int:
+            return
+        if isinstance(value, ex.Name) and value.id in attrs:
+            if attrs[value.id].type in (AttrType.INT, AttrType.LIST_INT):
+                return
+            self.sink.error(at(value), f"axis attr '{value.id}' must be int or list_int, "
+                            f"not {attrs[value.id].type.value}")
+            return
+        self.sink.error(at(value), "axis must be an int, a tuple of ints, or an int attr")
+
+    # -- whole op -------------------------------------------------------------------------
+    def build(self) -> OpSpec | None:
+        data = self.data
+        op_name = data.get("op_name")
+        if isinstance(op_name, str):
+            check_name(self.sink, self.doc.loc(("op_name",)), "op_name", op_name)
+        else:
+            op_name = "op"
+        op_type = data.get("op_type")
+        if isinstance(op_type, str) and op_type != "Custom":
+            if not CAMEL_RE.match(op_type):
+                self.err(("op_type",), f"op_type '{op_type}' must be UpperCamelCase (CANN op "
+                         f"type), for example '{upper_camel(op_name)}'")
+        else:
+            op_type = upper_camel(op_name)
+
+        inputs = [self.tensor(t, ("input_desc", i), "input")
+                  for i, t in enumerate(_list(data.get("input_desc")))]
+        outputs = [self.tensor(t, ("output_desc", i), "output")
+                   for i, t in enumerate(_list(data.get("output_desc")))]
+        attrs = [self.attr(a, ("attr_desc", i)) for i, a in enumerate(_list(data.get("attr_desc")))]
+        ins = {t.name: t for t in inputs if t is not None}
+        attr_map = {a.name: a for a in attrs if a is not None}
+
+        final_outputs: list[TensorDesc] = []
+        for i, t in enumerate(outputs):
+            if t is not None:
+                final_outputs.append(self.output_rules(t, ("output_desc", i), ins, attr_map))
+
+        self.check_combinations(inputs, final_outputs)
+        kernel = self.kernel(op_name)
+        reference = self.reference(ins, {t.name: t for t in final_outputs}, attr_map)
+        backward = self.backward(ins, {t.name: t for t in final_outputs}, attr_map)
+
+        if None in inputs or None in outputs or None in attrs or self.sink.has_errors:
+            return None
+        return OpSpec(
+            op_name=op_name, op_type=op_type, doc=str(data.get("doc", "")),
+            inputs=tuple(t for t in inputs if t is not None), outputs=tuple(final_outputs),
+            attrs=tuple(a for a in attrs if a is not None), kernel=kernel, reference=reference,
+            backward=backward, socs=tuple(data.get("soc", ("ascend910b",))),
+            spec_path=self.doc.path, loc=self.doc.loc(()),
+        )
+
+    def output_rules(self, t: TensorDesc, path: JsonPath, ins: Mapping[str, TensorDesc],
+                     attrs: Mapping[str, AttrDesc]) -> TensorDesc:
+        raw = _list(self.data.get("output_desc"))[path[1]]  # type: ignore[index]
+        rule: sr.ShapeRule | None = None
+        text = raw.get("infer")
+        if isinstance(text, str):
+            try:
+                rule = sr.parse_rule(text)
+            except ex.ExprSyntaxError as e:
+                self.sink.error(self.doc.expr_loc((*path, "infer"), e.offset), e.message)
+            if rule is not None:
+                for name in sr.referenced_inputs(rule):
+                    if name not in ins:
+                        self.err((*path, "infer"), f"shape rule of '{t.name}' names '{name}', "
+                                 f"which is not an input{did_you_mean(name, ins)}")
+                for name in sr.referenced_attrs(rule):
+                    if name not in attrs:
+                        self.err((*path, "infer"), f"shape rule of '{t.name}' names '{name}', "
+                                 f"which is neither an int literal nor an attr"
+                                 f"{did_you_mean(name, attrs)}")
+                    elif isinstance(rule, sr.Reduce) and name == rule.keepdim:
+                        if attrs[name].type is not AttrType.BOOL:
+                            self.err((*path, "infer"), f"keepdim attr '{name}' must be bool")
+                    elif attrs[name].type not in (AttrType.INT, AttrType.LIST_INT):
+                        self.err((*path, "infer"), f"shape rule attr '{name}' must be int or "
+                                 f"list_int, not {attrs[name].type.value}")
+        elif "infer" not in raw:
+            first = next((i for i in ins.values() if not i.is_optional), None)
+            if first is not None:
+                rule = sr.SameAs(first.name)
+            elif t.shape is not None and all(d >= 0 for d in t.shape):
+                rule = sr.Explicit(tuple(t.shape))
+            else:
+                self.sink.error(t.loc, f"output '{t.name}' needs an `infer:` shape rule (the op "
+                                "has no required input to copy the shape from)")
+        dtype_from = raw.get("dtype_from")
+        if isinstance(dtype_from, str):
+            a = attrs.get(dtype_from)
+            if a is None:
+                self.err((*path, "dtype_from"), f"dtype_from names '{dtype_from}', which is not "
+                         f"an attr{did_you_mean(dtype_from, attrs)}")
+            elif a.type is not AttrType.TYPE:
+                self.err((*path, "dtype_from"), f"dtype_from attr '{dtype_from}' must have "
+                         f"type: type, not {a.type.value}")
+            elif isinstance(a.default, DType) and a.default not in t.dtypes:
+                self.sink.error(a.loc, f"default '{a.default.value}' of attr '{dtype_from}' is "
+                                f"not among the dtypes of output '{t.name}'")
+        return TensorDesc(t.name, t.dtypes, t.formats, t.shape, t.param_type, t.loc, rule,
+                          dtype_from if isinstance(dtype_from, str) else None, t.doc)
+
+    def check_combinations(self, inputs: list[TensorDesc | None],
+                           outputs: list[TensorDesc]) -> None:
+        tensors = [t for t in [*inputs, *outputs] if t is not None and t.dtypes and t.formats]
+        if not tensors or len({len(t.dtypes) for t in tensors}) != 1:
+            return
+        seen: dict[tuple[Any, ...], int] = {}
+        for col in range(len(tensors[0].dtypes)):
+            key = tuple((t.dtypes[col], t.formats[col]) for t in tensors)
+            if key in seen:
+                t0 = tensors[0]
+                self.sink.error(
+                    self.doc.loc(self._tensor_path(t0, "dtype")),
+                    f"combination {col + 1} (column {col}) repeats combination "
+                    f"{seen[key] + 1}: "
+                    + ", ".join(f"{t.name}={t.dtypes[col].value}" for t in tensors))
+            seen[key] = col
+
+    def _tensor_path(self, t: TensorDesc, key: str) -> JsonPath:
+        for section in ("input_desc", "output_desc"):
+            for i, raw in enumerate(_list(self.data.get(section))):
+                if isinstance(raw, Mapping) and raw.get("name") == t.name:
+                    return (section, i, key)
+        return ()
+
+    def reference(self, ins: Mapping[str, TensorDesc], outs: Mapping[str, TensorDesc],
+                  attrs: Mapping[str, AttrDesc]) -> tuple[ReferenceExpr, ...]:
+        raw = self.data.get("reference")
+        if raw is None:
+            return ()
+        items: list[tuple[str, str, JsonPath]] = []
+        if isinstance(raw, str):
+            if len(outs) != 1:
+                self.err(("reference",), f"the op has {len(outs)} outputs "
+                         f"({', '.join(outs)}); give reference as a mapping output: expression")
+                return ()
+            items.append((next(iter(outs)), raw, ("reference",)))
+        elif isinstance(raw, Mapping):
+            for key, text in raw.items():
+                if key not in outs:
+                    self.sink.error(self.doc.key_loc(("reference", key)),
+                                    f"reference names '{key}', which is not an output"
+                                    f"{did_you_mean(key, outs)}")
+                elif isinstance(text, str):
+                    items.append((key, text, ("reference", key)))
+            missing = [o for o in outs if o not in raw]
+            if missing and not any(k not in outs for k in raw):
+                self.err(("reference",), f"reference has no expression for output(s) "
+                         f"{', '.join(missing)}")
+        else:
+            return ()
+        parsed: dict[str, ReferenceExpr] = {}
+        for out, text, path in items:
+            e = self.parse_expr(text, path)
+            if e is None:
+                continue
+            scope = {**{n: "input" for n in ins}, **{n: "attr" for n in attrs},
+                     **{n: "output" for n in outs if n != out}}
+            self.check_expr(e, path, scope, ins, attrs, f"the reference of '{out}'")
+            parsed[out] = ReferenceExpr(out, e, text, self.doc.loc(path))
+        return self.topo_order(parsed)
+
+    def topo_order(self, parsed: Mapping[str, ReferenceExpr]) -> tuple[ReferenceExpr, ...]:
+        order: list[ReferenceExpr] = []
+        state: dict[str, int] = {}
+
+        def visit(name: str, chain: tuple[str, ...]) -> None:
+            if state.get(name) == 2:
+                return
+            if state.get(name) == 1:
+                cycle = " -> ".join((*chain[chain.index(name):], name))
+                self.sink.error(parsed[name].loc, f"reference expressions depend on each "
+                                f"other in a cycle: {cycle}")
+                return
+            state[name] = 1
+            for dep in sorted(ex.names(parsed[name].expr) & set(parsed)):
+                visit(dep, (*chain, name))
+            state[name] = 2
+            order.append(parsed[name])
+
+        for name in parsed:
+            visit(name, ())
+        return tuple(order)
+
+    def backward(self, ins: Mapping[str, TensorDesc], outs: Mapping[str, TensorDesc],
+                 attrs: Mapping[str, AttrDesc]) -> Backward | None:
+        raw = self.data.get("backward")
+        if not isinstance(raw, Mapping):
+            if raw is None:
+                diffable = [n for n, t in ins.items() if any(d.is_floating for d in t.dtypes)]
+                if diffable and outs:
+                    self.sink.warning(self.doc.loc(()), "no `backward:`: the op works for "
+                                      "inference only; training through it fails. Add "
+                                      "backward: with a gradient per input (grad_<output> "
+                                      "names the incoming gradient) or `op: <grad op>`")
+            return None
+        loc = self.doc.loc(("backward",))
+        if "op" in raw and "op" not in ins:
+            grad_op = raw["op"]
+            if len(raw) > 1:
+                self.err(("backward",), "backward: with `op:` names a gradient operator and "
+                         "takes no other keys")
+            if isinstance(grad_op, str):
+                check_name(self.sink, self.doc.loc(("backward", "op")), "gradient op", grad_op)
+            return Backward(grad_op=str(grad_op), loc=loc)
+        grads: list[GradientExpr] = []
+        scope = {**{n: "input" for n in ins}, **{n: "output" for n in outs},
+                 **{n: "attr" for n in attrs}, **{f"grad_{n}": "gradient" for n in outs}}
+        for n in outs:
+            if f"grad_{n}" in ins or f"grad_{n}" in attrs:
+                self.err(("backward",), f"'grad_{n}' names the gradient of output '{n}' in "
+                         "backward expressions, but an input or attr has that name; rename it")
+        for key, text in raw.items():
+            path: JsonPath = ("backward", key)
+            if key not in ins:
+                self.sink.error(self.doc.key_loc(path), f"backward names '{key}', which is not "
+                                f"an input{did_you_mean(key, ins)}; keys are input names, or "
+                                "`op:` for a gradient operator")
+                continue
+            if not any(d.is_floating for d in ins[key].dtypes):
+                self.sink.error(self.doc.key_loc(path), f"input '{key}' has only integer/bool "
+                                "dtypes and is not differentiable; remove its gradient")
+                continue
+            if not isinstance(text, str):
+                continue
+            e = self.parse_expr(text, path)
+            if e is None:
+                continue
+            self.check_expr(e, path, scope, ins, attrs, f"the gradient of '{key}'")
+            if not any(n.startswith("grad_") and scope.get(n) == "gradient"
+                       for n in ex.names(e)):
+                self.sink.warning(self.doc.loc(path), f"the gradient of '{key}' does not use "
+                                  f"any incoming gradient ({', '.join('grad_' + o for o in outs)})")
+            grads.append(GradientExpr(key, e, text, self.doc.loc(path)))
+        return Backward(gradients=tuple(grads), loc=loc)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def build_spec(doc: Document, sink: DiagnosticSink, spec_dir: str | None = None) -> OpSpec | None:
+    """Validate one spec document; errors go to `sink`, the model is returned when clean."""
+    start = len(sink.items)
+    check_schema(doc, sink)
+    if not isinstance(doc.data, Mapping):
+        if not sink.items[start:]:
+            sink.error(doc.loc(()), "an operator spec must be a mapping")
+        return None
+    directory = spec_dir if spec_dir is not None else os.path.dirname(doc.path)
+    builder = _Builder(doc, DiagnosticSink(), directory)
+    spec = builder.build()
+    sink.extend(builder.sink.items)
+    return spec if not any(d.severity.value == "error" for d in sink.items[start:]) else None
