@@ -92,8 +92,8 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_import_msopgen(args: argparse.Namespace) -> int:
-    from opgen.msopgen import convert, is_msopgen, to_yaml
     from opgen.load import load_file
+    from opgen.msopgen import convert, is_msopgen, to_yaml
     from opgen.validate import build_spec
     from opgen.writer import atomic_write
 

@@ -168,10 +168,13 @@ FUNCTIONS: Mapping[str, FuncSig] = {
     "mean": FuncSig(1, FuncKind.REDUCTION, "mean over axis"),
     "max": FuncSig(1, FuncKind.REDUCTION, "maximum over axis"),
     "min": FuncSig(1, FuncKind.REDUCTION, "minimum over axis"),
-    "cast": FuncSig(2, FuncKind.SPECIAL, "cast(a, dtype): dtype is a name (float16), a `type` attr or dtype(x)"),
+    "cast": FuncSig(2, FuncKind.SPECIAL,
+                    "cast(a, dtype): dtype is a name (float16), a `type` attr or dtype(x)"),
     "dtype": FuncSig(1, FuncKind.SPECIAL, "dtype(x): the dtype of input or output x"),
-    "sum_to": FuncSig(2, FuncKind.SPECIAL, "sum_to(a, x): sum a down to the shape of x (undoes broadcasting)"),
-    "opt": FuncSig(2, FuncKind.SPECIAL, "opt(x, value): optional input x, or value when it is absent"),
+    "sum_to": FuncSig(2, FuncKind.SPECIAL,
+                      "sum_to(a, x): sum a down to the shape of x (undoes broadcasting)"),
+    "opt": FuncSig(2, FuncKind.SPECIAL,
+                   "opt(x, value): optional input x, or value when it is absent"),
 }
 
 REDUCTION_KWARGS = ("axis", "keepdims")
@@ -203,7 +206,8 @@ def _convert(node: ast.expr) -> Expr:
     if isinstance(node, ast.Constant):
         if isinstance(node.value, (bool, int, float)):
             return Const(node.value, off)
-        raise ExprSyntaxError(f"unsupported constant {node.value!r}; use numbers or True/False", off)
+        raise ExprSyntaxError(
+            f"unsupported constant {node.value!r}; use numbers or True/False", off)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _convert(node.operand)
         sign = "-" if isinstance(node.op, ast.USub) else "+"
@@ -258,8 +262,19 @@ def _convert(node: ast.expr) -> Expr:
                 )
             kwargs.append((kw.arg, _convert(kw.value)))
         return Call(name, tuple(_convert(a) for a in node.args), tuple(kwargs), off)
-    kind = type(node).__name__
-    raise ExprSyntaxError(f"'{kind}' is not part of the expression language", off)
+    desc, hint = _FRIENDLY.get(type(node).__name__, (type(node).__name__, ""))
+    raise ExprSyntaxError(f"{desc} is not part of the expression language{hint}", off)
+
+
+_FRIENDLY = {
+    "IfExp": ("a conditional (a if c else b)", "; use where(c, a, b)"),
+    "Attribute": ("attribute access (x.name)", "; use the functions, e.g. sum(x, axis=0)"),
+    "BoolOp": ("and/or", "; use where(), or multiply comparisons"),
+    "Subscript": ("indexing (x[i])", ""),
+    "Lambda": ("lambda", ""),
+    "BinOp": ("this operator", "; use + - * / **"),
+    "UnaryOp": ("this unary operator", "; use - or not at all"),
+}
 
 
 _DTYPE_WORDS = frozenset(

@@ -15,13 +15,11 @@ from opgen.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
 JsonPath = tuple[str | int, ...]
 
-try:  # libyaml's composer is several times faster; marks (line/col) are the same
-    _BaseLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # pragma: no cover - PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
+# libyaml's composer is several times faster; its marks (line/col) are the same.
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_BaseLoader):
+class _Loader(_BaseLoader):  # type: ignore[misc]
     """SafeLoader with YAML 1.2 scalars: only true/false are booleans, and 1e-5 is a float.
 
     YAML 1.1 (PyYAML's default) reads `on`, `off`, `yes`, `no` as booleans and `1e-5` as
@@ -90,12 +88,6 @@ class Document:
             return base
         return base.shifted(style.quote_width + offset)
 
-    def sub(self, path: JsonPath, data: Any) -> Document:
-        """A view of the subtree at `path` as its own document (msopgen files hold many ops)."""
-        n = len(path)
-        pick = lambda m: {k[n:]: v for k, v in m.items() if k[:n] == tuple(path)}  # noqa: E731
-        return Document(self.path, data, pick(self.locs), pick(self.key_locs), pick(self.styles))
-
 
 def _mark_loc(path: str, mark: Any) -> SourceLoc:
     return SourceLoc(path, mark.line + 1, mark.column + 1)
@@ -145,7 +137,8 @@ def load_text(text: str, path: str) -> Document:
         try:
             json.loads(text)
         except json.JSONDecodeError as exc:
-            raise _fail(SourceLoc(path, exc.lineno, exc.colno), f"invalid JSON: {exc.msg}") from None
+            loc = SourceLoc(path, exc.lineno, exc.colno)
+            raise _fail(loc, f"invalid JSON: {exc.msg}") from None
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -179,7 +172,8 @@ def load_file(path: Path | str, display: str | None = None) -> Document:
     except FileNotFoundError:
         raise _fail(SourceLoc(shown), "no such file") from None
     except UnicodeDecodeError as exc:
-        raise _fail(SourceLoc(shown), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        message = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        raise _fail(SourceLoc(shown), message) from None
     except OSError as exc:
         raise _fail(SourceLoc(shown), f"cannot read: {exc.strerror}") from None
     return load_text(text, shown)

@@ -41,21 +41,28 @@ def _default(text: Any, attr_type: str) -> Any:
     return value
 
 
+def _copy_locs(src: Document, dst: Document, src_path: JsonPath, dst_path: JsonPath) -> None:
+    """Carry the locations under `src_path` in `src` over to `dst_path` in `dst`."""
+    n = len(src_path)
+    for path, loc in src.locs.items():
+        if path[:n] == src_path:
+            dst.locs[dst_path + path[n:]] = loc
+    for path, loc in src.key_locs.items():
+        if path[:n] == src_path:
+            dst.key_locs[dst_path + path[n:]] = loc
+    for path, style in src.styles.items():
+        if path[:n] == src_path:
+            dst.styles[dst_path + path[n:]] = style
+
+
 def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
     """One opgen Document per op of an msopgen file. Unknown keys are reported."""
     out: list[Document] = []
     for i, op in enumerate(doc.data):
         target = Document(doc.path, {})
-        locs = target.locs
-        key_locs = target.key_locs
 
-        def copy(src: JsonPath, dst: JsonPath) -> None:
-            n = len(src)
-            for table, dest in ((doc.locs, locs), (doc.key_locs, key_locs),
-                                (doc.styles, target.styles)):
-                for path, value in table.items():
-                    if path[:n] == src:
-                        dest[dst + path[n:]] = value  # type: ignore[index]
+        def copy(src: JsonPath, dst: JsonPath, target: Document = target) -> None:
+            _copy_locs(doc, target, src, dst)
 
         copy((i,), ())
         data: dict[str, Any] = {}
@@ -75,7 +82,7 @@ def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
                     for k, v in t.items():
                         new = MSOPGEN_TENSOR_KEYS.get(k, k)
                         conv[new] = [v] if new in ("dtype", "format") and isinstance(v, str) else v
-                        copy((i, key, j, k), (key, j, new))
+                        copy((i, key, j, str(k)), (key, j, str(new)))
                     tensors.append(conv)
                 data[key] = tensors
             elif key == "attr" and isinstance(value, list):
@@ -90,7 +97,7 @@ def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
                             continue
                         new = MSOPGEN_ATTR_KEYS.get(k, k)
                         conv[new] = _default(v, str(a.get("type", ""))) if new == "default" else v
-                        copy((i, "attr", j, k), ("attr_desc", j, new))
+                        copy((i, "attr", j, str(k)), ("attr_desc", j, str(new)))
                     if a.get("param_type") == "required":
                         conv.pop("default", None)
                     attrs.append(conv)

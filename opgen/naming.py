@@ -13,7 +13,8 @@ SNAKE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 CAMEL_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 C_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
-CPP_KEYWORDS = frozenset("""
+CPP_KEYWORDS = frozenset(
+    """
 alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
 char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
 co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
@@ -22,9 +23,10 @@ nullptr operator or or_eq private protected public register reinterpret_cast req
 short signed sizeof static static_assert static_cast struct switch template this thread_local
 throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
 xor xor_eq
-""".split())
+""".split()  # noqa: SIM905 - a word list reads better than a 100-item literal
+)
 
-PYTHON_KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) - {"_"}
+PYTHON_KEYWORDS = frozenset(keyword.kwlist) | (frozenset(keyword.softkwlist) - {"_"})
 
 # Names the generated wrappers reserve: TensorFlow's op wrappers take `name=`, every kernel
 # takes `workspace` and `tiling` after the tensors, and Ascend C defines these in its headers.
@@ -38,7 +40,8 @@ def reserved_in(name: str) -> str | None:
     if name in PYTHON_KEYWORDS:
         return "Python"
     if name in GENERATED_RESERVED:
-        return "the generated code (TensorFlow wrappers take name=, kernels take workspace and tiling)"
+        return ("the generated code (TensorFlow wrappers take name=, kernels take workspace "
+                "and tiling)")
     return None
 
 

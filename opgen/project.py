@@ -51,7 +51,8 @@ def load_config(cwd: Path | None = None, *, spec_dir: str | None = None,
         try:
             data = tomllib.loads(pyproject.read_text("utf-8"))
         except tomllib.TOMLDecodeError as exc:
-            raise DiagnosticError.single(SourceLoc(str(pyproject)), f"invalid TOML: {exc}") from None
+            loc = SourceLoc(str(pyproject))
+            raise DiagnosticError.single(loc, f"invalid TOML: {exc}") from None
         raw = data.get("tool", {}).get("opgen", {})
         table = raw if isinstance(raw, dict) else {}
         known = {"spec_dir", "output_dir", "package", "namespace"}

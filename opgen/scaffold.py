@@ -59,7 +59,8 @@ def scaffold(config: Config, op_name: str, *, inputs: Sequence[str], outputs: Se
     _check_name("op name", op_name)
     for n in [*inputs, *outputs, *(a.name for a in attrs)]:
         _check_name("name", n)
-    if len(set([*inputs, *outputs, *(a.name for a in attrs)])) != len(inputs) + len(outputs) + len(attrs):
+    all_names = [*inputs, *outputs, *(a.name for a in attrs)]
+    if len(set(all_names)) != len(all_names):
         raise ScaffoldError("input, output and attr names must be distinct")
     for d in dtypes:
         if parse_dtype(d) is None:

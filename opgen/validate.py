@@ -53,7 +53,8 @@ def schema() -> dict[str, Any]:
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
     cls = jsonschema.validators.validator_for(schema())
-    return cls(schema())  # type: ignore[no-any-return]
+    validator: jsonschema.protocols.Validator = cls(schema())
+    return validator
 
 
 def _schema_node(path: Iterable[str | int]) -> dict[str, Any]:
@@ -70,6 +71,8 @@ def _schema_node(path: Iterable[str | int]) -> dict[str, Any]:
         node = schema()["$defs"][node["$ref"].rsplit("/", 1)[1]]
     return node
 
+
+_YAML11_BOOLS = frozenset({"yes", "no", "on", "off", "y", "n"})
 
 _TYPE_WORDS = {"string": "a string", "array": "a list", "object": "a mapping",
                "integer": "an integer", "number": "a number", "boolean": "true or false"}
@@ -101,10 +104,12 @@ def _field(path: JsonPath) -> str:
 def check_schema(doc: Document, sink: DiagnosticSink) -> None:
     for err in sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.path))):
         path: JsonPath = tuple(err.absolute_path)
+        instance: Any = err.instance
+        expected: Any = err.validator_value
         where = _field(path)
         if err.validator == "additionalProperties":
             allowed = sorted(_schema_node(path).get("properties", {}))
-            for key in sorted(set(err.instance) - set(allowed)):
+            for key in sorted(set(instance) - set(allowed)):
                 sink.error(doc.key_loc((*path, key)),
                            f"unknown key '{key}' in {where}{did_you_mean(key, allowed)}"
                            f" (allowed: {', '.join(allowed)})")
@@ -112,17 +117,14 @@ def check_schema(doc: Document, sink: DiagnosticSink) -> None:
             missing = err.message.split("'")[1]
             sink.error(doc.loc(path), f"{where} is missing the required key '{missing}'")
         elif err.validator == "type":
-            want = err.validator_value
-            wants = " or ".join(_TYPE_WORDS.get(w, w) for w in (want if isinstance(want, list)
-                                                                  else [want]))
-            sink.error(doc.loc(path), f"{where} must be {wants}, not {_describe(err.instance)}")
+            want = expected if isinstance(expected, list) else [expected]
+            wants = " or ".join(_TYPE_WORDS.get(str(w), str(w)) for w in want)
+            sink.error(doc.loc(path), f"{where} must be {wants}, not {_describe(instance)}")
         elif err.validator == "enum":
-            choices = ", ".join(map(str, err.validator_value))
-            sink.error(doc.loc(path), f"{where} is {_describe(err.instance)}; expected one of: "
-                       f"{choices}{did_you_mean(str(err.instance), map(str, err.validator_value))}")
-        elif err.validator == "minItems":
-            sink.error(doc.loc(path), f"{where} must not be empty")
-        elif err.validator == "minProperties":
+            choices = ", ".join(map(str, expected))
+            sink.error(doc.loc(path), f"{where} is {_describe(instance)}; expected one of: "
+                       f"{choices}{did_you_mean(str(instance), map(str, expected))}")
+        elif err.validator == "minItems" or err.validator == "minProperties":
             sink.error(doc.loc(path), f"{where} must not be empty")
         elif err.validator == "uniqueItems":
             sink.error(doc.loc(path), f"{where} lists a value twice")
@@ -240,6 +242,7 @@ class _Builder:
         if count and len(raw) != count:
             self.err(path, f"'{name}' lists {count} dtypes but {len(raw)} formats; dtype and "
                      "format are parallel lists (column i is one combination)")
+            return ()
         return tuple(out) if len(out) == len(raw) else ()
 
     def shape(self, raw: Any, path: JsonPath) -> tuple[int, ...] | None:
@@ -294,7 +297,10 @@ class _Builder:
                     self.err(p, f"attr '{name}' default '{v}' is not a dtype"
                              f"{did_you_mean(v, DTYPE_ALIASES)}")
                 return dt
-            self.err(p, f"attr '{name}' is {atype.value} but its default is {_describe(v)}")
+            hint = ""
+            if t is AttrType.BOOL and isinstance(v, str) and v.lower() in _YAML11_BOOLS:
+                hint = " (opgen reads YAML 1.2: write true or false)"
+            self.err(p, f"attr '{name}' is {atype.value} but its default is {_describe(v)}{hint}")
             return None
 
         if atype.is_list:
@@ -303,7 +309,9 @@ class _Builder:
                          f"not {_describe(raw)}")
                 return None
             items = [scalar(v, atype.element, (*path, i)) for i, v in enumerate(raw)]
-            return tuple(items) if all(i is not None for i in items) else None  # type: ignore[return-value]
+            if any(i is None for i in items):
+                return None
+            return tuple(items)
         value: AttrValue | None = scalar(raw, atype, path)
         return value
 
@@ -311,8 +319,8 @@ class _Builder:
     def kernel(self, op_name: str) -> KernelRef:
         raw = self.data.get("kernel")
         raw = raw if isinstance(raw, Mapping) else {}
-        source = raw.get("source") if isinstance(raw.get("source"), str) else f"{op_name}.cpp"
-        entry = raw.get("entry") if isinstance(raw.get("entry"), str) else op_name
+        source = _str(raw.get("source"), f"{op_name}.cpp")
+        entry = _str(raw.get("entry"), op_name)
         if "source" in raw and isinstance(raw["source"], str):
             if os.path.isabs(source) or source.startswith("~"):
                 self.err(("kernel", "source"),
@@ -357,8 +365,8 @@ class _Builder:
             if isinstance(node, ex.Name):
                 if node.id not in scope:
                     self.sink.error(at(node), f"unknown name '{node.id}' in {context}"
-                                    f"{did_you_mean(node.id, scope)}; visible names: "
-                                    f"{', '.join(sorted(scope)) or 'none'}")
+                                    f"{did_you_mean(node.id, scope)} (visible names: "
+                                    f"{', '.join(sorted(scope)) or 'none'})")
                 elif (not in_opt and node.id in spec_inputs
                       and spec_inputs[node.id].is_optional):
                     self.sink.error(at(node), f"input '{node.id}' is optional and may be absent: "
@@ -394,8 +402,10 @@ class _Builder:
                 if isinstance(target, ex.Call) and target.func == "dtype":
                     check(target)
                 if not ok:
-                    self.sink.error(at(target), "cast() takes a dtype name (float16), a `type` "
-                                    "attr or dtype(x) as its second argument")
+                    what = f"'{target}' is neither a dtype nor a `type` attr" if isinstance(
+                        target, ex.Name) else "the second argument is not a dtype"
+                    self.sink.error(at(target), f"cast(): {what}; give a dtype name (float16), "
+                                    "a `type` attr or dtype(x)")
                 return
             if node.func == "dtype":
                 arg = node.args[0]
@@ -422,12 +432,8 @@ class _Builder:
             for key, value in node.kwargs:
                 if key == "axis":
                     self.check_axis(value, attrs, at)
-                elif key == "keepdims":
-                    if not (isinstance(value, ex.Const) and isinstance(value.value, bool)) and not (
-                        isinstance(value, ex.Name) and value.id in attrs
-                        and attrs[value.id].type is AttrType.BOOL
-                    ):
-                        self.sink.error(at(value), "keepdims must be True, False or a bool attr")
+                elif key == "keepdims" and not _is_bool_arg(value, attrs):
+                    self.sink.error(at(value), "keepdims must be True, False or a bool attr")
 
         check(e)
 
@@ -656,7 +662,7 @@ class _Builder:
                                 f"an input{did_you_mean(key, ins)}; keys are input names, or "
                                 "`op:` for a gradient operator")
                 continue
-            if not any(d.is_floating for d in ins[key].dtypes):
+            if ins[key].dtypes and not any(d.is_floating for d in ins[key].dtypes):
                 self.sink.error(self.doc.key_loc(path), f"input '{key}' has only integer/bool "
                                 "dtypes and is not differentiable; remove its gradient")
                 continue
@@ -665,13 +671,25 @@ class _Builder:
             e = self.parse_expr(text, path)
             if e is None:
                 continue
+            before = len(self.sink.items)
             self.check_expr(e, path, scope, ins, attrs, f"the gradient of '{key}'")
-            if not any(n.startswith("grad_") and scope.get(n) == "gradient"
+            if len(self.sink.items) == before and not any(n.startswith("grad_") and scope.get(n) == "gradient"
                        for n in ex.names(e)):
                 self.sink.warning(self.doc.loc(path), f"the gradient of '{key}' does not use "
                                   f"any incoming gradient ({', '.join('grad_' + o for o in outs)})")
             grads.append(GradientExpr(key, e, text, self.doc.loc(path)))
         return Backward(gradients=tuple(grads), loc=loc)
+
+
+def _is_bool_arg(value: ex.Expr, attrs: Mapping[str, AttrDesc]) -> bool:
+    if isinstance(value, ex.Const):
+        return isinstance(value.value, bool)
+    return (isinstance(value, ex.Name) and value.id in attrs
+            and attrs[value.id].type is AttrType.BOOL)
+
+
+def _str(value: Any, default: str) -> str:
+    return value if isinstance(value, str) else default
 
 
 def _list(value: Any) -> list[Any]:

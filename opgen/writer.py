@@ -8,6 +8,7 @@ dir). In check mode it writes nothing and reports a unified diff.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import tempfile
@@ -47,10 +48,8 @@ def atomic_write(path: Path, content: str | bytes) -> None:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

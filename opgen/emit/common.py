@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-from importlib import resources
 import json
 import os
 import posixpath
+from importlib import resources
 from typing import Any
 
 import jinja2

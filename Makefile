@@ -1,0 +1,39 @@
+# One task runner. The README names `make demo` and `make test`; both start from a clean clone.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test lint typecheck unit regen bench clean
+
+$(STAMP): pyproject.toml
+	@echo "==> installing opgen and its dependencies into $(VENV)/ (first run: a few minutes)"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --progress-bar on -q --upgrade pip
+	$(BIN)/python -m pip install --progress-bar on -e '.[dev,torch,tf]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/python examples/demo.py
+
+lint: install
+	$(BIN)/ruff check opgen runtime tests benchmarks examples
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/python -m pytest -q
+
+test: lint typecheck unit
+
+regen: install
+	$(BIN)/opgen generate
+
+bench: install
+	$(BIN)/python benchmarks/bench_generate.py
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Stage 4, kernel frontend: parse Ascend C kernels with libclang and cross-check the spec."""

@@ -1,0 +1,146 @@
+"""Stage 4, kernel frontend: parse results cached by content, so unchanged kernels parse nothing.
+
+One JSON file per kernel state under `<cache dir>/kernel-frontend/`. The key hashes the
+kernel's path and bytes, the stub headers, the flags, the libclang version and the frontend
+version; the entry lists every file the parse included with its content hash, and a hit
+requires all of them unchanged (ccache's "direct mode"). A parse with errors is not cached:
+it is cheap to repeat and may depend on a header that does not exist yet.
+
+The cache dir is `OPGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/opgen`, else `~/.cache/opgen`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from opgen.diagnostics import SourceLoc
+from opgen.kernel_frontend import toolchain
+from opgen.kernel_frontend.model import (
+    KernelEntry,
+    KernelInfo,
+    KernelParam,
+    TilingField,
+    TilingRef,
+    TilingStruct,
+    TilingStyle,
+)
+from opgen.kernel_frontend.parse import Display, ParseResult, parse_kernel
+from opgen.writer import atomic_write
+
+SUBDIR = "kernel-frontend"
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("OPGEN_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "opgen"
+
+
+def _libclang_dist_version() -> str:
+    try:
+        return metadata.version("libclang")
+    except metadata.PackageNotFoundError:  # pragma: no cover - a source checkout of clang
+        return toolchain.libclang_version()
+
+
+def file_digest(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def cache_key(main: str, shown: str, content: bytes) -> str:
+    h = hashlib.sha256()
+    for part in (toolchain.FRONTEND_VERSION, _libclang_dist_version(), toolchain.stub_digest(),
+                 " ".join(toolchain.LANGUAGE_FLAGS), main, shown):
+        h.update(part.encode() + b"\0")
+    h.update(content)
+    return h.hexdigest()
+
+
+class ParseCache:
+    """Look-ups and stores for one process; `hits` and `misses` feed tests and benchmarks."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or cache_dir()) / SUBDIR
+        self.hits = 0
+        self.misses = 0
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def parse(self, path: Path, display: Display) -> KernelInfo:
+        main = os.path.abspath(path)
+        content = Path(main).read_bytes()
+        key = cache_key(main, display(main), content)
+        cached = self._load(key)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        self.misses += 1
+        result = parse_kernel(path, display)
+        if result.info.ok:
+            self._store(key, result)
+        return result.info
+
+    def _load(self, key: str) -> KernelInfo | None:
+        try:
+            data = json.loads(self._path(key).read_text("utf-8"))
+            for dep, digest in data["dependencies"].items():
+                if file_digest(dep) != digest:
+                    return None
+            return info_from_json(data["info"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, stale or from another layout: parse again
+
+    def _store(self, key: str, result: ParseResult) -> None:
+        deps = {d: file_digest(d) for d in result.dependencies}
+        if any(v is None for v in deps.values()):
+            return
+        data = {"dependencies": deps, "info": asdict(result.info)}
+        try:
+            atomic_write(self._path(key), json.dumps(data, sort_keys=True, default=_enum_value))
+        except OSError:
+            pass  # a read-only cache dir only costs speed
+
+
+def _loc(d: dict[str, Any]) -> SourceLoc:
+    return SourceLoc(d["path"], d["line"], d["col"])
+
+
+def info_from_json(d: dict[str, Any]) -> KernelInfo:
+    """The inverse of dataclasses.asdict(KernelInfo) for an error-free parse."""
+    entries = tuple(
+        KernelEntry(
+            e["name"],
+            tuple(KernelParam(p["name"], p["type"], p["is_gm_addr"], _loc(p["loc"]))
+                  for p in e["params"]),
+            _loc(e["loc"]), e["c_linkage"], e["is_global"],
+            tuple(TilingRef(r["macro"], r["struct"], _loc(r["loc"])) for r in e["tiling_refs"]))
+        for e in d["entries"])
+    structs = tuple(
+        TilingStruct(
+            s["name"], s["qualified_name"],
+            tuple(TilingField(f["name"], f["ctype"], f["spelling"], f["offset"], f["array_len"],
+                              _loc(f["loc"]), f["problem"]) for f in s["fields"]),
+            s["size"], s["align"], TilingStyle(s["style"]), _loc(s["loc"]))
+        for s in d["structs"])
+    return KernelInfo(
+        d["path"], entries, tuple((n, _loc(loc)) for n, loc in d["functions"]), structs,
+        tuple((a, b) for a, b in d["registered"]))
+
+
+def _enum_value(value: object) -> object:
+    if isinstance(value, TilingStyle):
+        return value.value
+    raise TypeError(f"cannot store {type(value).__name__} in the parse cache")

@@ -1,0 +1,347 @@
+"""Stage 4, kernel frontend: parse one kernel file with libclang into a `KernelInfo`.
+
+Function bodies are skipped (CXTranslationUnit_SkipFunctionBodies): a body is checked by
+the compiler that builds the kernel (bisheng on hardware, g++ in the simulator), while opgen
+only needs declarations — entries, parameters, records. Skipping bodies is what makes a
+parse take milliseconds and makes it independent of the huge Ascend C API surface, which
+the stub headers declare only loosely. The tiling macros used inside an entry's body are
+read from its tokens instead of its AST.
+
+Any clang error makes the result untrustworthy (clang recovers and returns a partial AST),
+so diagnostics come back in `KernelInfo.diagnostics` and callers stop there.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from opgen.diagnostics import Diagnostic, Severity, SourceLoc
+from opgen.kernel_frontend import toolchain
+from opgen.kernel_frontend.model import (
+    SCALAR_TYPES,
+    KernelEntry,
+    KernelInfo,
+    KernelParam,
+    TilingField,
+    TilingRef,
+    TilingStruct,
+    TilingStyle,
+)
+
+if TYPE_CHECKING:
+    import clang.cindex as ci
+
+Display = Callable[[str], str]
+
+TILING_MACROS = ("GET_TILING_DATA", "GET_TILING_DATA_WITH_STRUCT",
+                 "GET_TILING_DATA_PTR_WITH_STRUCT", "REGISTER_TILING_DEFAULT")
+_DEFAULT_ALIAS = "opgen_tiling_default"
+_CLASS_ALIAS = "opgen_tiling_class_"
+_FLOAT16_KIND = 32  # CXType_Float16
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    info: KernelInfo
+    dependencies: tuple[str, ...]  # absolute paths of every included user/system file
+
+
+@functools.cache
+def _index() -> ci.Index:
+    import clang.cindex as ci
+
+    return ci.Index.create()
+
+
+def default_display(root: Path) -> Display:
+    """Project-relative paths for files under `root`, absolute ones elsewhere."""
+    root_s = str(root.resolve())
+
+    def show(path: str) -> str:
+        p = os.path.normpath(os.path.abspath(path))
+        if p == root_s or p.startswith(root_s + os.sep):
+            return Path(os.path.relpath(p, root_s)).as_posix()
+        return Path(p).as_posix()
+
+    return show
+
+
+def parse_kernel(path: Path, display: Display) -> ParseResult:
+    """Parse `path` (which must exist) and extract what the cross-check needs."""
+    import clang.cindex as ci
+
+    main = os.path.abspath(path)
+    tu = _index().parse(main, args=list(toolchain.parse_flags()),
+                        options=ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    shown = display(main)
+    errors = tuple(_diagnostics(tu, shown, display))
+    deps = _dependencies(tu)
+    if errors:
+        return ParseResult(KernelInfo(shown, (), (), (), (), errors), deps)
+    return ParseResult(_Extractor(tu, main, shown, display).run(), deps)
+
+
+def _diagnostics(tu: ci.TranslationUnit, shown: str, display: Display) -> Iterator[Diagnostic]:
+    import clang.cindex as ci
+
+    for d in tu.diagnostics:
+        if d.severity < ci.Diagnostic.Error:
+            continue
+        f = d.location.file
+        loc = (SourceLoc(display(f.name), d.location.line, d.location.column) if f is not None
+               else SourceLoc(shown))
+        yield Diagnostic(loc, d.spelling, Severity.ERROR)
+
+
+def _dependencies(tu: ci.TranslationUnit) -> tuple[str, ...]:
+    stubs = str(toolchain.stub_dir()) + os.sep
+    found = {os.path.abspath(inc.include.name) for inc in tu.get_includes()}
+    return tuple(sorted(p for p in found if not p.startswith(stubs)))
+
+
+class _Extractor:
+    def __init__(self, tu: ci.TranslationUnit, main: str, shown: str, display: Display) -> None:
+        self.tu = tu
+        self.main = main
+        self.shown = shown
+        self.display = display
+        self.source = Path(main).read_bytes()
+        self.stubs = str(toolchain.stub_dir()) + os.sep
+        self.system = tuple(d.rstrip(os.sep) + os.sep for d in toolchain.system_include_dirs())
+        self.entries: dict[str, KernelEntry] = {}
+        self.functions: list[tuple[str, SourceLoc]] = []
+        self.structs: dict[str, TilingStruct] = {}
+        self.registered: list[tuple[str, str]] = []
+        self._file_kind: dict[str, str] = {}
+
+    def run(self) -> KernelInfo:
+        self.walk(self.tu.cursor, ())
+        return KernelInfo(self.shown, tuple(self.entries.values()), tuple(self.functions),
+                          tuple(self.structs.values()), tuple(self.registered))
+
+    def kind_of_file(self, name: str) -> str:
+        """'main', 'user' (a header of the project), or 'other' (stubs, system headers)."""
+        kind = self._file_kind.get(name)
+        if kind is None:
+            full = os.path.abspath(name)
+            if full == self.main:
+                kind = "main"
+            elif full.startswith(self.stubs) or full.startswith(self.system):
+                kind = "other"
+            else:
+                kind = "user"
+            self._file_kind[name] = kind
+        return kind
+
+    def loc(self, cursor: ci.Cursor) -> SourceLoc:
+        where = cursor.location
+        name = where.file.name if where.file is not None else self.main
+        return SourceLoc(self.display(name), where.line, where.column)
+
+    def walk(self, parent: ci.Cursor, scope: tuple[str, ...]) -> None:
+        import clang.cindex as ci
+
+        K = ci.CursorKind
+        for c in parent.get_children():
+            f = c.location.file
+            if f is None:
+                continue
+            kind = self.kind_of_file(f.name)
+            if kind == "other":
+                continue
+            ck = c.kind
+            if ck == K.LINKAGE_SPEC:
+                self.walk(c, scope)
+            elif ck == K.NAMESPACE:
+                self.walk(c, (*scope, c.spelling))
+            elif ck == K.FUNCTION_DECL and kind == "main":
+                self.function(c)
+            elif ck in (K.STRUCT_DECL, K.CLASS_DECL) and c.is_definition() and c.spelling:
+                self.record(c, scope)
+            elif ck == K.TYPE_ALIAS_DECL:
+                self.alias(c)
+
+    # -- entries --------------------------------------------------------------------------
+    def function(self, c: ci.Cursor) -> None:
+        import clang.cindex as ci
+
+        name = c.spelling
+        annotations = {a.spelling for a in c.get_children()
+                       if a.kind == ci.CursorKind.ANNOTATE_ATTR}
+        if "opgen.global" not in annotations:
+            self.functions.append((name, self.loc(c)))
+            return
+        body = _body_span(self.source, c.extent.end.offset) if self.in_main(c) else None
+        if name in self.entries and body is None:
+            return  # a declaration after the definition adds nothing
+        params = tuple(self.param(p) for p in c.get_arguments())
+        refs = self.tiling_refs(*body) if body is not None else ()
+        self.entries[name] = KernelEntry(name, params, self.loc(c),
+                                         c_linkage=c.mangled_name == name, is_global=True,
+                                         tiling_refs=refs)
+
+    def in_main(self, c: ci.Cursor) -> bool:
+        f = c.extent.end.file
+        return f is not None and os.path.abspath(f.name) == self.main
+
+    def param(self, p: ci.Cursor) -> KernelParam:
+        import clang.cindex as ci
+
+        text = self.text(p)
+        if p.spelling and text.endswith(p.spelling):
+            text = text[: -len(p.spelling)]
+        spelled = " ".join(text.split()) or p.type.spelling
+        t = p.type.get_canonical()
+        gm = t.kind == ci.TypeKind.POINTER and t.get_pointee().kind in (
+            ci.TypeKind.UCHAR, ci.TypeKind.CHAR_U)
+        return KernelParam(p.spelling, spelled, gm, self.loc(p))
+
+    def text(self, c: ci.Cursor) -> str:
+        ext = c.extent
+        if ext.start.file is None or os.path.abspath(ext.start.file.name) != self.main:
+            return c.type.spelling
+        return self.source[ext.start.offset:ext.end.offset].decode("utf-8", "replace")
+
+    def tiling_refs(self, start: int, end: int) -> tuple[TilingRef, ...]:
+        """The tiling macros of a (skipped) body, read from its tokens."""
+        if b"TILING" not in self.source[start:end]:
+            return ()
+        tokens = list(_tokens(self.source, start, end))
+        refs: list[TilingRef] = []
+        for i, (tok, offset) in enumerate(tokens):
+            if tok not in TILING_MACROS or i + 1 >= len(tokens) or tokens[i + 1][0] != "(":
+                continue
+            struct: str | None = None
+            if tok != "GET_TILING_DATA":
+                parts: list[str] = []
+                for part, _ in tokens[i + 2:]:
+                    if part in (",", ")"):
+                        break
+                    parts.append(part)
+                struct = "".join(parts) or None
+            line = self.source.count(b"\n", 0, offset) + 1
+            col = offset - (self.source.rfind(b"\n", 0, offset) + 1) + 1
+            refs.append(TilingRef(tok, struct, SourceLoc(self.shown, line, col)))
+        return tuple(refs)
+
+    # -- records --------------------------------------------------------------------------
+    def alias(self, c: ci.Cursor) -> None:
+        name = c.spelling
+        if name == _DEFAULT_ALIAS:
+            self.registered.append(("REGISTER_TILING_DEFAULT",
+                                    c.underlying_typedef_type.get_canonical().spelling))
+        elif name.startswith(_CLASS_ALIAS):
+            self.registered.append((f"REGISTER_TILING_DATA_CLASS:{name[len(_CLASS_ALIAS):]}",
+                                    c.underlying_typedef_type.get_canonical().spelling))
+
+    def record(self, c: ci.Cursor, scope: tuple[str, ...]) -> None:
+        import clang.cindex as ci
+
+        size, align = c.type.get_size(), c.type.get_align()
+        if size < 0 or align < 0:
+            return  # dependent or invalid: not a tiling struct candidate
+        style = TilingStyle.STRUCT
+        fields: list[TilingField] = []
+        for ch in c.get_children():
+            if ch.kind == ci.CursorKind.ANNOTATE_ATTR and ch.spelling == "opgen.tiling_macro":
+                style = TilingStyle.MACRO
+            elif ch.kind == ci.CursorKind.FIELD_DECL:
+                fields.append(self.field(ch))
+        qualified = "::".join((*scope, c.spelling))
+        self.structs.setdefault(qualified, TilingStruct(
+            c.spelling, qualified, tuple(fields), size, align, style, self.loc(c)))
+
+    def field(self, c: ci.Cursor) -> TilingField:
+        import clang.cindex as ci
+
+        t = c.type.get_canonical()
+        offset = max(c.get_field_offsetof(), 0) // 8
+        array_len: int | None = None
+        if t._kind_id == ci.TypeKind.CONSTANTARRAY.value:
+            array_len = t.element_count
+            t = t.element_type.get_canonical()
+        ctype, problem = _scalar(t)
+        if c.is_bitfield():
+            ctype, problem = None, "a bit-field has no portable layout"
+        elif t._kind_id == ci.TypeKind.CONSTANTARRAY.value:
+            problem = "multi-dimensional arrays are not supported; flatten it into one array"
+        return TilingField(c.spelling, ctype, c.type.spelling, offset, array_len, self.loc(c),
+                           problem if ctype is None else "")
+
+
+def _scalar(t: ci.Type) -> tuple[str | None, str]:
+    import clang.cindex as ci
+
+    K = ci.TypeKind
+    # Compare raw ids: the Python bindings lack some kinds (_Float16 is 32) and raise on them.
+    kid = t._kind_id
+    if kid in (K.HALF.value, _FLOAT16_KIND):
+        return "half", ""
+    try:
+        kind = t.kind
+    except ValueError:
+        return None, f"supported types are {', '.join(SCALAR_TYPES)} and fixed arrays of them"
+    size = t.get_size()
+    signed = {1: "int8_t", 2: "int16_t", 4: "int32_t", 8: "int64_t"}
+    unsigned = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
+    if kind in (K.SCHAR, K.SHORT, K.INT, K.LONG, K.LONGLONG):
+        return signed[size], ""
+    if kind in (K.UCHAR, K.CHAR_U, K.USHORT, K.UINT, K.ULONG, K.ULONGLONG):
+        return unsigned[size], ""
+    if kind == K.FLOAT:
+        return "float", ""
+    if kind == K.BOOL:
+        return "bool", ""
+    if kind == K.CHAR_S:
+        return None, "plain 'char' has no fixed signedness; use int8_t or uint8_t"
+    if kind in (K.DOUBLE, K.LONGDOUBLE):
+        return None, "AI Core has no 64-bit float; use float"
+    if kind in (K.POINTER, K.LVALUEREFERENCE, K.RVALUEREFERENCE, K.MEMBERPOINTER):
+        return None, "a pointer means nothing on the device (tiling data is copied by value)"
+    if kind == K.ENUM:
+        return None, "use a fixed-width integer type instead of an enum"
+    if kind == K.RECORD:
+        return None, "nested structs are not supported; flatten its fields into this struct"
+    return None, f"supported types are {', '.join(SCALAR_TYPES)} and fixed arrays of them"
+
+
+_TOKEN_RE = re.compile(rb"""
+    (?P<skip>\s+|//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
+  | (?P<word>[A-Za-z_]\w*)
+  | (?P<punct>::|.)
+""", re.X | re.S)
+
+
+def _tokens(source: bytes, start: int, end: int) -> Iterator[tuple[str, int]]:
+    """Identifiers and punctuation of source[start:end], without comments and literals."""
+    for m in _TOKEN_RE.finditer(source, start, end):
+        if m.lastgroup != "skip":
+            yield m.group().decode("utf-8", "replace"), m.start()
+
+
+def _body_span(source: bytes, offset: int) -> tuple[int, int] | None:
+    """The `{...}` right after a declarator ending at `offset`, or None for a declaration."""
+    depth = 0
+    start = -1
+    for tok, at in _tokens(source, offset, len(source)):
+        if start < 0:
+            if tok == "{":
+                start = at
+                depth = 1
+                continue
+            if tok == ";":
+                return None
+            continue  # e.g. trailing attributes before the body
+        if tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+            if depth == 0:
+                return start, at + 1
+    return None

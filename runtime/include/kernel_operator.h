@@ -1,0 +1,11 @@
+// opgen NPU simulator: the Ascend C kernel API on the CPU. Same name as CANN's header, so a kernel
+// written for Ascend hardware compiles unchanged; see docs/simulator.md.
+#pragma once
+
+#include "opgen_sim/core.h"
+#include "opgen_sim/tensor.h"
+#include "opgen_sim/data_copy.h"
+#include "opgen_sim/vector.h"
+#include "opgen_sim/sync.h"
+#include "opgen_sim/tiling.h"
+#include "opgen_sim/launch.h"

@@ -1,0 +1,190 @@
+// opgen NPU simulator: per-core context, errors, scalar types and kernel-language macros.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+// ---- Kernel-language keywords of Ascend C, mapped onto host C++ ----------------------------
+#ifndef __aicore__
+#define __aicore__
+#endif
+#ifndef __gm__
+#define __gm__
+#endif
+#ifndef __ubuf__
+#define __ubuf__
+#endif
+#ifndef __global__
+#define __global__ __attribute__((visibility("default")))
+#endif
+#ifndef GM_ADDR
+#define GM_ADDR __gm__ uint8_t*
+#endif
+#define KERNEL_TASK_TYPE_DEFAULT(type)
+#define KERNEL_TASK_TYPE(key, type)
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (false)
+
+// half: a real IEEE binary16 type (GCC's _Float16 rounds every store to 16 bits).
+using half = _Float16;
+
+// bfloat16_t: storage type with round-to-nearest-even conversion from float.
+struct bfloat16_t {
+    uint16_t bits = 0;
+    bfloat16_t() = default;
+    template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U> ||
+                                                      std::is_same_v<U, half>>>
+    bfloat16_t(U v) { FromFloat(static_cast<float>(v)); }  // NOLINT: implicit like the hardware type
+    operator float() const {
+        uint32_t u = static_cast<uint32_t>(bits) << 16;
+        float f;
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+    void FromFloat(float f) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        if ((u & 0x7fffffffu) > 0x7f800000u) {  // NaN stays NaN
+            bits = static_cast<uint16_t>((u >> 16) | 0x40u);
+            return;
+        }
+        u += 0x7fffu + ((u >> 16) & 1u);
+        bits = static_cast<uint16_t>(u >> 16);
+    }
+};
+
+namespace opgen_sim {
+
+// Error kinds; the numbering is shared with opgen_runtime/errors.py (ERROR_KINDS).
+enum class ErrorKind : int32_t {
+    Generic = 1,
+    UnifiedBufferOverflow = 2,
+    Alignment = 3,
+    GlobalMemoryOutOfBounds = 4,
+    Queue = 5,
+    VectorCount = 6,
+    LocalMemoryOutOfBounds = 7,
+    KernelAssert = 8,
+    Tiling = 9,
+};
+
+struct SimError {
+    ErrorKind kind;
+    std::string api;
+    std::string message;
+};
+
+[[noreturn]] inline void Fail(ErrorKind kind, const char* api, const std::string& message) {
+    throw SimError{kind, api, message};
+}
+
+// Per-block counters; plain integers summed by the host after the launch.
+enum Counter : int {
+    kGmToUbBytes = 0,
+    kUbToGmBytes,
+    kVectorInstructions,
+    kVectorRepeats,
+    kLanesUsed,
+    kLanesTotal,
+    kPeakUbBytes,
+    kTimeNs,
+    kNumCounters,
+};
+
+struct GmRegion {
+    const uint8_t* begin;
+    uint64_t size;
+    const char* name;
+};
+
+// State of one simulated AI Core (vector core) while it runs one block.
+struct Core {
+    int64_t block_idx = 0;
+    int64_t block_num = 1;
+    uint8_t* ub = nullptr;  // Unified Buffer base, 64-byte aligned
+    uint64_t ub_capacity = 0;
+    uint64_t ub_used = 0;
+    bool strict_datacopy = true;
+    const uint8_t* tiling = nullptr;
+    uint64_t tiling_size = 0;
+    const GmRegion* regions = nullptr;
+    int32_t num_regions = 0;
+    int64_t counters[kNumCounters] = {};
+};
+
+inline thread_local Core* tls_core = nullptr;
+
+inline Core& CurrentCore() {
+    if (tls_core == nullptr) {
+        throw std::logic_error("Ascend C API called outside a simulated kernel launch");
+    }
+    return *tls_core;
+}
+
+constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule
+constexpr uint32_t kRepeatBytes = 256;  // one vector repeat processes 256 bytes
+
+template <typename T>
+inline void CountVector(uint64_t count) {
+    Core& c = CurrentCore();
+    const uint64_t lanes = kRepeatBytes / sizeof(T);
+    const uint64_t repeats = (count + lanes - 1) / lanes;
+    c.counters[kVectorInstructions] += 1;
+    c.counters[kVectorRepeats] += static_cast<int64_t>(repeats);
+    c.counters[kLanesUsed] += static_cast<int64_t>(count);
+    c.counters[kLanesTotal] += static_cast<int64_t>(repeats * lanes);
+}
+
+inline std::string Str(uint64_t v) { return std::to_string(v); }
+
+template <typename T>
+constexpr const char* TypeName() {
+    if constexpr (std::is_same_v<T, half>) return "half";
+    else if constexpr (std::is_same_v<T, float>) return "float";
+    else if constexpr (std::is_same_v<T, double>) return "double";
+    else if constexpr (std::is_same_v<T, bfloat16_t>) return "bfloat16_t";
+    else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+    else if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+    else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+    else if constexpr (std::is_same_v<T, uint16_t>) return "uint16_t";
+    else if constexpr (std::is_same_v<T, int32_t>) return "int32_t";
+    else if constexpr (std::is_same_v<T, uint32_t>) return "uint32_t";
+    else if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
+    else if constexpr (std::is_same_v<T, uint64_t>) return "uint64_t";
+    else return "T";
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+constexpr int32_t ONE_BLK_SIZE = 32;
+constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
+constexpr int32_t DEFAULT_BLK_NUM = 8;
+constexpr int32_t MAX_REPEAT_TIMES = 255;
+
+inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
+inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
+inline int64_t GetSubBlockIdx() { return 0; }
+inline int64_t GetTaskRation() { return 1; }
+
+}  // namespace AscendC
+
+// ASSERT as in Ascend C kernels: a failed check is reported to the host as an error.
+#ifndef ASSERT
+#define ASSERT(expr)                                                                           \
+    do {                                                                                       \
+        if (!(expr)) {                                                                         \
+            ::opgen_sim::Fail(::opgen_sim::ErrorKind::KernelAssert, "ASSERT",                  \
+                              std::string("assertion failed: ") + #expr + " at " + __FILE__ + \
+                                  ":" + std::to_string(__LINE__));                             \
+        }                                                                                      \
+    } while (0)
+#endif

@@ -1,0 +1,284 @@
+// opgen NPU simulator: the host ABI of a kernel library. Runs blockDim simulated cores on a
+// persistent thread pool and carries the first error of a launch back to Python (see
+// opgen_runtime/launch.py for the caller).
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "core.h"
+#include "tensor.h"
+
+namespace opgen_sim {
+
+constexpr int32_t kMaxArgs = 48;
+constexpr int32_t kAbiVersion = 1;
+constexpr int32_t kFlagStrictDataCopy = 1;
+
+using Ptr = uint8_t*;
+
+template <size_t I>
+using PtrAt = Ptr;
+
+template <size_t... I>
+inline void CallWith(void* fn, Ptr* a, std::index_sequence<I...>) {
+    using F = void (*)(PtrAt<I>...);
+    reinterpret_cast<F>(fn)(a[I]...);
+}
+
+template <size_t... N>
+inline void CallEntry(void* fn, int32_t nargs, Ptr* args, std::index_sequence<N...>) {
+    using Caller = void (*)(void*, Ptr*);
+    static constexpr Caller table[] = {
+        [](void* f, Ptr* a) { CallWith(f, a, std::make_index_sequence<N>{}); }...};
+    table[nargs](fn, args);
+}
+
+struct Job {
+    void* entry = nullptr;
+    int32_t nargs = 0;
+    Ptr* args = nullptr;
+    int32_t block_dim = 1;
+    uint64_t ub_capacity = 0;
+    bool strict = true;
+    const uint8_t* tiling = nullptr;
+    uint64_t tiling_size = 0;
+    const GmRegion* regions = nullptr;
+    int32_t num_regions = 0;
+    int64_t* counters = nullptr;
+    std::atomic<int32_t> next{0};
+    std::mutex err_mu;
+    int32_t err_block = -1;
+    int32_t err_kind = 0;
+    std::string err_api;
+    std::string err_msg;
+
+    void Record(int32_t block, ErrorKind kind, const std::string& api, const std::string& msg) {
+        std::lock_guard<std::mutex> lock(err_mu);
+        if (err_block < 0 || block < err_block) {
+            err_block = block;
+            err_kind = static_cast<int32_t>(kind);
+            err_api = api;
+            err_msg = msg;
+        }
+    }
+};
+
+inline uint8_t* ThreadUb(uint64_t capacity) {
+    struct Buffer {
+        uint8_t* p = nullptr;
+        uint64_t size = 0;
+        ~Buffer() { std::free(p); }
+    };
+    thread_local Buffer buf;
+    if (buf.size < capacity) {
+        std::free(buf.p);
+        buf.p = static_cast<uint8_t*>(std::aligned_alloc(64, RoundUp(capacity, 64)));
+        buf.size = capacity;
+    }
+    return buf.p;
+}
+
+inline void RunBlock(Job& job, int32_t b) {
+    Core core;
+    core.block_idx = b;
+    core.block_num = job.block_dim;
+    core.ub = ThreadUb(job.ub_capacity);
+    core.ub_capacity = job.ub_capacity;
+    core.strict_datacopy = job.strict;
+    core.tiling = job.tiling;
+    core.tiling_size = job.tiling_size;
+    core.regions = job.regions;
+    core.num_regions = job.num_regions;
+    tls_core = &core;
+    AscendC::tls_pipe = nullptr;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        CallEntry(job.entry, job.nargs, job.args, std::make_index_sequence<kMaxArgs + 1>{});
+    } catch (const SimError& e) {
+        job.Record(b, e.kind, e.api, e.message);
+    } catch (const std::exception& e) {
+        job.Record(b, ErrorKind::Generic, "C++", std::string("uncaught C++ exception: ") + e.what());
+    } catch (...) {
+        job.Record(b, ErrorKind::Generic, "C++", "uncaught C++ exception of unknown type");
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    core.counters[kTimeNs] =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    std::memcpy(job.counters + static_cast<int64_t>(b) * kNumCounters, core.counters,
+                sizeof(core.counters));
+    tls_core = nullptr;
+    AscendC::tls_pipe = nullptr;
+}
+
+inline void RunBlocks(Job& job) {
+    for (;;) {
+        const int32_t b = job.next.fetch_add(1, std::memory_order_relaxed);
+        if (b >= job.block_dim) return;
+        RunBlock(job, b);
+    }
+}
+
+// Persistent workers; the launching thread works too. One launch at a time per library.
+class Pool {
+public:
+    std::mutex launch_mu;
+
+    void Run(Job& job, int32_t workers) {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            while (nthreads_ < workers) {
+                std::thread(&Pool::Worker, this, nthreads_).detach();
+                ++nthreads_;
+            }
+            job_ = &job;
+            want_ = workers;
+            busy_ = workers;
+            ++gen_;
+        }
+        cv_.notify_all();
+        RunBlocks(job);
+        std::unique_lock<std::mutex> lock(mu_);
+        done_.wait(lock, [&] { return busy_ == 0; });
+        job_ = nullptr;
+    }
+
+private:
+    void Worker(int32_t id) {
+        uint64_t seen = 0;
+        std::unique_lock<std::mutex> lock(mu_);
+        for (;;) {
+            cv_.wait(lock, [&] { return gen_ != seen; });
+            seen = gen_;
+            if (id >= want_) continue;
+            Job* job = job_;
+            lock.unlock();
+            RunBlocks(*job);
+            lock.lock();
+            if (--busy_ == 0) done_.notify_all();
+        }
+    }
+
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::condition_variable done_;
+    Job* job_ = nullptr;
+    uint64_t gen_ = 0;
+    int32_t want_ = 0;
+    int32_t busy_ = 0;
+    int32_t nthreads_ = 0;
+};
+
+inline Pool*& PoolPtr() {
+    static Pool* pool = nullptr;
+    return pool;
+}
+
+inline Pool& GetPool() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        PoolPtr() = new Pool();  // never destroyed: detached workers may outlive static teardown
+        // A forked child has none of the workers: give it a fresh pool.
+        pthread_atfork(nullptr, nullptr, [] { PoolPtr() = new Pool(); });
+    });
+    return *PoolPtr();
+}
+
+struct LastError {
+    int32_t kind = 0;
+    int32_t block = -1;
+    std::string text;
+};
+
+inline LastError& ThreadLastError() {
+    thread_local LastError e;
+    return e;
+}
+
+}  // namespace opgen_sim
+
+extern "C" {
+
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_abi_version() {
+    return opgen_sim::kAbiVersion;
+}
+
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_num_counters() {
+    return opgen_sim::kNumCounters;
+}
+
+// Runs `entry` on block_dim simulated cores. args: nargs GM pointers (inputs, outputs,
+// workspace, tiling); region_sizes/region_names describe each as a GM buffer for bounds checks
+// (names joined by '\0'). counters receives block_dim * opgen_sim_num_counters() int64s.
+// Returns 0, or an error kind (details via opgen_sim_last_error).
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
+    void* entry, int32_t nargs, uint8_t** args, const int64_t* region_sizes,
+    const char* region_names, int32_t block_dim, int64_t ub_capacity, int32_t flags,
+    int64_t tiling_size, int32_t max_threads, int64_t* counters) {
+    using namespace opgen_sim;
+    LastError& last = ThreadLastError();
+    last.kind = 0;
+    if (nargs < 0 || nargs > kMaxArgs || block_dim < 1) {
+        last = {static_cast<int32_t>(ErrorKind::Generic), -1,
+                "launch: bad argument count or blockDim"};
+        return last.kind;
+    }
+    GmRegion regions[kMaxArgs];
+    const char* name = region_names;
+    for (int32_t i = 0; i < nargs; ++i) {
+        regions[i] = {args[i], static_cast<uint64_t>(region_sizes[i]), name};
+        name += std::strlen(name) + 1;
+    }
+    Job job;
+    job.entry = entry;
+    job.nargs = nargs;
+    job.args = args;
+    job.block_dim = block_dim;
+    job.ub_capacity = static_cast<uint64_t>(ub_capacity);
+    job.strict = (flags & kFlagStrictDataCopy) != 0;
+    job.tiling = nargs > 0 ? args[nargs - 1] : nullptr;
+    job.tiling_size = static_cast<uint64_t>(tiling_size);
+    job.regions = regions;
+    job.num_regions = nargs;
+    job.counters = counters;
+    int32_t hw = max_threads > 0 ? max_threads
+                                 : static_cast<int32_t>(std::thread::hardware_concurrency());
+    if (hw < 1) hw = 1;
+    const int32_t threads = block_dim < hw ? block_dim : hw;
+    if (threads <= 1) {
+        RunBlocks(job);
+    } else {
+        Pool& pool = GetPool();
+        std::lock_guard<std::mutex> lock(pool.launch_mu);
+        pool.Run(job, threads - 1);
+    }
+    if (job.err_block >= 0) {
+        last.kind = job.err_kind;
+        last.block = job.err_block;
+        last.text = job.err_api + ": " + job.err_msg;
+        return last.kind;
+    }
+    return 0;
+}
+
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_last_error(char* buf, int32_t cap,
+                                                                           int32_t* block) {
+    const opgen_sim::LastError& e = opgen_sim::ThreadLastError();
+    if (cap > 0) {
+        const size_t n = e.text.size() < static_cast<size_t>(cap - 1) ? e.text.size()
+                                                                       : static_cast<size_t>(cap - 1);
+        std::memcpy(buf, e.text.data(), n);
+        buf[n] = '\0';
+    }
+    *block = e.block;
+    return e.kind;
+}
+
+}  // extern "C"

@@ -1,0 +1,485 @@
+// opgen NPU simulator: GlobalTensor, LocalTensor, TPipe, TQue/TQueBind and TBuf.
+#pragma once
+
+#include "core.h"
+
+namespace opgen_sim {
+
+enum class SlotState : uint8_t { Free, Allocated, Enqueued, Dequeued, Permanent };
+
+// One physical buffer of a queue or TBuf. LocalTensors remember the generation they were
+// allocated in, so a tensor used after FreeTensor is detected.
+struct Slot {
+    uint32_t gen = 0;
+    SlotState state = SlotState::Free;
+    uint8_t* addr = nullptr;
+    uint32_t bytes = 0;
+};
+
+inline uint64_t RoundUp(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM,
+    A1,
+    A2,
+    B1,
+    B2,
+    C1,
+    C2,
+    CO1,
+    CO2,
+    VECIN,
+    VECOUT,
+    VECCALC,
+    LCM = VECCALC,
+    SPM,
+    SHM = SPM,
+    TSCM,
+    C2PIPE2GM,
+    C2PIPE2LOCAL,
+    MAX,
+};
+using QuePosition = TPosition;
+
+template <typename T>
+class GlobalTensor;
+
+template <typename T>
+class LocalTensor {
+public:
+    using PrimType = T;
+    LocalTensor() = default;
+
+    // Simulator internals (public so the API functions can reach them; not part of Ascend C).
+    T* ptr_ = nullptr;
+    uint32_t size_ = 0;  // elements
+    opgen_sim::Slot* slot_ = nullptr;
+    uint32_t gen_ = 0;
+    TPosition pos_ = TPosition::VECCALC;
+
+    void Check(const char* api) const {
+        if (ptr_ == nullptr) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
+                            "LocalTensor has no buffer: get it from TQue::AllocTensor, "
+                            "TQue::DeQue or TBuf::Get before use");
+        }
+        if (slot_ != nullptr &&
+            (slot_->gen != gen_ || slot_->state == opgen_sim::SlotState::Free)) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
+                            "LocalTensor used after FreeTensor (its queue buffer at UB offset " +
+                                opgen_sim::Str(UbOffset()) +
+                                " was released); keep a tensor only until FreeTensor");
+        }
+    }
+    uint64_t UbOffset() const {
+        const opgen_sim::Core* c = opgen_sim::tls_core;
+        if (c == nullptr || ptr_ == nullptr) return 0;
+        return static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(ptr_) - c->ub);
+    }
+    void CheckIndex(uint64_t i, const char* api) const {
+        Check(api);
+        if (i >= size_) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                            "index " + opgen_sim::Str(i) + " is outside the LocalTensor<" +
+                                opgen_sim::TypeName<T>() + "> of " + opgen_sim::Str(size_) +
+                                " elements");
+        }
+    }
+
+    T GetValue(uint32_t i) const {
+        CheckIndex(i, "LocalTensor::GetValue");
+        return ptr_[i];
+    }
+    template <typename U>
+    void SetValue(uint32_t i, U v) const {
+        CheckIndex(i, "LocalTensor::SetValue");
+        ptr_[i] = static_cast<T>(v);
+    }
+    T& operator()(uint32_t i) const {
+        CheckIndex(i, "LocalTensor::operator()");
+        return ptr_[i];
+    }
+    LocalTensor operator[](uint32_t offset) const {
+        Check("LocalTensor::operator[]");
+        if (offset > size_) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, "LocalTensor::operator[]",
+                            "offset " + opgen_sim::Str(offset) + " is past the end of a LocalTensor<" +
+                                opgen_sim::TypeName<T>() + "> of " + opgen_sim::Str(size_) +
+                                " elements");
+        }
+        LocalTensor r = *this;
+        r.ptr_ = ptr_ + offset;
+        r.size_ = size_ - offset;
+        return r;
+    }
+    uint32_t GetSize() const { return size_; }
+    uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }
+    void SetSize(uint32_t size) { size_ = size; }
+    uint64_t GetPhyAddr() const { return UbOffset(); }
+    TPosition GetPosition() const { return pos_; }
+    template <typename U>
+    LocalTensor<U> ReinterpretCast() const {
+        LocalTensor<U> r;
+        r.ptr_ = reinterpret_cast<U*>(ptr_);
+        r.size_ = static_cast<uint32_t>(static_cast<uint64_t>(size_) * sizeof(T) / sizeof(U));
+        r.slot_ = slot_;
+        r.gen_ = gen_;
+        r.pos_ = pos_;
+        return r;
+    }
+};
+
+template <typename T>
+class GlobalTensor {
+public:
+    using PrimType = T;
+    GlobalTensor() = default;
+
+    // Simulator internals.
+    T* ptr_ = nullptr;
+    T* base_ = nullptr;
+    uint64_t base_size_ = std::numeric_limits<uint64_t>::max();  // from SetGlobalBuffer
+
+    void SetGlobalBuffer(__gm__ T* buffer, uint64_t bufferSize) {
+        ptr_ = base_ = buffer;
+        base_size_ = bufferSize;
+    }
+    void SetGlobalBuffer(__gm__ T* buffer) {
+        ptr_ = base_ = buffer;
+        base_size_ = std::numeric_limits<uint64_t>::max();
+    }
+    GlobalTensor operator[](uint64_t offset) const {
+        GlobalTensor r = *this;
+        r.ptr_ = ptr_ + offset;
+        return r;
+    }
+    int64_t Offset() const { return ptr_ - base_; }
+    // Checks that elements [0, count) from this tensor's address are inside the buffer given to
+    // SetGlobalBuffer and inside one of the GM buffers passed to the kernel.
+    void CheckRange(uint64_t count, const char* api) const {
+        if (base_ == nullptr) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
+                            "GlobalTensor<" + std::string(opgen_sim::TypeName<T>()) +
+                                "> has a null address: SetGlobalBuffer was not called, or it was "
+                                "given an absent optional input (nullptr)");
+        }
+        const int64_t off = Offset();
+        const bool known = base_size_ != std::numeric_limits<uint64_t>::max();
+        if (off < 0 || (known && static_cast<uint64_t>(off) + count > base_size_)) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
+                            "elements [" + std::to_string(off) + ", " +
+                                std::to_string(off + static_cast<int64_t>(count)) +
+                                ") are outside the GlobalTensor<" + opgen_sim::TypeName<T>() +
+                                "> of " + opgen_sim::Str(base_size_) +
+                                " elements given to SetGlobalBuffer");
+        }
+        const opgen_sim::Core& c = opgen_sim::CurrentCore();
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(ptr_);
+        const uint64_t bytes = count * sizeof(T);
+        for (int32_t i = 0; i < c.num_regions; ++i) {
+            const opgen_sim::GmRegion& r = c.regions[i];
+            if (r.begin != nullptr && b >= r.begin && b <= r.begin + r.size) {
+                if (b + bytes <= r.begin + r.size) return;
+                opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
+                                "bytes [" + opgen_sim::Str(static_cast<uint64_t>(b - r.begin)) +
+                                    ", " + opgen_sim::Str(static_cast<uint64_t>(b - r.begin) + bytes) +
+                                    ") run past the end of GM buffer '" + r.name + "' (" +
+                                    opgen_sim::Str(r.size) + " bytes)");
+            }
+        }
+        opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
+                        "address is not inside any GM buffer passed to the kernel");
+    }
+    T GetValue(uint64_t i) const {
+        (*this)[i].CheckRange(1, "GlobalTensor::GetValue");
+        return ptr_[i];
+    }
+    template <typename U>
+    void SetValue(uint64_t i, U v) const {
+        (*this)[i].CheckRange(1, "GlobalTensor::SetValue");
+        ptr_[i] = static_cast<T>(v);
+    }
+    T& operator()(uint64_t i) const {
+        (*this)[i].CheckRange(1, "GlobalTensor::operator()");
+        return ptr_[i];
+    }
+    __gm__ T* GetPhyAddr() const { return ptr_; }
+    __gm__ T* GetPhyAddr(uint64_t offset) const { return ptr_ + offset; }
+    uint64_t GetSize() const { return base_size_ - static_cast<uint64_t>(Offset()); }
+    template <typename H>
+    void SetL2CacheHint(H) {}
+};
+
+class TPipe;
+inline thread_local TPipe* tls_pipe = nullptr;
+
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V,
+    MTE3_MTE1, MTE1_MTE3, MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3,
+    S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3,
+    MTE1_FIX, FIX_MTE1, FIX_FIX, MAX,
+};
+using TEventID = int8_t;
+using event_t = int32_t;
+
+template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
+class TQueBind {
+public:
+    static constexpr int32_t kMaxBuffers = 16;
+    TQueBind() = default;
+    TQueBind(const TQueBind&) = delete;
+    TQueBind& operator=(const TQueBind&) = delete;
+
+    template <typename T>
+    LocalTensor<T> AllocTensor() {
+        RequireInit("TQue::AllocTensor");
+        for (int32_t i = 0; i < num_; ++i) {
+            opgen_sim::Slot& s = slots_[i];
+            if (s.state == opgen_sim::SlotState::Free) {
+                s.state = opgen_sim::SlotState::Allocated;
+                return Make<T>(s);
+            }
+        }
+        opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::AllocTensor",
+                        "all " + std::to_string(num_) +
+                            " buffers of the queue are in use: more live tensors than the queue "
+                            "holds (InitBuffer(que, " + std::to_string(num_) +
+                            ", len)); FreeTensor a tensor before allocating another");
+    }
+    template <typename T>
+    bool EnQue(const LocalTensor<T>& t) {
+        t.Check("TQue::EnQue");
+        opgen_sim::Slot* s = Own(t.slot_, "TQue::EnQue");
+        if (s->state != opgen_sim::SlotState::Allocated) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::EnQue",
+                            "the tensor is already in the queue; EnQue a tensor once per "
+                            "AllocTensor");
+        }
+        if (depth > 0 && count_ >= depth) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::EnQue",
+                            "the queue already holds " + std::to_string(count_) +
+                                " tensors, its depth is " + std::to_string(depth) +
+                                "; DeQue before EnQue-ing another");
+        }
+        s->state = opgen_sim::SlotState::Enqueued;
+        fifo_[(head_ + count_) % kMaxBuffers] = static_cast<int32_t>(s - slots_);
+        ++count_;
+        return true;
+    }
+    template <typename T>
+    LocalTensor<T> DeQue() {
+        RequireInit("TQue::DeQue");
+        if (count_ == 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::DeQue",
+                            "DeQue on an empty queue: every DeQue needs an earlier EnQue of a "
+                            "tensor on the same queue");
+        }
+        opgen_sim::Slot& s = slots_[fifo_[head_]];
+        head_ = (head_ + 1) % kMaxBuffers;
+        --count_;
+        s.state = opgen_sim::SlotState::Dequeued;
+        return Make<T>(s);
+    }
+    template <typename T>
+    void FreeTensor(LocalTensor<T>& t) {
+        if (t.slot_ != nullptr && t.slot_->gen != t.gen_) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::FreeTensor",
+                            "the tensor was already freed (double FreeTensor)");
+        }
+        t.Check("TQue::FreeTensor");
+        opgen_sim::Slot* s = Own(t.slot_, "TQue::FreeTensor");
+        if (s->state == opgen_sim::SlotState::Enqueued) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::FreeTensor",
+                            "the tensor is still in the queue; DeQue it before FreeTensor");
+        }
+        s->state = opgen_sim::SlotState::Free;
+        ++s->gen;
+    }
+    bool VacantInQue() const { return count_ < (depth > 0 ? depth : num_); }
+    bool HasTensorInQue() const { return count_ > 0; }
+    int32_t GetTensorCountInQue() const { return count_; }
+    bool HasIdleBuffer() const {
+        for (int32_t i = 0; i < num_; ++i) {
+            if (slots_[i].state == opgen_sim::SlotState::Free) return true;
+        }
+        return false;
+    }
+    void FreeAllEvent() {}
+
+    // Called by TPipe::InitBuffer.
+    void Init(uint8_t* addr, int32_t num, uint32_t bytes) {
+        num_ = num;
+        bytes_ = bytes;
+        for (int32_t i = 0; i < num; ++i) {
+            slots_[i].addr = addr + static_cast<uint64_t>(i) * bytes;
+            slots_[i].bytes = bytes;
+            slots_[i].state = opgen_sim::SlotState::Free;
+        }
+        head_ = count_ = 0;
+    }
+
+private:
+    void RequireInit(const char* api) const {
+        if (num_ == 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
+                            "the queue has no buffers: call pipe.InitBuffer(que, num, len) first");
+        }
+    }
+    opgen_sim::Slot* Own(opgen_sim::Slot* s, const char* api) {
+        if (s == nullptr || s < slots_ || s >= slots_ + num_) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
+                            "the tensor does not belong to this queue");
+        }
+        return s;
+    }
+    template <typename T>
+    LocalTensor<T> Make(opgen_sim::Slot& s) {
+        LocalTensor<T> t;
+        t.ptr_ = reinterpret_cast<T*>(s.addr);
+        t.size_ = s.bytes / static_cast<uint32_t>(sizeof(T));
+        t.slot_ = &s;
+        t.gen_ = s.gen;
+        t.pos_ = src;
+        return t;
+    }
+
+    opgen_sim::Slot slots_[kMaxBuffers];
+    int32_t fifo_[kMaxBuffers] = {};
+    int32_t num_ = 0;
+    uint32_t bytes_ = 0;
+    int32_t head_ = 0;
+    int32_t count_ = 0;
+};
+
+template <TPosition pos, int32_t depth, auto mask = 0>
+class TQue : public TQueBind<pos, pos, depth, mask> {};
+
+template <TPosition pos = TPosition::LCM>
+class TBuf {
+public:
+    TBuf() = default;
+    TBuf(const TBuf&) = delete;
+    TBuf& operator=(const TBuf&) = delete;
+
+    template <typename T>
+    LocalTensor<T> Get() {
+        return Get<T>(slot_.bytes / static_cast<uint32_t>(sizeof(T)));
+    }
+    template <typename T>
+    LocalTensor<T> Get(uint32_t len) {
+        return GetWithOffset<T>(len, 0);
+    }
+    template <typename T>
+    LocalTensor<T> GetWithOffset(uint32_t size, uint32_t bufOffset) {
+        if (slot_.addr == nullptr) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TBuf::Get",
+                            "the TBuf has no buffer: call pipe.InitBuffer(buf, len) first");
+        }
+        if (static_cast<uint64_t>(bufOffset) + static_cast<uint64_t>(size) * sizeof(T) >
+            slot_.bytes) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, "TBuf::Get",
+                            "requested " + opgen_sim::Str(size) + " x " +
+                                opgen_sim::TypeName<T>() + " at byte offset " +
+                                opgen_sim::Str(bufOffset) + " but the TBuf holds " +
+                                opgen_sim::Str(slot_.bytes) + " bytes");
+        }
+        LocalTensor<T> t;
+        t.ptr_ = reinterpret_cast<T*>(slot_.addr + bufOffset);
+        t.size_ = size;
+        t.slot_ = &slot_;
+        t.gen_ = slot_.gen;
+        t.pos_ = pos;
+        return t;
+    }
+    void Init(uint8_t* addr, uint32_t bytes) {
+        slot_.addr = addr;
+        slot_.bytes = bytes;
+        slot_.state = opgen_sim::SlotState::Permanent;
+    }
+
+private:
+    opgen_sim::Slot slot_;
+};
+
+class TPipe {
+public:
+    TPipe() {
+        opgen_sim::Core& c = opgen_sim::CurrentCore();
+        start_ = c.ub_used;
+        tls_pipe = this;
+    }
+    ~TPipe() { Destroy(); }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+
+    template <TPosition src, TPosition dst, int32_t depth, auto mask>
+    bool InitBuffer(TQueBind<src, dst, depth, mask>& que, uint8_t num, uint32_t len) {
+        if (num == 0 || num > TQueBind<src, dst, depth, mask>::kMaxBuffers) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TPipe::InitBuffer",
+                            "buffer count " + std::to_string(num) + " must be 1.." +
+                                std::to_string(TQueBind<src, dst, depth, mask>::kMaxBuffers));
+        }
+        const uint32_t bytes = static_cast<uint32_t>(opgen_sim::RoundUp(len, opgen_sim::kBlockBytes));
+        uint8_t* addr = Reserve(static_cast<uint64_t>(num) * bytes, num, len);
+        que.Init(addr, num, bytes);
+        return true;
+    }
+    template <TPosition pos>
+    bool InitBuffer(TBuf<pos>& buf, uint32_t len) {
+        const uint32_t bytes = static_cast<uint32_t>(opgen_sim::RoundUp(len, opgen_sim::kBlockBytes));
+        buf.Init(Reserve(bytes, 1, len), bytes);
+        return true;
+    }
+    void Init() {}
+    void Reset() { Destroy(); }
+    void Destroy() {
+        opgen_sim::Core* c = opgen_sim::tls_core;
+        if (c != nullptr && !destroyed_) {
+            if (c->ub_used >= start_ + used_) c->ub_used -= used_;
+            used_ = 0;
+        }
+        destroyed_ = true;
+        if (tls_pipe == this) tls_pipe = nullptr;
+    }
+    template <HardEvent evt>
+    TEventID FetchEventID() { return 0; }
+    TEventID FetchEventID(HardEvent) { return 0; }
+    template <HardEvent evt>
+    TEventID AllocEventID() { return 0; }
+    template <HardEvent evt>
+    void ReleaseEventID(TEventID) {}
+    uint64_t UsedBytes() const { return used_; }
+
+private:
+    uint8_t* Reserve(uint64_t bytes, uint32_t num, uint32_t len) {
+        opgen_sim::Core& c = opgen_sim::CurrentCore();
+        if (c.ub_used + bytes > c.ub_capacity) {
+            opgen_sim::Fail(
+                opgen_sim::ErrorKind::UnifiedBufferOverflow, "TPipe::InitBuffer",
+                "Unified Buffer overflow: InitBuffer(num=" + std::to_string(num) +
+                    ", len=" + std::to_string(len) + ") needs " + opgen_sim::Str(bytes) +
+                    " bytes, " + opgen_sim::Str(c.ub_used) + " of " +
+                    opgen_sim::Str(c.ub_capacity) + " bytes are already in use (" +
+                    opgen_sim::Str(c.ub_used + bytes) + " > " + opgen_sim::Str(c.ub_capacity) +
+                    "); use smaller tiles or fewer buffers");
+        }
+        uint8_t* addr = c.ub + c.ub_used;
+        c.ub_used += bytes;
+        used_ += bytes;
+        if (static_cast<int64_t>(c.ub_used) > c.counters[opgen_sim::kPeakUbBytes]) {
+            c.counters[opgen_sim::kPeakUbBytes] = static_cast<int64_t>(c.ub_used);
+        }
+        return addr;
+    }
+    uint64_t start_ = 0;
+    uint64_t used_ = 0;
+    bool destroyed_ = false;
+};
+
+inline TPipe* GetTPipePtr() { return tls_pipe; }
+
+}  // namespace AscendC

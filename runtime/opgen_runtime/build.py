@@ -1,0 +1,239 @@
+"""Kernel build (the seed's `aoc` step): g++ into a content-addressed cache of shared libraries."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from filelock import FileLock
+
+from .errors import BuildError
+
+BASE_FLAGS: tuple[str, ...] = (
+    "-O3",
+    "-std=c++17",
+    "-fPIC",
+    "-shared",
+    "-pthread",
+    "-fvisibility=hidden",
+    "-fno-math-errno",
+)
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
+# Bumped when the launch ABI between opgen_runtime and the headers changes.
+CACHE_FORMAT = "opgen-kernel-v1"
+
+
+def include_dir() -> Path:
+    """Directory holding kernel_operator.h (a package subdir when installed from a wheel)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "include", here.parent / "include"):
+        if (candidate / "kernel_operator.h").is_file():
+            return candidate
+    raise BuildError(f"kernel_operator.h not found next to {here}")
+
+
+def cache_dir() -> Path:
+    """Kernel cache: $OPGEN_CACHE_DIR, else <user cache dir>/opgen/kernels."""
+    env = os.environ.get("OPGEN_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "opgen" / "kernels"
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    """One kernel to build; the fields mirror build_kernel's arguments."""
+
+    source: str | os.PathLike[str]
+    entry: str | Sequence[str]
+    defines: Mapping[str, str] | None = None
+    include_dirs: Sequence[str | os.PathLike[str]] = ()
+    extra_flags: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class KernelLibrary:
+    """A built kernel: the shared library and the kernel entries it exports."""
+
+    path: Path
+    entries: tuple[str, ...]
+    source: Path
+    key: str = field(repr=False)
+
+
+def _compiler() -> str:
+    cxx = os.environ.get("CXX", "g++")
+    found = shutil.which(cxx)
+    if found is None:
+        raise BuildError(f"C++ compiler '{cxx}' not found (set CXX or install g++)")
+    return found
+
+
+def _compiler_identity(path: str) -> str:
+    # The resolved binary and its stat identify the compiler version without running it.
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    return f"{real}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _headers_under(d: Path, recursive: bool) -> list[Path]:
+    if not d.is_dir():
+        return []
+    it = d.rglob("*") if recursive else d.glob("*")
+    return sorted(p for p in it if p.suffix in HEADER_SUFFIXES and p.is_file())
+
+
+def _forced_includes(flags: Sequence[str]) -> list[Path]:
+    out = []
+    for i, flag in enumerate(flags):
+        if flag == "-include" and i + 1 < len(flags):
+            out.append(Path(flags[i + 1]))
+        elif flag.startswith("-include") and len(flag) > len("-include"):
+            out.append(Path(flag[len("-include") :]))
+    return out
+
+
+def _command(
+    cxx: str,
+    source: Path,
+    out: Path,
+    defines: Mapping[str, str],
+    includes: Sequence[Path],
+    extra: Sequence[str],
+) -> list[str]:
+    cmd = [cxx, *BASE_FLAGS, f"-I{include_dir()}"]
+    cmd += [f"-I{d}" for d in includes]
+    cmd += [f"-D{k}={v}" for k, v in sorted(defines.items())]
+    cmd += list(extra)
+    cmd += ["-o", str(out), str(source)]
+    return cmd
+
+
+def _cache_key(
+    cxx: str,
+    source: Path,
+    defines: Mapping[str, str],
+    includes: Sequence[Path],
+    extra: Sequence[str],
+) -> str:
+    h = hashlib.sha256()
+
+    def add(tag: str, data: bytes) -> None:
+        h.update(tag.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
+
+    add("format", CACHE_FORMAT.encode())
+    add("compiler", _compiler_identity(cxx).encode())
+    add("flags", "\0".join(BASE_FLAGS).encode())
+    add("extra", "\0".join(extra).encode())
+    add("defines", "\0".join(f"{k}={v}" for k, v in sorted(defines.items())).encode())
+    add("source", source.read_bytes())
+    header_files = _headers_under(include_dir(), True) + _headers_under(source.parent, False)
+    for d in includes:
+        add("include_dir", str(d).encode())
+        header_files += _headers_under(d, True)
+    header_files += _forced_includes(extra)
+    for p in header_files:
+        add("header", str(p).encode())
+        add("content", p.read_bytes() if p.is_file() else b"<missing>")
+    return h.hexdigest()
+
+
+def _check_entries(path: Path, source: Path, entries: tuple[str, ...]) -> None:
+    lib = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    if not hasattr(lib, "opgen_sim_launch"):
+        raise BuildError(f"{source}: the kernel does not include kernel_operator.h")
+    for e in entries:
+        if not hasattr(lib, e):
+            raise BuildError(
+                f"{source}: no kernel entry '{e}'; declare it as "
+                f'extern "C" __global__ __aicore__ void {e}(GM_ADDR ..., GM_ADDR workspace, '
+                f"GM_ADDR tiling)"
+            )
+
+
+def build_kernel(
+    source: str | os.PathLike[str],
+    *,
+    entry: str | Sequence[str],
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str | os.PathLike[str]] = (),
+    extra_flags: Sequence[str] = (),
+) -> KernelLibrary:
+    """Compiles ``source`` into the kernel cache, or reuses the cached library.
+
+    The cache key hashes the source, every simulator header, headers beside the source and in
+    ``include_dirs``, the flags, the defines and the compiler binary. The source is compiled by
+    its real path, so compile errors name the user's file and line.
+    """
+    src = Path(source).resolve()
+    if not src.is_file():
+        raise BuildError(f"kernel source {src} does not exist")
+    entries = (entry,) if isinstance(entry, str) else tuple(entry)
+    defs = dict(defines or {})
+    incs = [Path(d).resolve() for d in include_dirs]
+    extra = tuple(extra_flags)
+    cxx = _compiler()
+    key = _cache_key(cxx, src, defs, incs, extra)
+    out_dir = cache_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    final = out_dir / f"{src.stem}-{key[:32]}.so"
+    if not final.exists():
+        with FileLock(str(final) + ".lock"):
+            if not final.exists():
+                _compile(cxx, src, final, defs, incs, extra)
+    _check_entries(final, src, entries)
+    return KernelLibrary(final, entries, src, key)
+
+
+def _compile(
+    cxx: str,
+    src: Path,
+    final: Path,
+    defs: Mapping[str, str],
+    incs: Sequence[Path],
+    extra: Sequence[str],
+) -> None:
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{final.stem}.", suffix=".tmp.so", dir=final.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        proc = subprocess.run(
+            _command(cxx, src, tmp, defs, incs, extra), capture_output=True, text=True, check=False
+        )
+        if proc.returncode != 0:
+            raise BuildError(f"compiling {src} failed:\n{proc.stderr.rstrip()}")
+        os.replace(tmp, final)  # atomic: readers see no half-written library
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def build_kernels(
+    requests: Iterable[BuildRequest | Mapping[str, object]], *, max_workers: int | None = None
+) -> list[KernelLibrary]:
+    """Builds many kernels in parallel (one g++ per core); results keep the request order."""
+    reqs = [r if isinstance(r, BuildRequest) else BuildRequest(**r) for r in requests]  # type: ignore[arg-type]
+    if not reqs:
+        return []
+    workers = max_workers or min(len(reqs), os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [
+            pool.submit(
+                build_kernel,
+                r.source,
+                entry=r.entry,
+                defines=r.defines,
+                include_dirs=r.include_dirs,
+                extra_flags=r.extra_flags,
+            )
+            for r in reqs
+        ]
+        return [f.result() for f in futures]

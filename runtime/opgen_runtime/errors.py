@@ -1,0 +1,86 @@
+"""Errors of the NPU simulator: hardware-rule violations, crashes, build and tiling failures."""
+
+from __future__ import annotations
+
+
+class SimulatorError(Exception):
+    """A kernel broke a rule of the simulated Ascend hardware, or could not be run.
+
+    ``kernel``, ``block`` and ``api`` locate the violation (``block`` is -1 when it is not tied to
+    one simulated core); ``detail`` is the message without that location prefix.
+    """
+
+    def __init__(self, detail: str, *, kernel: str = "", block: int = -1, api: str = "") -> None:
+        self.kernel = kernel
+        self.block = block
+        self.api = api
+        self.detail = detail
+        where = []
+        if kernel:
+            where.append(f"kernel '{kernel}'")
+        if block >= 0:
+            where.append(f"block {block}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {detail}" if prefix else detail)
+
+
+class UnifiedBufferOverflow(SimulatorError):
+    """TPipe::InitBuffer asked for more Unified Buffer than the SoC has."""
+
+
+class AlignmentError(SimulatorError):
+    """A DataCopy length or a UB address is not 32-byte aligned."""
+
+
+class GlobalMemoryOutOfBounds(SimulatorError):
+    """A GlobalTensor access left its SetGlobalBuffer size or the GM buffer passed to the kernel."""
+
+
+class LocalMemoryOutOfBounds(SimulatorError):
+    """A LocalTensor access ran past the tensor's UB buffer."""
+
+
+class QueueError(SimulatorError):
+    """TQue/TBuf discipline: too many live tensors, DeQue on empty, use after FreeTensor..."""
+
+
+class VectorCountError(SimulatorError):
+    """A vector instruction count breaks a repeat rule (e.g. Compare not filling 256 bytes)."""
+
+
+class KernelAssertError(SimulatorError):
+    """An ASSERT in the kernel failed."""
+
+
+class TilingError(SimulatorError):
+    """Tiling data could not be computed, packed, or does not match the kernel's struct."""
+
+
+class KernelCrash(SimulatorError):
+    """The kernel process died (segfault, SIGFPE, abort...) in an isolated launch."""
+
+    def __init__(self, detail: str, *, kernel: str = "", signal_name: str = "") -> None:
+        self.signal_name = signal_name
+        super().__init__(detail, kernel=kernel)
+
+
+class BuildError(SimulatorError):
+    """g++ failed to compile a kernel, or the library lacks the requested entry."""
+
+
+class LaunchError(SimulatorError):
+    """The launch arguments do not fit the kernel library (types, counts, blockDim...)."""
+
+
+# Error kinds reported by the C++ side (opgen_sim::ErrorKind in include/opgen_sim/core.h).
+ERROR_KINDS: dict[int, type[SimulatorError]] = {
+    1: SimulatorError,
+    2: UnifiedBufferOverflow,
+    3: AlignmentError,
+    4: GlobalMemoryOutOfBounds,
+    5: QueueError,
+    6: VectorCountError,
+    7: LocalMemoryOutOfBounds,
+    8: KernelAssertError,
+    9: TilingError,
+}

@@ -1,0 +1,127 @@
+"""Isolated launch: the kernel runs in a child process, so a crash becomes a KernelCrash."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import errors
+from .build import KernelLibrary
+from .profile import LaunchProfile
+from .soc import SocProfile
+
+_SIGNAL_TEXT = {
+    "SIGSEGV": "segmentation fault: an invalid memory access",
+    "SIGBUS": "bus error: a misaligned or unmapped memory access",
+    "SIGFPE": "arithmetic exception, e.g. integer division by zero",
+    "SIGABRT": "abort(), e.g. a failed assert or std::terminate",
+    "SIGILL": "illegal instruction",
+    "SIGKILL": "killed (out of memory?)",
+}
+
+
+def launch_isolated(
+    lib: KernelLibrary,
+    entry: str,
+    gm_args: Any,
+    *,
+    block_dim: int,
+    tiling: bytes,
+    workspace_size: int,
+    soc: SocProfile,
+    strict_datacopy: bool,
+    max_threads: int,
+) -> LaunchProfile:
+    """Runs the launch in ``python -m opgen_runtime.isolation`` and copies outputs back."""
+    if isinstance(gm_args, Mapping):
+        names: list[str] | None = list(gm_args)
+        arrays = list(gm_args.values())
+    else:
+        names, arrays = None, list(gm_args)
+    request = {
+        "lib": lib,
+        "entry": entry,
+        "names": names,
+        "arrays": arrays,
+        "kwargs": {
+            "block_dim": block_dim,
+            "tiling": tiling,
+            "workspace_size": workspace_size,
+            "soc": soc,
+            "strict_datacopy": strict_datacopy,
+            "max_threads": max_threads,
+        },
+    }
+    with tempfile.TemporaryDirectory(prefix="opgen-isolated-") as tmp:
+        req_path = Path(tmp) / "request.pkl"
+        res_path = Path(tmp) / "result.pkl"
+        req_path.write_bytes(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
+        env = dict(os.environ)
+        pkg_parent = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+        proc = subprocess.run(
+            [sys.executable, "-m", "opgen_runtime.isolation", str(req_path), str(res_path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        if proc.returncode != 0 or not res_path.exists():
+            raise _crash(entry, proc.returncode, proc.stderr)
+        result = pickle.loads(res_path.read_bytes())
+    if "error" in result:
+        cls_name, detail, block, api = result["error"]
+        cls = getattr(errors, cls_name, errors.SimulatorError)
+        raise cls(detail, kernel=entry, block=block, api=api)
+    for orig, new in zip(arrays, result["arrays"], strict=True):
+        if orig is not None and orig.flags.writeable:
+            np.copyto(orig, new)
+    p = result["profile"]
+    return LaunchProfile(entry, soc.name, soc.ub_bytes, block_dim, p["raw"], p["wall_ns"])
+
+
+def _crash(entry: str, rc: int, stderr: str) -> errors.KernelCrash:
+    tail = "\n".join(stderr.strip().splitlines()[-15:])
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = f"signal {-rc}"
+        what = _SIGNAL_TEXT.get(name, "killed by a signal")
+        msg = f"the kernel crashed with {name} ({what}) in an isolated launch"
+    else:
+        name = ""
+        msg = f"the isolated launch process exited with code {rc}"
+    if tail:
+        msg += f"; its stderr:\n{tail}"
+    return errors.KernelCrash(msg, kernel=entry, signal_name=name)
+
+
+def _child(req_path: str, res_path: str) -> None:
+    from .launch import launch
+
+    req = pickle.loads(Path(req_path).read_bytes())
+    arrays = req["arrays"]
+    gm = dict(zip(req["names"], arrays, strict=True)) if req["names"] is not None else arrays
+    result: dict[str, Any]
+    try:
+        prof = launch(req["lib"], req["entry"], gm, isolated=False, **req["kwargs"])
+        result = {"arrays": arrays, "profile": {"raw": list(prof._raw), "wall_ns": prof.wall_ns}}
+    except errors.SimulatorError as e:
+        result = {"error": (type(e).__name__, e.detail, e.block, e.api)}
+    tmp = res_path + ".tmp"
+    Path(tmp).write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(tmp, res_path)
+
+
+if __name__ == "__main__":
+    _child(sys.argv[1], sys.argv[2])

@@ -1,0 +1,250 @@
+"""Kernel launch: runs a built kernel over blockDim simulated cores, in-process or isolated."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .build import KernelLibrary
+from .errors import ERROR_KINDS, LaunchError, SimulatorError
+from .profile import NUM_COUNTERS, LaunchProfile
+from .soc import SOC_PROFILES, SocProfile, get_soc
+
+GM_ALIGN = 32
+_FLAG_STRICT_DATACOPY = 1
+_MAX_ARGS = 48
+
+GmArgs = Sequence[np.ndarray | None] | Mapping[str, np.ndarray | None]
+
+
+class _Loaded:
+    """A dlopen'ed kernel library with its ctypes functions resolved once."""
+
+    def __init__(self, path: Path) -> None:
+        self.cdll = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+        fn = self.cdll.opgen_sim_launch
+        fn.restype = ctypes.c_int32
+        fn.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_int32,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_char_p,
+            ctypes.c_int32,
+            ctypes.c_int64,
+            ctypes.c_int32,
+            ctypes.c_int64,
+            ctypes.c_int32,
+            ctypes.c_void_p,
+        ]
+        self.launch = fn
+        err = self.cdll.opgen_sim_last_error
+        err.restype = ctypes.c_int32
+        err.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32)]
+        self.last_error = err
+        if self.cdll.opgen_sim_num_counters() != NUM_COUNTERS:
+            raise LaunchError(f"{path}: built against another simulator header version; rebuild")
+        self.entries: dict[str, int] = {}
+
+    def entry(self, name: str) -> int:
+        addr = self.entries.get(name)
+        if addr is None:
+            try:
+                addr = ctypes.cast(getattr(self.cdll, name), ctypes.c_void_p).value or 0
+            except AttributeError:
+                raise LaunchError(f"the kernel library has no entry '{name}'") from None
+            self.entries[name] = addr
+        return addr
+
+
+_LOADED: dict[str, _Loaded] = {}
+_TILING_CACHE: OrderedDict[bytes, tuple[np.ndarray, int]] = OrderedDict()
+_addressof = ctypes.addressof
+_c_char = ctypes.c_char
+_POSITIONAL: dict[int, tuple[str, ...]] = {}
+_NAMES_CACHE: dict[tuple[str, ...], bytes] = {}
+
+
+def _loaded(path: Path) -> _Loaded:
+    key = str(path)
+    lib = _LOADED.get(key)
+    if lib is None:
+        lib = _LOADED[key] = _Loaded(path)
+    return lib
+
+
+def aligned_empty(nbytes: int) -> np.ndarray:
+    """A uint8 buffer of ``nbytes`` whose data starts on a 32-byte (GM) boundary."""
+    raw = np.empty(nbytes + GM_ALIGN, dtype=np.uint8)
+    off = (-raw.__array_interface__["data"][0]) % GM_ALIGN
+    return raw[off : off + nbytes]
+
+
+def gm_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialised array whose data is 32-byte aligned, so launches need not copy it."""
+    dt = np.dtype(dtype)
+    count = int(np.prod(shape, dtype=np.int64))
+    return aligned_empty(count * dt.itemsize).view(dt).reshape(shape)
+
+
+def _aligned_tiling(tiling: bytes) -> int:
+    """Address of an aligned, cached copy of the tiling bytes (kept alive by the cache)."""
+    hit = _TILING_CACHE.get(tiling)
+    if hit is None:
+        buf = aligned_empty(max(len(tiling), 1))
+        buf[: len(tiling)] = np.frombuffer(tiling, dtype=np.uint8)
+        buf.flags.writeable = False
+        hit = _TILING_CACHE[tiling] = (buf, buf.__array_interface__["data"][0])
+        if len(_TILING_CACHE) > 256:
+            _TILING_CACHE.popitem(last=False)
+    return hit[1]
+
+
+def _positional_names(n: int) -> tuple[str, ...]:
+    names = _POSITIONAL.get(n)
+    if names is None:
+        names = _POSITIONAL[n] = tuple(f"gm_args[{i}]" for i in range(n))
+    return names
+
+
+def launch(
+    lib: KernelLibrary,
+    entry: str,
+    gm_args: GmArgs,
+    *,
+    block_dim: int,
+    tiling: bytes,
+    workspace_size: int = 0,
+    soc: str | SocProfile = "ascend910b",
+    isolated: bool = False,
+    strict_datacopy: bool = True,
+    max_threads: int = 0,
+) -> LaunchProfile:
+    """Runs ``entry`` of ``lib`` on ``block_dim`` simulated cores.
+
+    ``gm_args`` are the kernel's inputs then outputs (numpy arrays, None for an absent optional
+    input), as a sequence or a name -> array mapping (names then appear in error messages);
+    workspace and tiling are appended. Outputs are written in place. A hardware-rule violation
+    raises a SimulatorError subclass; ``isolated=True`` runs the launch in a subprocess so that a
+    crashing kernel raises KernelCrash instead of killing this process.
+    """
+    profile = SOC_PROFILES.get(soc) if isinstance(soc, str) else soc
+    if profile is None:
+        profile = get_soc(soc)
+    if isolated:
+        from .isolation import launch_isolated
+
+        return launch_isolated(
+            lib,
+            entry,
+            gm_args,
+            block_dim=block_dim,
+            tiling=tiling,
+            workspace_size=workspace_size,
+            soc=profile,
+            strict_datacopy=strict_datacopy,
+            max_threads=max_threads,
+        )
+    if block_dim < 1:
+        raise LaunchError(f"blockDim must be >= 1, got {block_dim}", kernel=entry)
+    loaded = _LOADED.get(str(lib.path)) or _loaded(lib.path)
+    addr = loaded.entries.get(entry) or loaded.entry(entry)
+
+    if isinstance(gm_args, list | tuple) or not isinstance(gm_args, Mapping):
+        arrays = list(gm_args)
+        names = _positional_names(len(arrays))
+    else:
+        names = tuple(gm_args)
+        arrays = list(gm_args.values())
+    n = len(arrays) + 2
+    if n > _MAX_ARGS:
+        raise LaunchError(f"at most {_MAX_ARGS - 2} GM arguments, got {len(arrays)}", kernel=entry)
+    ptrs = (ctypes.c_void_p * n)()
+    sizes = (ctypes.c_int64 * n)()
+    copies: list[tuple[np.ndarray, np.ndarray]] = []
+    for i, a in enumerate(arrays):
+        if a is None:
+            continue
+        if not isinstance(a, np.ndarray):
+            raise LaunchError(
+                f"{names[i]} must be a numpy array or None, got {type(a).__name__}", kernel=entry
+            )
+        try:  # the cheapest way to a writable contiguous array's address
+            p = _addressof(_c_char.from_buffer(a))
+        except (TypeError, ValueError, BufferError):
+            p = a.__array_interface__["data"][0] if a.flags.c_contiguous else 1
+        if p % GM_ALIGN:
+            c = gm_empty(a.shape, a.dtype)
+            c[...] = a
+            copies.append((a, c))
+            p = c.__array_interface__["data"][0]
+        ptrs[i] = p
+        sizes[i] = a.nbytes
+    ws = None
+    if workspace_size > 0:
+        ws = aligned_empty(workspace_size)
+        ws[:] = 0
+        ptrs[n - 2] = ws.__array_interface__["data"][0]
+        sizes[n - 2] = workspace_size
+    ptrs[n - 1] = _aligned_tiling(tiling)
+    sizes[n - 1] = len(tiling)
+    joined = _NAMES_CACHE.get(names)
+    if joined is None:
+        joined = _NAMES_CACHE[names] = b"".join(
+            s.encode() + b"\0" for s in (*names, "workspace", "tiling")
+        )
+    counters = (ctypes.c_int64 * (block_dim * NUM_COUNTERS))()
+    t0 = time.perf_counter_ns()
+    rc = loaded.launch(
+        addr,
+        n,
+        ptrs,
+        sizes,
+        joined,
+        block_dim,
+        profile.ub_bytes,
+        _FLAG_STRICT_DATACOPY if strict_datacopy else 0,
+        len(tiling),
+        max_threads,
+        counters,
+    )
+    wall = time.perf_counter_ns() - t0
+    if rc:
+        raise _error(loaded, entry, profile)
+    for orig, c in copies:
+        if orig.flags.writeable:
+            orig[...] = c
+    del ws
+    return LaunchProfile(entry, profile.name, profile.ub_bytes, block_dim, counters, wall)
+
+
+def _error(loaded: _Loaded, entry: str, soc: SocProfile) -> SimulatorError:
+    buf = ctypes.create_string_buffer(4096)
+    block = ctypes.c_int32(-1)
+    kind = loaded.last_error(buf, len(buf), ctypes.byref(block))
+    text = buf.value.decode(errors="replace")
+    api, _, detail = text.partition(": ")
+    cls = ERROR_KINDS.get(kind, SimulatorError)
+    if cls.__name__ == "UnifiedBufferOverflow":
+        detail += f" [SoC {soc.name}: UB {soc.ub_bytes} bytes]"
+    return cls(f"{api}: {detail}", kernel=entry, block=block.value, api=api)
+
+
+def launch_args_summary(gm_args: GmArgs) -> list[dict[str, Any]]:
+    """Shapes and dtypes of launch arguments, for messages and logs."""
+    items = gm_args.items() if isinstance(gm_args, Mapping) else enumerate(gm_args)
+    return [
+        {
+            "name": str(k),
+            "shape": None if a is None else a.shape,
+            "dtype": None if a is None else str(a.dtype),
+        }
+        for k, a in items
+    ]

@@ -1,0 +1,43 @@
+"""The wheel carries the schema and templates: install it in a fresh venv and use it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+from conftest import ROOT
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
+    result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, env=env)
+    assert result.returncode == 0, f"{cmd}\n{result.stdout}\n{result.stderr}"
+    return result.stdout
+
+
+def test_wheel_installs_and_runs(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+          "-w", str(dist), str(ROOT)], cwd=tmp_path)
+    wheel = next(dist.glob("opgen-*.whl"))
+    env_dir = tmp_path / "venv"
+    # system site packages only supply third-party dependencies already on the machine;
+    # opgen itself comes from the wheel (the repo is not on the path)
+    venv.EnvBuilder(with_pip=True, system_site_packages=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    _run([str(py), "-m", "pip", "install", "-q", str(wheel)], cwd=tmp_path)
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "ops"\n')
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    opgen = str(env_dir / "bin" / "opgen")
+    location = _run([str(py), "-c", "import opgen, opgen_runtime; print(opgen.__file__)"],
+                    cwd=project, env=env)
+    assert str(env_dir) in location
+    _run([opgen, "new", "scaled_relu", "--attr", "alpha:float=0.5"], cwd=project, env=env)
+    out = _run([opgen, "generate"], cwd=project, env=env)
+    assert "1 op(s)" in out
+    assert (project / "generated" / "metadef" / "scaled_relu.json").is_file()
+    _run([opgen, "generate", "--check"], cwd=project, env=env)
