@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck unit regen bench clean
+.PHONY: install demo test lint typecheck unit regen docs bench clean
 
 $(STAMP): pyproject.toml
 	@echo "==> installing opgen and its dependencies into $(VENV)/ (first run: a few minutes)"
@@ -31,6 +31,9 @@ test: lint typecheck unit
 
 regen: install
 	$(BIN)/opgen generate
+
+docs: install
+	$(BIN)/python -m opgen.spec_reference
 
 bench: install
 	$(BIN)/python benchmarks/bench_generate.py

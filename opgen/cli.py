@@ -57,7 +57,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     out = cfg.display(cfg.output_dir)
     if args.list_outputs:
-        for rel in sorted(result.manager.files):
+        for rel in result.manager.outputs:
             print(f"{out}/{rel}")
         return EXIT_OK
     plan = result.plan
@@ -69,7 +69,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
             return EXIT_CHECK_FAILED
         return EXIT_OK
     if not args.quiet:
-        print(f"opgen: {len(result.specs)} op(s), {len(plan.written)} file(s) written, "
+        print(f"opgen: {len(result.ops)} op(s), {len(plan.written)} file(s) written, "
               f"{len(plan.removed)} removed, {len(plan.unchanged)} unchanged in {out}/")
     return EXIT_OK
 
@@ -88,6 +88,41 @@ def cmd_new(args: argparse.Namespace) -> int:
         print(f"created {cfg.display(path)}")
     print(f"next: write the kernel's Compute(), set `reference:` in {cfg.display(written[0])}, "
           "then run `opgen generate`")
+    return EXIT_OK
+
+
+def cmd_skeleton(args: argparse.Namespace) -> int:
+    from opgen.api import load_spec
+    from opgen.emit.skeleton import is_untouched, skeleton
+    from opgen.writer import atomic_write
+
+    cfg = _config(args)
+    path = Path(args.op)
+    if not path.suffix:
+        found = [p for p in (cfg.spec_dir / f"{args.op}.yaml", cfg.spec_dir / f"{args.op}.json")
+                 if p.exists()]
+        if not found:
+            print(f"opgen: error: no spec {cfg.display(cfg.spec_dir / args.op)}.yaml or .json",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+        path = found[0]
+    spec = load_spec(path)
+    text = skeleton(spec)
+    if not args.write:
+        sys.stdout.write(text)
+        return EXIT_OK
+    kernel = path.parent / spec.kernel.source
+    old = kernel.read_text("utf-8") if kernel.exists() else ""
+    if old == text:
+        print(f"{cfg.display(kernel)}: up to date")
+        return EXIT_OK
+    if old.strip() and not is_untouched(old):
+        print(f"{cfg.display(kernel)}: error: edited since opgen wrote it (its skeleton hash no "
+              f"longer matches); not overwriting. Print the new skeleton with `opgen skeleton "
+              f"{args.op}` and merge by hand", file=sys.stderr)
+        return EXIT_CHECK_FAILED
+    atomic_write(kernel, text)
+    print(f"wrote {cfg.display(kernel)}")
     return EXIT_OK
 
 
@@ -172,6 +207,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
     p.add_argument("--test-dir", help="where the test goes (default: tests/ops)")
     p.set_defaults(func=cmd_new)
+
+    p = sub.add_parser("skeleton", help="print (or --write) the kernel skeleton of a spec",
+                       description="Print the Ascend C kernel skeleton for an existing spec. "
+                       "With --write, replace the spec's kernel, but only while it is still an "
+                       "unedited skeleton (tracked by the hash on its first line).")
+    p.add_argument("op", metavar="OP", help="op name (a spec in spec_dir) or a spec path")
+    p.add_argument("--write", action="store_true",
+                   help="rewrite the kernel file if opgen wrote it and it is unedited")
+    p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
+    p.set_defaults(func=cmd_skeleton)
 
     p = sub.add_parser("import-msopgen", help="convert an msopgen op description to opgen YAML",
                        description="Write one opgen spec per op of an msopgen JSON file.")

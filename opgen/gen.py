@@ -1,52 +1,205 @@
-"""The driver: specs -> model -> emitters -> FileManager. `opgen generate` calls `run`."""
+"""The driver: specs -> model -> kernel frontend -> emitters -> FileManager.
+
+`opgen generate` calls `run`. Each spec file goes through the pipeline on its own (so its
+diagnostics and outputs can be cached, see gencache); checks across specs and the
+package-level outputs then use what every file produced.
+"""
 
 from __future__ import annotations
 
+import functools
+import json
+import multiprocessing
+import os
+import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.diagnostics import DiagnosticSink
-from opgen.emit import metadef
+from opgen.diagnostics import DiagnosticSink, SourceLoc
+from opgen.emit import (
+    cann_aclnn,
+    cann_op_desc,
+    cann_op_host,
+    cann_op_proto,
+    metadef,
+    tiling,
+)
+from opgen.gencache import Entry, GenerateCache, OpRecord, record_outputs, stat_of
+from opgen.kernel_frontend import CheckedKernel, ParseCache, analyze
+from opgen.kernel_frontend.analyze import kernel_path
 from opgen.model import OpSpec
-from opgen.project import Config, discover, load_specs
+from opgen.project import Config, OpIdentity, cross_check, discover, load_spec_file
 from opgen.writer import FileManager, Plan
 
-# Every per-op target: (spec, project-relative output dir) -> {relative path: content}.
-PerOpEmitter = Callable[[OpSpec, str], dict[str, str]]
-PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit,)
+# Every per-op target: (spec, project-relative output dir, checked kernel)
+# -> {relative path: content}. The kernel frontend (stage 4) has already checked the kernel.
+PerOpEmitter = Callable[[OpSpec, str, CheckedKernel], dict[str, str]]
+PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_host.emit,
+                                             cann_op_proto.emit, cann_aclnn.emit,
+                                             cann_op_desc.emit)
+
+# Package-level targets: (every op of the project, config) -> {relative path: content}.
+PackageEmitter = Callable[[Sequence[OpRecord], Config], dict[str, str]]
+
+
+def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
+    return metadef.emit_index([(o.op_name, o.op_type, o.spec_path) for o in ops])
+
+
+PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index,)
 
 
 @dataclass
 class Result:
-    specs: list[OpSpec]
+    ops: list[OpRecord]
     plan: Plan
     manager: FileManager
 
 
-def collect(specs: Sequence[OpSpec], config: Config, *, full: bool) -> FileManager:
-    out_rel = config.display(config.output_dir)
-    fm = FileManager(config.output_dir, prune=full)
-    for spec in sorted(specs, key=lambda s: s.op_name):
+def _settings(config: Config) -> str:
+    return json.dumps({"out": config.display(config.output_dir), "package": config.package,
+                       "namespace": config.namespace})
+
+
+def _record(spec: OpSpec) -> OpRecord:
+    ident = OpIdentity.of(spec)
+    grad = ident.grad_loc
+    return OpRecord(spec.op_name, spec.op_type, spec.spec_path,
+                    (spec.loc.path, spec.loc.line, spec.loc.col), ident.grad_op,
+                    (grad.path, grad.line, grad.col) if grad else None)
+
+
+Processed = tuple[list[OpRecord], dict[str, dict[str, str]], list[str]]
+
+
+def _process(path: Path, config: Config, sink: DiagnosticSink, parses: ParseCache,
+             out_rel: str) -> Processed | None:
+    """One spec file through the pipeline: its ops, their outputs, the files it read."""
+    specs = load_spec_file(path, config, sink)
+    if sink.has_errors:
+        return None
+    kernels = analyze(specs, config.root, sink, cache=parses)
+    if sink.has_errors:
+        return None
+    records: list[OpRecord] = []
+    outputs: dict[str, dict[str, str]] = {}
+    deps: list[str] = []
+    for spec in specs:
+        files: dict[str, str] = {}
         for target in PER_OP_TARGETS:
-            for rel, content in target(spec, out_rel).items():
-                fm.add(rel, content)
-    if full:
-        for rel, content in metadef.emit_index(list(specs)).items():
-            fm.add(rel, content)
-    return fm
+            files.update(target(spec, out_rel, kernels[spec.op_name]))
+        records.append(_record(spec))
+        outputs[spec.op_name] = files
+        main = str(kernel_path(spec, config.root).resolve())
+        deps.append(main)
+        deps.extend(parses.dependencies.get(main, ()))
+    return records, outputs, deps
+
+
+def _work(path: Path, config: Config, out_rel: str,
+          parses: ParseCache | None = None) -> tuple[DiagnosticSink, Processed | None]:
+    sub = DiagnosticSink()
+    return sub, _process(path, config, sub, parses or _worker_cache(), out_rel)
+
+
+@functools.cache
+def _worker_cache() -> ParseCache:
+    return ParseCache()
+
+
+PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
+
+
+def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
+                  out_rel: str) -> list[tuple[DiagnosticSink, Processed | None]]:
+    """Process spec files, over all cores when there are many (a cold run of a big project).
+    Processes, not threads: validation and template rendering hold the GIL."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(paths) < PARALLEL_THRESHOLD or workers < 2:
+        return [_work(p, config, out_rel, parses) for p in paths]
+    chunk = max(1, len(paths) // (workers * 4))
+    ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        return list(pool.map(functools.partial(_work, config=config, out_rel=out_rel), paths,
+                             chunksize=chunk))
 
 
 def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
-        check: bool = False) -> Result | None:
-    """Validate and emit. Explicit spec paths regenerate only those ops (no index, no pruning)."""
+        check: bool = False, cache: ParseCache | None = None,
+        incremental: bool = True) -> Result | None:
+    """Validate and emit. Explicit spec paths regenerate only those ops (no package-level
+    outputs, no pruning)."""
     full = not spec_paths
     paths = list(spec_paths) if spec_paths else discover(config.spec_dir)
-    specs = load_specs(paths, config, sink)
-    if sink.has_errors:
+    parses = cache or ParseCache()
+    out_rel = config.display(config.output_dir)
+    gcache = (GenerateCache(config.root, config.output_dir, _settings(config))
+              if incremental else None)
+    fm = FileManager(config.output_dir, prune=full)
+    ops: list[OpRecord] = []
+    fresh: list[tuple[OpRecord, dict[str, str]]] = []
+    failed = False
+    hits: dict[int, Entry] = {}
+    contents: dict[int, bytes | None] = {}
+    for i, path in enumerate(paths):
+        try:
+            contents[i] = path.resolve().read_bytes()
+        except OSError:
+            contents[i] = None
+        content = contents[i]
+        entry = (gcache.lookup(path.resolve(), content, config.output_dir)
+                 if gcache is not None and content is not None else None)
+        if entry is not None:
+            hits[i] = entry
+    misses = [i for i in range(len(paths)) if i not in hits]
+
+    done = dict(zip(misses, _process_many([paths[i] for i in misses], config, parses, out_rel),
+                    strict=True))
+    for i, path in enumerate(paths):
+        if i in hits:
+            entry = hits[i]
+            sink.extend(entry.replay())
+            for op in entry.ops:
+                for rel in op.outputs:
+                    fm.keep(rel)
+            ops.extend(entry.ops)
+            continue
+        sub, processed = done[i]
+        sink.extend(sub.items)
+        if processed is None:
+            failed = True
+            continue
+        records, outputs, deps = processed
+        for record in records:
+            for rel, text in outputs[record.op_name].items():
+                fm.add(rel, text)
+            fresh.append((record, outputs[record.op_name]))
+        ops.extend(records)
+        content = contents[i]
+        if gcache is not None and content is not None:
+            resolved = str(path.resolve())
+            dep_stats = {d: st for d in sorted({resolved, *deps})
+                         if (st := stat_of(Path(d))) is not None}
+            gcache.store(path.resolve(), Entry(
+                gcache.key(content), dep_stats, records,
+                [(d.loc.path, d.loc.line, d.loc.col, d.severity.value, d.message)
+                 for d in sub.items]))
+    identities = [OpIdentity(o.op_name, o.source_loc, o.grad_op,
+                             SourceLoc(*o.grad_loc) if o.grad_loc else None) for o in ops]
+    duplicated = cross_check(identities, sink)
+    if failed or sink.has_errors or duplicated:
         return None
-    fm = collect(specs, config, full=full)
+    if full:
+        for target in PACKAGE_TARGETS:
+            for rel, text in target(sorted(ops, key=lambda o: o.op_name), config).items():
+                fm.add(rel, text)
     plan = fm.plan(with_diff=check)
     if not check:
         fm.commit(plan)
-    return Result(specs, plan, fm)
+        for record, files in fresh:
+            record_outputs(record, files, config.output_dir)
+        if gcache is not None:
+            gcache.save()
+    return Result(ops, plan, fm)

@@ -95,27 +95,62 @@ def documents(path: Path, display: str, sink: DiagnosticSink) -> list[Document]:
     return [doc]
 
 
-def load_specs(paths: Sequence[Path], config: Config, sink: DiagnosticSink) -> list[OpSpec]:
-    """Validate every file (all errors of all files go to `sink`), then cross-spec checks."""
-    specs: list[OpSpec] = []
-    for path in paths:
-        shown = config.display(path.resolve()) if path.is_absolute() or path.exists() else str(path)
-        for doc in documents(path, shown, sink):
-            spec = build_spec(doc, sink, spec_dir=str(path.parent))
-            if spec is not None:
-                specs.append(spec)
-    by_name: dict[str, OpSpec] = {}
-    for spec in specs:
-        if spec.op_name in by_name:
-            first = by_name[spec.op_name]
-            sink.error(spec.loc, f"op_name '{spec.op_name}' is already defined in "
-                                 f"{first.loc}; every op needs its own name")
-        else:
-            by_name[spec.op_name] = spec
-    for spec in specs:
+@dataclass(frozen=True)
+class OpIdentity:
+    """What cross-spec checks need of an op (also restored from the generate cache)."""
+
+    op_name: str
+    loc: SourceLoc
+    grad_op: str | None = None
+    grad_loc: SourceLoc | None = None
+
+    @classmethod
+    def of(cls, spec: OpSpec) -> OpIdentity:
         bw = spec.backward
-        if bw is not None and bw.grad_op is not None and bw.grad_op not in by_name:
-            sink.error(bw.loc or spec.loc, f"backward op '{bw.grad_op}' of '{spec.op_name}' has "
+        if bw is None or bw.grad_op is None:
+            return cls(spec.op_name, spec.loc)
+        return cls(spec.op_name, spec.loc, bw.grad_op, bw.loc or spec.loc)
+
+
+def cross_check(ops: Sequence[OpIdentity], sink: DiagnosticSink) -> set[str]:
+    """Checks across specs: unique op names, gradient ops that exist. Returns the names of
+    ops defined more than once (their later definitions are errors)."""
+    first: dict[str, OpIdentity] = {}
+    duplicated: set[str] = set()
+    for op in ops:
+        if op.op_name in first:
+            sink.error(op.loc, f"op_name '{op.op_name}' is already defined in "
+                               f"{first[op.op_name].loc}; every op needs its own name")
+            duplicated.add(op.op_name)
+        else:
+            first[op.op_name] = op
+    for op in ops:
+        if op.grad_op is not None and op.grad_op not in first:
+            sink.error(op.grad_loc or op.loc, f"backward op '{op.grad_op}' of '{op.op_name}' has "
                        "no spec in this project; add specs for it or give per-input gradient "
                        "expressions")
-    return [s for s in specs if by_name.get(s.op_name) is s]
+    return duplicated
+
+
+def load_spec_file(path: Path, config: Config, sink: DiagnosticSink) -> list[OpSpec]:
+    """Validate one file (all its errors go to `sink`); its valid ops."""
+    shown = config.display(path.resolve()) if path.is_absolute() or path.exists() else str(path)
+    specs: list[OpSpec] = []
+    for doc in documents(path, shown, sink):
+        spec = build_spec(doc, sink, spec_dir=str(path.parent))
+        if spec is not None:
+            specs.append(spec)
+    return specs
+
+
+def load_specs(paths: Sequence[Path], config: Config, sink: DiagnosticSink) -> list[OpSpec]:
+    """Validate every file (all errors of all files go to `sink`), then cross-spec checks."""
+    specs = [spec for path in paths for spec in load_spec_file(path, config, sink)]
+    seen: set[str] = set()
+    cross_check([OpIdentity.of(s) for s in specs], sink)
+    unique = []
+    for s in specs:
+        if s.op_name not in seen:
+            seen.add(s.op_name)
+            unique.append(s)
+    return unique

@@ -12,6 +12,7 @@ from pathlib import Path
 from opgen.diagnostics import OpgenError
 from opgen.dtypes import AttrType, parse_attr_type, parse_dtype
 from opgen.emit.common import render
+from opgen.emit.skeleton import TODO_MARKER
 from opgen.naming import SNAKE_RE, reserved_in, upper_camel
 from opgen.project import Config
 from opgen.writer import atomic_write
@@ -86,17 +87,27 @@ def scaffold(config: Config, op_name: str, *, inputs: Sequence[str], outputs: Se
         reference=reference,
         backward=[(first_in, f"grad_{first_out}")],
     )
-    kernel_text = render(
-        "new/kernel.cpp.j2", op_name=op_name, op_type=op_type, params=[*inputs, *outputs],
-        first_input=first_in, first_output=first_out, attrs=[a for a in attrs if a.ctype],
-    )
+    kernel_text = _skeleton_for(spec_text, op_name)
     spec_rel = config.display(spec_path)
     depth = len(Path(config.display(test_path)).parts) - 1
     test_text = render("new/test_op.py.j2", op_name=op_name, spec_rel=spec_rel,
-                       test_depth=depth)
+                       test_depth=depth, todo_marker=TODO_MARKER)
     for path, text in ((spec_path, spec_text), (kernel_path, kernel_text), (test_path, test_text)):
         atomic_write(path, text)
     return planned
+
+
+def _skeleton_for(spec_text: str, op_name: str) -> str:
+    """The kernel skeleton of the spec about to be written (loaded from a scratch copy)."""
+    import tempfile
+
+    from opgen.api import load_spec
+    from opgen.emit.skeleton import skeleton
+
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / f"{op_name}.yaml").write_text(spec_text, encoding="utf-8")
+        (Path(tmp) / f"{op_name}.cpp").write_text("", encoding="utf-8")
+        return skeleton(load_spec(Path(tmp) / f"{op_name}.yaml"))
 
 
 def default_test_dir(config: Config) -> Path:

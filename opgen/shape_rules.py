@@ -209,47 +209,10 @@ def referenced_attrs(rule: ShapeRule) -> tuple[str, ...]:
     return ()
 
 
-class ShapeError(ValueError):
-    pass
-
-
 def infer_shape(
     rule: ShapeRule, shapes: Mapping[str, tuple[int, ...]], attrs: Mapping[str, Any]
 ) -> tuple[int, ...]:
-    """Apply a rule to concrete input shapes (-1 entries pass through as unknown)."""
-    if isinstance(rule, SameAs):
-        return tuple(shapes[rule.input])
-    if isinstance(rule, Broadcast):
-        return broadcast_shapes([shapes[n] for n in rule.inputs])
-    if isinstance(rule, Reduce):
-        shape = shapes[rule.input]
-        axis = attrs[rule.axis] if isinstance(rule.axis, str) else rule.axis
-        keep = attrs[rule.keepdim] if isinstance(rule.keepdim, str) else rule.keepdim
-        axes = {a % len(shape) if len(shape) else 0 for a in
-                (axis if isinstance(axis, (tuple, list)) else (axis,))}
-        return tuple(1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes)
-    dims: list[int] = []
-    for d in rule.dims:
-        if isinstance(d, DimOf):
-            dims.append(shapes[d.input][d.index])
-        elif isinstance(d, str):
-            dims.append(int(attrs[d]))
-        else:
-            dims.append(d)
-    return tuple(dims)
+    """Apply a rule to concrete input shapes (the runtime's evaluator, on the rule's JSON)."""
+    from opgen_runtime.shapes import infer_shape as runtime_infer
 
-
-def broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
-    rank = max((len(s) for s in shapes), default=0)
-    out: list[int] = []
-    for i in range(rank):
-        size = 1
-        for s in shapes:
-            d = s[i - rank + len(s)] if i - rank + len(s) >= 0 else 1
-            if d == 1:
-                continue
-            if size not in (1, d):
-                raise ShapeError(f"shapes {' and '.join(map(str, shapes))} do not broadcast")
-            size = d
-        out.append(size)
-    return tuple(out)
+    return runtime_infer(rule.to_json(), shapes, attrs)

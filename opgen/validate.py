@@ -673,8 +673,8 @@ class _Builder:
                 continue
             before = len(self.sink.items)
             self.check_expr(e, path, scope, ins, attrs, f"the gradient of '{key}'")
-            if len(self.sink.items) == before and not any(n.startswith("grad_") and scope.get(n) == "gradient"
-                       for n in ex.names(e)):
+            uses_grad = any(scope.get(n) == "gradient" for n in ex.names(e))
+            if len(self.sink.items) == before and not uses_grad:
                 self.sink.warning(self.doc.loc(path), f"the gradient of '{key}' does not use "
                                   f"any incoming gradient ({', '.join('grad_' + o for o in outs)})")
             grads.append(GradientExpr(key, e, text, self.doc.loc(path)))

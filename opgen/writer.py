@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import difflib
 import os
-import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,16 +37,16 @@ def is_generated(path: Path) -> bool:
 
 def atomic_write(path: Path, content: str | bytes) -> None:
     """Write via a temp file in the same directory and rename: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = content.encode("utf-8") if isinstance(content, str) else content
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as f:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
             f.write(data)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -70,13 +71,24 @@ class FileManager:
         self.output_dir = output_dir
         self.prune = prune
         self.files: dict[str, str] = {}  # posix path relative to output_dir -> content
+        self.kept: set[str] = set()  # outputs known to be current on disk (incremental runs)
 
     def add(self, relpath: str, content: str) -> None:
-        if relpath in self.files:
+        if relpath in self.files or relpath in self.kept:
             raise WriteError(f"internal error: two outputs claim {relpath}")
         if BANNER not in content[:_BANNER_WINDOW]:
             raise WriteError(f"internal error: {relpath} lacks the '{BANNER}' banner")
         self.files[relpath] = content
+
+    def keep(self, relpath: str) -> None:
+        """An output already verified current on disk: not rewritten, not pruned."""
+        if relpath in self.files or relpath in self.kept:
+            raise WriteError(f"internal error: two outputs claim {relpath}")
+        self.kept.add(relpath)
+
+    @property
+    def outputs(self) -> list[str]:
+        return sorted(self.files.keys() | self.kept)
 
     def _stale(self) -> list[str]:
         if not self.prune or not self.output_dir.is_dir():
@@ -86,12 +98,13 @@ class FileManager:
             for name in names:
                 full = Path(dirpath) / name
                 rel = full.relative_to(self.output_dir).as_posix()
-                if rel not in self.files and not name.startswith(".") and is_generated(full):
+                if (rel not in self.files and rel not in self.kept and not name.startswith(".")
+                        and is_generated(full)):
                     stale.append(rel)
         return sorted(stale)
 
     def plan(self, *, with_diff: bool = False) -> Plan:
-        plan = Plan()
+        plan = Plan(unchanged=sorted(self.kept))
         for rel in sorted(self.files):
             path = self.output_dir / rel
             new = self.files[rel]
@@ -124,8 +137,10 @@ class FileManager:
         return plan
 
     def commit(self, plan: Plan) -> None:
-        for rel in plan.written:
-            atomic_write(self.output_dir / rel, self.files[rel])
+        # file creation dominates a cold run; threads overlap it (open/rename release the GIL)
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(lambda rel: atomic_write(self.output_dir / rel, self.files[rel]),
+                          plan.written))
         for rel in plan.removed:
             path = self.output_dir / rel
             path.unlink()

@@ -24,8 +24,10 @@ def test_infer(text: str, shapes: dict[str, tuple[int, ...]], attrs: dict[str, i
 
 
 def test_broadcast_mismatch() -> None:
-    with pytest.raises(sr.ShapeError, match="do not broadcast"):
-        sr.broadcast_shapes([(2, 3), (4, 3)])
+    from opgen_runtime.shapes import ShapeRuleError
+
+    with pytest.raises(ShapeRuleError, match=r"shapes \(2, 3\) and \(4, 3\) do not broadcast"):
+        sr.infer_shape(sr.parse_rule("broadcast(x, y)"), {"x": (2, 3), "y": (4, 3)}, {})
 
 
 @pytest.mark.parametrize(("text", "message"), [

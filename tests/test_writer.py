@@ -33,7 +33,7 @@ def test_writes_only_changed_files(tmp_path: Path) -> None:
 def test_the_same_path_twice_is_refused(tmp_path: Path) -> None:
     fm = FileManager(tmp_path)
     fm.add("x.h", GEN)
-    with pytest.raises(WriteError, match="two outputs claim x.h"):
+    with pytest.raises(WriteError, match=r"two outputs claim x\.h"):
         fm.add("x.h", GEN)
 
 

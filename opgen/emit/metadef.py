@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from opgen.dtypes import DType
 from opgen.emit.common import kernel_source_path, relpath, render_json
+from opgen.kernel_frontend.check import CheckedKernel
 from opgen.model import AttrDesc, OpSpec, TensorDesc
 
 METADEF_DIR = "metadef"
@@ -50,8 +52,12 @@ def _attr(a: AttrDesc) -> dict[str, Any]:
     return out
 
 
-def metadef(spec: OpSpec, output_dir: str) -> dict[str, Any]:
-    """`output_dir` is project-relative; paths inside are relative to the metadef file."""
+def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) -> dict[str, Any]:
+    """`output_dir` is project-relative; paths inside are relative to the metadef file.
+
+    With a checked kernel, "tiling" holds the tiling struct's layout (the runtime's
+    TilingLayout packs attrs and shapes with it); null when the kernel reads no tiling data.
+    """
     here = f"{output_dir}/{METADEF_DIR}"
     data: dict[str, Any] = {
         "format_version": FORMAT_VERSION,
@@ -67,6 +73,8 @@ def metadef(spec: OpSpec, output_dir: str) -> dict[str, Any]:
     }
     if spec.kernel.tiling_hook:
         data["kernel"]["tiling_hook"] = spec.kernel.tiling_hook
+    if kernel is not None:
+        data["tiling"] = kernel.tiling.layout_json() if kernel.tiling is not None else None
     data["reference"] = {r.output: str(r.expr) for r in spec.reference}
     if spec.backward is None:
         data["backward"] = None
@@ -77,14 +85,14 @@ def metadef(spec: OpSpec, output_dir: str) -> dict[str, Any]:
     return data
 
 
-def emit(spec: OpSpec, output_dir: str) -> dict[str, str]:
-    return {metadef_path(spec): render_json(metadef(spec, output_dir), spec.spec_path)}
+def emit(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) -> dict[str, str]:
+    return {metadef_path(spec): render_json(metadef(spec, output_dir, kernel), spec.spec_path)}
 
 
-def emit_index(specs: list[OpSpec]) -> dict[str, str]:
-    ops = [
-        {"op_name": s.op_name, "op_type": s.op_type, "spec": s.spec_path,
-         "metadef": metadef_path(s)}
-        for s in sorted(specs, key=lambda s: s.op_name)
+def emit_index(ops: Sequence[tuple[str, str, str]]) -> dict[str, str]:
+    """index.json: every op as (op_name, op_type, spec path)."""
+    entries = [
+        {"op_name": name, "op_type": op_type, "spec": spec, "metadef": f"{METADEF_DIR}/{name}.json"}
+        for name, op_type, spec in sorted(ops)
     ]
-    return {"index.json": render_json({"format_version": FORMAT_VERSION, "ops": ops})}
+    return {"index.json": render_json({"format_version": FORMAT_VERSION, "ops": entries})}

@@ -11,6 +11,8 @@ The cache dir is `OPGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/opgen`, else `~/.cache
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -44,6 +46,7 @@ def cache_dir() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "opgen"
 
 
+@functools.cache
 def _libclang_dist_version() -> str:
     try:
         return metadata.version("libclang")
@@ -75,6 +78,8 @@ class ParseCache:
         self.root = (root or cache_dir()) / SUBDIR
         self.hits = 0
         self.misses = 0
+        # absolute kernel path -> every file it includes (for callers that cache further)
+        self.dependencies: dict[str, tuple[str, ...]] = {}
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -86,20 +91,22 @@ class ParseCache:
         cached = self._load(key)
         if cached is not None:
             self.hits += 1
-            return cached
+            self.dependencies[main] = cached[1]
+            return cached[0]
         self.misses += 1
         result = parse_kernel(path, display)
+        self.dependencies[main] = result.dependencies
         if result.info.ok:
             self._store(key, result)
         return result.info
 
-    def _load(self, key: str) -> KernelInfo | None:
+    def _load(self, key: str) -> tuple[KernelInfo, tuple[str, ...]] | None:
         try:
             data = json.loads(self._path(key).read_text("utf-8"))
             for dep, digest in data["dependencies"].items():
                 if file_digest(dep) != digest:
                     return None
-            return info_from_json(data["info"])
+            return info_from_json(data["info"]), tuple(data["dependencies"])
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, stale or from another layout: parse again
 
@@ -108,10 +115,8 @@ class ParseCache:
         if any(v is None for v in deps.values()):
             return
         data = {"dependencies": deps, "info": asdict(result.info)}
-        try:
+        with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             atomic_write(self._path(key), json.dumps(data, sort_keys=True, default=_enum_value))
-        except OSError:
-            pass  # a read-only cache dir only costs speed
 
 
 def _loc(d: dict[str, Any]) -> SourceLoc:

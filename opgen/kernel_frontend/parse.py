@@ -205,7 +205,7 @@ class _Extractor:
     def text(self, c: ci.Cursor) -> str:
         ext = c.extent
         if ext.start.file is None or os.path.abspath(ext.start.file.name) != self.main:
-            return c.type.spelling
+            return str(c.type.spelling)
         return self.source[ext.start.offset:ext.end.offset].decode("utf-8", "replace")
 
     def tiling_refs(self, start: int, end: int) -> tuple[TilingRef, ...]:

@@ -6,7 +6,7 @@ import ctypes
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +67,7 @@ class _Loaded:
 _LOADED: dict[str, _Loaded] = {}
 _TILING_CACHE: OrderedDict[bytes, tuple[np.ndarray, int]] = OrderedDict()
 _addressof = ctypes.addressof
-_c_char = ctypes.c_char
+_char_from_buffer: Callable[[Any], Any] = ctypes.c_char.from_buffer
 _POSITIONAL: dict[int, tuple[str, ...]] = {}
 _NAMES_CACHE: dict[tuple[str, ...], bytes] = {}
 
@@ -91,7 +91,8 @@ def gm_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     """An uninitialised array whose data is 32-byte aligned, so launches need not copy it."""
     dt = np.dtype(dtype)
     count = int(np.prod(shape, dtype=np.int64))
-    return aligned_empty(count * dt.itemsize).view(dt).reshape(shape)
+    out: np.ndarray = aligned_empty(count * dt.itemsize).view(dt).reshape(shape)
+    return out
 
 
 def _aligned_tiling(tiling: bytes) -> int:
@@ -177,7 +178,7 @@ def launch(
                 f"{names[i]} must be a numpy array or None, got {type(a).__name__}", kernel=entry
             )
         try:  # the cheapest way to a writable contiguous array's address
-            p = _addressof(_c_char.from_buffer(a))
+            p = _addressof(_char_from_buffer(a))
         except (TypeError, ValueError, BufferError):
             p = a.__array_interface__["data"][0] if a.flags.c_contiguous else 1
         if p % GM_ALIGN:

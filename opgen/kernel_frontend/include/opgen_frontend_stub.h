@@ -112,3 +112,65 @@ template <typename... Ts> constexpr int32_t GetBlockIdx(Ts...) { return 0; }
 template <typename T> constexpr T Min(T a, T b) { return a < b ? a : b; }
 template <typename T> constexpr T Max(T a, T b) { return a > b ? a : b; }
 }  // namespace AscendC
+
+// The type traits the real kernel_operator.h brings in with <type_traits>, for the constexpr
+// and template code whose bodies clang does parse. They live in their own namespace and are
+// made visible in std through a using-directive, so a kernel that also includes the real
+// <type_traits> (or <cmath>, ...) gets the real ones without a redefinition.
+namespace opgen_frontend_std {
+template <typename T, T V> struct integral_constant {
+    static constexpr T value = V;
+    using value_type = T;
+    using type = integral_constant;
+    constexpr operator T() const { return V; }
+};
+template <bool B> using bool_constant = integral_constant<bool, B>;
+using true_type = bool_constant<true>;
+using false_type = bool_constant<false>;
+template <typename A, typename B> struct is_same : false_type {};
+template <typename A> struct is_same<A, A> : true_type {};
+template <typename A, typename B> inline constexpr bool is_same_v = is_same<A, B>::value;
+template <typename T> struct remove_cv { using type = T; };
+template <typename T> struct remove_cv<const T> { using type = T; };
+template <typename T> struct remove_cv<volatile T> { using type = T; };
+template <typename T> struct remove_cv<const volatile T> { using type = T; };
+template <typename T> using remove_cv_t = typename remove_cv<T>::type;
+template <typename T> struct remove_reference { using type = T; };
+template <typename T> struct remove_reference<T&> { using type = T; };
+template <typename T> struct remove_reference<T&&> { using type = T; };
+template <typename T> using remove_reference_t = typename remove_reference<T>::type;
+template <typename T> using decay_t = remove_cv_t<remove_reference_t<T>>;
+template <typename T> using remove_cvref_t = remove_cv_t<remove_reference_t<T>>;
+template <typename T, typename... Us> inline constexpr bool opgen_one_of_v =
+    (is_same_v<remove_cv_t<T>, Us> || ...);
+template <typename T> struct is_integral
+    : bool_constant<opgen_one_of_v<T, bool, char, signed char, unsigned char, short,
+                                   unsigned short, int, unsigned, long, unsigned long,
+                                   long long, unsigned long long>> {};
+template <typename T> inline constexpr bool is_integral_v = is_integral<T>::value;
+template <typename T> struct is_floating_point
+    : bool_constant<opgen_one_of_v<T, float, double, long double, half, bfloat16_t>> {};
+template <typename T> inline constexpr bool is_floating_point_v = is_floating_point<T>::value;
+template <typename T> struct is_arithmetic
+    : bool_constant<is_integral_v<T> || is_floating_point_v<T>> {};
+template <typename T> inline constexpr bool is_arithmetic_v = is_arithmetic<T>::value;
+template <typename T> struct is_signed : bool_constant<is_arithmetic_v<T> && T(-1) < T(0)> {};
+template <typename T> inline constexpr bool is_signed_v = is_signed<T>::value;
+template <typename T> struct is_unsigned
+    : bool_constant<is_integral_v<T> && !(T(-1) < T(0))> {};
+template <typename T> inline constexpr bool is_unsigned_v = is_unsigned<T>::value;
+template <typename T> inline constexpr bool is_void_v = is_same_v<remove_cv_t<T>, void>;
+template <bool B, typename T, typename F> struct conditional { using type = T; };
+template <typename T, typename F> struct conditional<false, T, F> { using type = F; };
+template <bool B, typename T, typename F> using conditional_t =
+    typename conditional<B, T, F>::type;
+template <bool B, typename T = void> struct enable_if {};
+template <typename T> struct enable_if<true, T> { using type = T; };
+template <bool B, typename T = void> using enable_if_t = typename enable_if<B, T>::type;
+template <typename T> constexpr const T& min(const T& a, const T& b) { return b < a ? b : a; }
+template <typename T> constexpr const T& max(const T& a, const T& b) { return a < b ? b : a; }
+}  // namespace opgen_frontend_std
+
+namespace std {
+using namespace opgen_frontend_std;  // NOLINT: see above
+}  // namespace std

@@ -116,8 +116,19 @@ struct Core {
     uint64_t tiling_size = 0;
     const GmRegion* regions = nullptr;
     int32_t num_regions = 0;
+    bool icpu = false;  // launched by ICPU_RUN_KF: GM buffers are the GmAlloc'ed ones
+    // Vector mask register and its mode (SetMaskCount/SetMaskNorm/SetVectorMask/ResetMask).
+    bool mask_counter = false;
+    uint64_t mask_hi = ~0ull;
+    uint64_t mask_lo = ~0ull;
+    // Atomic mode of copies to GM (SetAtomicAdd<T>/SetAtomicMax<T>/SetAtomicMin<T>/SetAtomicNone).
+    int32_t atomic_op = 0;
+    const char* atomic_type = nullptr;
+    uint64_t tiling_key = 0;  // TILING_KEY_IS
     int64_t counters[kNumCounters] = {};
 };
+
+enum AtomicOp : int32_t { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };
 
 inline thread_local Core* tls_core = nullptr;
 
@@ -143,6 +154,39 @@ inline void CountVector(uint64_t count) {
 }
 
 inline std::string Str(uint64_t v) { return std::to_string(v); }
+
+// Non-deduced context: scalar arguments take the tensor's element type, as in Ascend C.
+template <typename T>
+struct Id {
+    using type = T;
+};
+
+// Resets the per-core state a previous kernel could leave behind (InitSocState, TPipe()).
+inline void ResetSocState(Core& c) {
+    c.mask_counter = false;
+    c.mask_hi = c.mask_lo = ~0ull;
+    c.atomic_op = kAtomicNone;
+    c.atomic_type = nullptr;
+}
+
+[[noreturn]] inline void AssertFail(const char* cond, const char* file, int line) {
+    Fail(ErrorKind::KernelAssert, "ascendc_assert",
+         std::string("assertion failed: ") + cond + " at " + file + ":" + std::to_string(line));
+}
+
+template <typename... Args>
+[[noreturn]] inline void AssertFail(const char* cond, const char* file, int line, const char* fmt,
+                                    Args... args) {
+    char msg[512];
+    if constexpr (sizeof...(Args) == 0) {
+        std::snprintf(msg, sizeof(msg), "%s", fmt);
+    } else {
+        std::snprintf(msg, sizeof(msg), fmt, args...);
+    }
+    Fail(ErrorKind::KernelAssert, "ascendc_assert",
+         std::string("assertion failed: ") + cond + " at " + file + ":" + std::to_string(line) +
+             ": " + msg);
+}
 
 template <typename T>
 constexpr const char* TypeName() {
@@ -175,7 +219,17 @@ inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
 inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetTaskRation() { return 1; }
 
+// InitSocState: clears the mask mode, the vector mask and the atomic mode of this core.
+inline void InitSocState() { opgen_sim::ResetSocState(opgen_sim::CurrentCore()); }
+
 }  // namespace AscendC
+
+// ascendc_assert(cond) / ascendc_assert(cond, fmt, args...): a failed check is a KernelAssert
+// error naming the condition, the file and line, and the formatted message.
+#ifndef ascendc_assert
+#define ascendc_assert(cond, ...) \
+    ((cond) ? void(0) : ::opgen_sim::AssertFail(#cond, __FILE__, __LINE__, ##__VA_ARGS__))
+#endif
 
 // ASSERT as in Ascend C kernels: a failed check is reported to the host as an error.
 #ifndef ASSERT

@@ -101,9 +101,98 @@ inline uint64_t DataCopyBytes(uint32_t count, const char* api) {
     return bytes / kBlockBytes * kBlockBytes;
 }
 
+// Read-modify-write of one GM element as a single atomic step (CAS on its bits), so blocks on
+// concurrent threads that SetAtomicAdd into overlapping GM never lose an update.
+template <typename T, typename Op>
+inline void AtomicUpdate(T* addr, T v, Op op) {
+    using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+              std::conditional_t<sizeof(T) == 2, uint16_t,
+              std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    static_assert(sizeof(U) == sizeof(T), "atomic element size");
+    U* p = reinterpret_cast<U*>(addr);
+    U old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    for (;;) {
+        T cur;
+        std::memcpy(&cur, &old, sizeof(T));
+        using A = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>,
+                                     float, T>;
+        const T next = static_cast<T>(op(static_cast<A>(cur), static_cast<A>(v)));
+        U bits;
+        std::memcpy(&bits, &next, sizeof(T));
+        if (__atomic_compare_exchange_n(p, &old, bits, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            return;
+        }
+    }
+}
+
+// Stores n elements to GM, applying the core's atomic mode (SetAtomicAdd<T>...) if one is set.
+template <typename T>
+inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
+    const Core& c = CurrentCore();
+    if (c.atomic_op == kAtomicNone) {
+        std::memcpy(dst, src, n * sizeof(T));
+        return;
+    }
+    if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) {
+        Fail(ErrorKind::Generic, api,
+             std::string("the atomic mode was set for ") + c.atomic_type + " (SetAtomic...<" +
+                 c.atomic_type + ">) but this copy moves " + TypeName<T>() +
+                 "; set the atomic type of the data copied, or SetAtomicNone()");
+    }
+    if constexpr (std::is_same_v<T, double> || sizeof(T) > 8) {
+        Fail(ErrorKind::Generic, api, std::string("atomic copies of ") + TypeName<T>() +
+                                          " are not supported");
+    } else {
+        switch (c.atomic_op) {
+            case kAtomicAdd:
+                for (uint64_t i = 0; i < n; ++i) AtomicUpdate(dst + i, src[i], [](auto a, auto b) { return a + b; });
+                break;
+            case kAtomicMax:
+                for (uint64_t i = 0; i < n; ++i) AtomicUpdate(dst + i, src[i], [](auto a, auto b) { return a > b ? a : b; });
+                break;
+            default:
+                for (uint64_t i = 0; i < n; ++i) AtomicUpdate(dst + i, src[i], [](auto a, auto b) { return a < b ? a : b; });
+                break;
+        }
+    }
+}
+
+template <typename T>
+inline void SetAtomic(int32_t op) {
+    Core& c = CurrentCore();
+    c.atomic_op = op;
+    c.atomic_type = TypeName<T>();
+}
+
 }  // namespace opgen_sim
 
 namespace AscendC {
+
+// ---- atomic mode of copies to GM -----------------------------------------------------------
+template <typename T>
+inline void SetAtomicAdd() { opgen_sim::SetAtomic<T>(opgen_sim::kAtomicAdd); }
+template <typename T>
+inline void SetAtomicMax() { opgen_sim::SetAtomic<T>(opgen_sim::kAtomicMax); }
+template <typename T>
+inline void SetAtomicMin() { opgen_sim::SetAtomic<T>(opgen_sim::kAtomicMin); }
+template <typename T>
+inline void SetAtomicType() { opgen_sim::CurrentCore().atomic_type = opgen_sim::TypeName<T>(); }
+inline void SetAtomicNone() {
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    c.atomic_op = opgen_sim::kAtomicNone;
+    c.atomic_type = nullptr;
+}
+inline void DisableDmaAtomic() { SetAtomicNone(); }
+
+// InitGlobalMemory: fills `size` elements of GM from the tensor's address with `value`.
+template <typename T>
+inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size,
+                             const typename opgen_sim::Id<T>::type value) {
+    gmWorkspaceAddr.CheckRange(size, "InitGlobalMemory");
+    T* d = gmWorkspaceAddr.ptr_;
+    for (uint64_t i = 0; i < size; ++i) d[i] = value;
+    opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(size * sizeof(T));
+}
 
 // ---- DataCopy, contiguous ------------------------------------------------------------------
 template <typename T>
@@ -124,7 +213,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
     opgen_sim::CheckUbExtent(src, bytes, api, "source");
     dst.CheckRange(bytes / sizeof(T), api);
-    std::memcpy(dst.ptr_, src.ptr_, bytes);
+    opgen_sim::GmStore(dst.ptr_, src.ptr_, bytes / sizeof(T), api);
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(bytes);
 }
 
@@ -171,7 +260,10 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
     dst.CheckRange(((p.blockCount - 1) * dstep + len) / sizeof(T), api);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
-    for (uint16_t i = 0; i < p.blockCount; ++i) std::memcpy(d + i * dstep, s + i * sstep, len);
+    for (uint16_t i = 0; i < p.blockCount; ++i) {
+        opgen_sim::GmStore(reinterpret_cast<T*>(d + i * dstep),
+                           reinterpret_cast<const T*>(s + i * sstep), len / sizeof(T), api);
+    }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(len * p.blockCount);
 }
@@ -249,7 +341,10 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
     dst.CheckRange(((p.blockCount - 1) * dstep + p.blockLen) / sizeof(T), api);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
-    for (uint16_t i = 0; i < p.blockCount; ++i) std::memcpy(d + i * dstep, s + i * sstep, p.blockLen);
+    for (uint16_t i = 0; i < p.blockCount; ++i) {
+        opgen_sim::GmStore(reinterpret_cast<T*>(d + i * dstep),
+                           reinterpret_cast<const T*>(s + i * sstep), p.blockLen / sizeof(T), api);
+    }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(static_cast<uint64_t>(p.blockLen) * p.blockCount);
 }

@@ -42,6 +42,11 @@ inline void CallEntry(void* fn, int32_t nargs, Ptr* args, std::index_sequence<N.
 }
 
 struct Job {
+    // Either a GM-pointer entry (the Python launch ABI) or a callable (ICPU_RUN_KF).
+    void (*invoke)(void* ctx) = nullptr;
+    void* ctx = nullptr;
+    bool icpu = false;
+    uint64_t tiling_key = 0;
     void* entry = nullptr;
     int32_t nargs = 0;
     Ptr* args = nullptr;
@@ -97,11 +102,17 @@ inline void RunBlock(Job& job, int32_t b) {
     core.tiling_size = job.tiling_size;
     core.regions = job.regions;
     core.num_regions = job.num_regions;
+    core.icpu = job.icpu;
+    core.tiling_key = job.tiling_key;
     tls_core = &core;
     AscendC::tls_pipe = nullptr;
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        CallEntry(job.entry, job.nargs, job.args, std::make_index_sequence<kMaxArgs + 1>{});
+        if (job.invoke != nullptr) {
+            job.invoke(job.ctx);
+        } else {
+            CallEntry(job.entry, job.nargs, job.args, std::make_index_sequence<kMaxArgs + 1>{});
+        }
     } catch (const SimError& e) {
         job.Record(b, e.kind, e.api, e.message);
     } catch (const std::exception& e) {
@@ -202,6 +213,27 @@ inline LastError& ThreadLastError() {
     return e;
 }
 
+// Tiling key for the next opgen_sim_launch on this thread (set by opgen_sim_set_tiling_key).
+inline uint64_t& NextTilingKey() {
+    thread_local uint64_t key = 0;
+    return key;
+}
+
+// Runs all blocks of a job: on the calling thread alone, or with the pool's workers.
+inline void RunJob(Job& job, int32_t max_threads) {
+    int32_t hw = max_threads > 0 ? max_threads
+                                 : static_cast<int32_t>(std::thread::hardware_concurrency());
+    if (hw < 1) hw = 1;
+    const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
+    if (threads <= 1) {
+        RunBlocks(job);
+    } else {
+        Pool& pool = GetPool();
+        std::lock_guard<std::mutex> lock(pool.launch_mu);
+        pool.Run(job, threads - 1);
+    }
+}
+
 }  // namespace opgen_sim
 
 extern "C" {
@@ -248,17 +280,9 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
     job.regions = regions;
     job.num_regions = nargs;
     job.counters = counters;
-    int32_t hw = max_threads > 0 ? max_threads
-                                 : static_cast<int32_t>(std::thread::hardware_concurrency());
-    if (hw < 1) hw = 1;
-    const int32_t threads = block_dim < hw ? block_dim : hw;
-    if (threads <= 1) {
-        RunBlocks(job);
-    } else {
-        Pool& pool = GetPool();
-        std::lock_guard<std::mutex> lock(pool.launch_mu);
-        pool.Run(job, threads - 1);
-    }
+    job.tiling_key = NextTilingKey();
+    NextTilingKey() = 0;
+    RunJob(job, max_threads);
     if (job.err_block >= 0) {
         last.kind = job.err_kind;
         last.block = job.err_block;
@@ -266,6 +290,11 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
         return last.kind;
     }
     return 0;
+}
+
+// Sets the tiling key (TILING_KEY_IS) of this thread's next opgen_sim_launch.
+__attribute__((visibility("default"), weak)) void opgen_sim_set_tiling_key(uint64_t key) {
+    opgen_sim::NextTilingKey() = key;
 }
 
 __attribute__((visibility("default"), weak)) int32_t opgen_sim_last_error(char* buf, int32_t cap,

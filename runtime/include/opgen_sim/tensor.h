@@ -44,6 +44,7 @@ enum class TPosition : uint8_t {
     MAX,
 };
 using QuePosition = TPosition;
+enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
 
 template <typename T>
 class GlobalTensor;
@@ -192,7 +193,8 @@ public:
             }
         }
         opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
-                        "address is not inside any GM buffer passed to the kernel");
+                        c.icpu ? "address is not inside any buffer allocated with AscendC::GmAlloc"
+                               : "address is not inside any GM buffer passed to the kernel");
     }
     T GetValue(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::GetValue");
@@ -409,6 +411,7 @@ class TPipe {
 public:
     TPipe() {
         opgen_sim::Core& c = opgen_sim::CurrentCore();
+        opgen_sim::ResetSocState(c);  // as CANN's TPipe does (InitSocState)
         start_ = c.ub_used;
         tls_pipe = this;
     }
@@ -481,5 +484,55 @@ private:
 };
 
 inline TPipe* GetTPipePtr() { return tls_pipe; }
+
+// LocalMemAllocator: static-tensor programming without TPipe. Each Alloc cuts the next bytes of
+// the Unified Buffer (no rounding, as CANN's head_ += bytes); the UB capacity is enforced.
+template <Hardware hard = Hardware::UB>
+class LocalMemAllocator {
+public:
+    LocalMemAllocator() {
+        static_assert(hard == Hardware::UB, "the simulator models the Unified Buffer only");
+    }
+    uint32_t GetCurAddr() const { return head_; }
+    template <TPosition pos, class DataType, uint32_t tileSize>
+    LocalTensor<DataType> Alloc() { return Take<DataType>(tileSize, pos); }
+    template <TPosition pos, class DataType>
+    LocalTensor<DataType> Alloc(uint32_t tileSize) { return Take<DataType>(tileSize, pos); }
+    template <class DataType, uint32_t tileSize>
+    LocalTensor<DataType> Alloc() { return Take<DataType>(tileSize, TPosition::VECCALC); }
+    template <class DataType>
+    LocalTensor<DataType> Alloc(uint32_t tileSize) { return Take<DataType>(tileSize, TPosition::VECCALC); }
+    template <class DataType>
+    LocalTensor<DataType> Alloc() {
+        const opgen_sim::Core& c = opgen_sim::CurrentCore();
+        const uint64_t rest = c.ub_capacity > head_ ? c.ub_capacity - head_ : 0;
+        return Take<DataType>(static_cast<uint32_t>(rest / sizeof(DataType)), TPosition::VECCALC);
+    }
+
+private:
+    template <class DataType>
+    LocalTensor<DataType> Take(uint32_t count, TPosition pos) {
+        opgen_sim::Core& c = opgen_sim::CurrentCore();
+        const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(DataType);
+        if (head_ + bytes > c.ub_capacity) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, "LocalMemAllocator::Alloc",
+                            "Unified Buffer overflow: Alloc of " + std::to_string(count) + " x " +
+                                opgen_sim::TypeName<DataType>() + " (" + opgen_sim::Str(bytes) +
+                                " bytes) at UB offset " + opgen_sim::Str(head_) + " needs " +
+                                opgen_sim::Str(head_ + bytes) + " > " +
+                                opgen_sim::Str(c.ub_capacity) + " bytes");
+        }
+        LocalTensor<DataType> t;
+        t.ptr_ = reinterpret_cast<DataType*>(c.ub + head_);
+        t.size_ = count;
+        t.pos_ = pos;
+        head_ += static_cast<uint32_t>(bytes);
+        if (static_cast<int64_t>(head_) > c.counters[opgen_sim::kPeakUbBytes]) {
+            c.counters[opgen_sim::kPeakUbBytes] = static_cast<int64_t>(head_);
+        }
+        return t;
+    }
+    uint32_t head_ = 0;
+};
 
 }  // namespace AscendC

@@ -5,15 +5,29 @@
 
 namespace opgen_sim {
 
+// Bytes readable from p: the launch's tiling argument, else the rest of the GM buffer (or GmAlloc
+// block) holding p; -1 when p is in none (e.g. a malloc'ed tiling buffer in ICPU_RUN_KF mode).
+inline int64_t TilingBytesAt(const Core& c, const uint8_t* p) {
+    if (c.tiling != nullptr && p == c.tiling) return static_cast<int64_t>(c.tiling_size);
+    for (int32_t i = 0; i < c.num_regions; ++i) {
+        const GmRegion& r = c.regions[i];
+        if (r.begin != nullptr && p >= r.begin && p < r.begin + r.size) {
+            return static_cast<int64_t>(r.begin + r.size - p);
+        }
+    }
+    return -1;
+}
+
 inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
     const Core& c = CurrentCore();
     if (tiling == nullptr) {
         Fail(ErrorKind::Tiling, "GET_TILING_DATA", "the tiling argument is a null pointer");
     }
-    if (c.tiling_size < size) {
+    const int64_t avail = TilingBytesAt(c, tiling);
+    if (avail >= 0 && static_cast<uint64_t>(avail) < size) {
         Fail(ErrorKind::Tiling, "GET_TILING_DATA",
-             "the launch passed " + Str(c.tiling_size) + " bytes of tiling data but the tiling "
-             "struct is " + Str(size) + " bytes; pack it with the same TilingLayout");
+             "the launch passed " + Str(static_cast<uint64_t>(avail)) + " bytes of tiling data but "
+             "the tiling struct is " + Str(size) + " bytes; pack it with the same TilingLayout");
     }
     std::memcpy(dst, tiling, size);
 }
@@ -23,6 +37,9 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 // REGISTER_TILING_DEFAULT(Struct) names the struct GET_TILING_DATA fills.
 #define REGISTER_TILING_DEFAULT(Struct) using OpgenDefaultTilingData = Struct
 #define REGISTER_TILING_FOR_TILINGKEY(cond, Struct)
+#define REGISTER_NONE_TILING
+// TILING_KEY_IS(k): the tiling key of this launch (launch(tiling_key=) or ICPU_SET_TILING_KEY).
+#define TILING_KEY_IS(k) (::opgen_sim::CurrentCore().tiling_key == static_cast<uint64_t>(k))
 #define GET_TILING_DATA(var, tiling) \
     OpgenDefaultTilingData var;      \
     ::opgen_sim::LoadTiling(&var, sizeof(var), reinterpret_cast<const uint8_t*>(tiling))
@@ -40,3 +57,8 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 #define TILING_DATA_FIELD_DEF_STRUCT(type, field) type field;
 #define END_TILING_DATA_DEF }
 #define REGISTER_TILING_DATA_CLASS(op, cls) using OpgenDefaultTilingData = cls;
+
+// op_host tiling headers declare their struct inside namespace optiling; make it visible to
+// GET_TILING_DATA in the kernel's global scope.
+namespace optiling {}
+using namespace optiling;  // NOLINT(google-build-using-namespace)

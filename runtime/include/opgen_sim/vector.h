@@ -7,11 +7,6 @@
 
 namespace opgen_sim {
 
-template <typename T>
-struct Id {
-    using type = T;
-};
-
 // Arithmetic type used to evaluate one lane: half/bfloat16 lanes compute in float and round
 // once when stored, like the hardware's 16-bit lanes.
 template <typename T>

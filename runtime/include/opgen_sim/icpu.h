@@ -1,0 +1,168 @@
+// opgen NPU simulator: CANN's CPU twin-debug entry points (ICPU_RUN_KF, GmAlloc, GmFree,
+// SetKernelMode, ICPU_SET_TILING_KEY) for a standalone driver program; see tikicpulib.h.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "launch.h"
+
+enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
+
+// CANN's CPU-debug tiling key variable; ICPU_SET_TILING_KEY sets it, TILING_KEY_IS reads it.
+inline uint64_t g_tilingKey = 0;
+
+namespace opgen_sim {
+
+struct GmBlock {
+    uint8_t* ptr;
+    uint64_t size;
+    uint64_t serial;
+};
+
+// Every live GmAlloc block: the GM buffers that bounds checks accept in ICPU_RUN_KF mode.
+struct GmRegistry {
+    std::mutex mu;
+    std::vector<GmBlock> blocks;
+    uint64_t next_serial = 0;
+    KernelMode mode = KernelMode::MIX_MODE;
+};
+
+inline GmRegistry& Gm() {
+    static GmRegistry* registry = new GmRegistry();  // never destroyed: usable during exit
+    return *registry;
+}
+
+[[noreturn]] inline void IcpuFatal(const std::string& text) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "[ERROR][opgen-sim][pid %d] %s\n", static_cast<int>(getpid()), text.c_str());
+    std::fflush(stderr);
+    std::exit(1);
+}
+
+inline const char* ErrorKindName(int32_t kind) {
+    switch (static_cast<ErrorKind>(kind)) {
+        case ErrorKind::UnifiedBufferOverflow: return "UnifiedBufferOverflow";
+        case ErrorKind::Alignment: return "AlignmentError";
+        case ErrorKind::GlobalMemoryOutOfBounds: return "GlobalMemoryOutOfBounds";
+        case ErrorKind::Queue: return "QueueError";
+        case ErrorKind::VectorCount: return "VectorCountError";
+        case ErrorKind::LocalMemoryOutOfBounds: return "LocalMemoryOutOfBounds";
+        case ErrorKind::KernelAssert: return "KernelAssertError";
+        case ErrorKind::Tiling: return "TilingError";
+        default: return "SimulatorError";
+    }
+}
+
+// Unified Buffer bytes per core: OPGEN_SIM_SOC=ascend910b (default, 192 KiB) or ascend310p.
+inline uint64_t IcpuUbBytes() {
+    const char* soc = std::getenv("OPGEN_SIM_SOC");
+    if (soc == nullptr || std::string(soc) == "ascend910b") return 192 * 1024;
+    if (std::string(soc) == "ascend310p") return 256 * 1024;
+    IcpuFatal(std::string("OPGEN_SIM_SOC=") + soc + " is not a known SoC (ascend910b, ascend310p)");
+}
+
+// Host threads for the blocks: OPGEN_SIM_THREADS, else one per CPU core.
+inline int32_t IcpuThreads() {
+    const char* env = std::getenv("OPGEN_SIM_THREADS");
+    return env != nullptr ? std::atoi(env) : 0;
+}
+
+template <typename F>
+inline void InvokeBody(void* ctx) {
+    (*static_cast<F*>(ctx))();
+}
+
+// ICPU_RUN_KF: runs `body` (the kernel call) once per block on blockDim simulated cores. A rule
+// violation prints the lowest failing block's error to stderr and exits with status 1.
+template <typename F>
+inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body) {
+    if (block_dim < 1 || block_dim > 65535) {
+        IcpuFatal(std::string("ICPU_RUN_KF(") + kernel + "): blockDim " +
+                  std::to_string(block_dim) + " must be in [1, 65535]");
+    }
+    std::vector<std::string> names;
+    std::vector<GmRegion> regions;
+    {
+        GmRegistry& gm = Gm();
+        std::lock_guard<std::mutex> lock(gm.mu);
+        names.reserve(gm.blocks.size());
+        for (const GmBlock& b : gm.blocks) {
+            names.push_back("GmAlloc#" + std::to_string(b.serial));
+        }
+        for (size_t i = 0; i < gm.blocks.size(); ++i) {
+            regions.push_back({gm.blocks[i].ptr, gm.blocks[i].size, names[i].c_str()});
+        }
+    }
+    using Body = std::remove_reference_t<F>;
+    std::vector<int64_t> counters(static_cast<size_t>(block_dim) * kNumCounters);
+    Job job;
+    job.invoke = &InvokeBody<Body>;
+    job.ctx = const_cast<void*>(static_cast<const void*>(&body));
+    job.icpu = true;
+    job.tiling_key = g_tilingKey;
+    job.block_dim = static_cast<int32_t>(block_dim);
+    job.ub_capacity = IcpuUbBytes();
+    job.strict = true;
+    job.regions = regions.data();
+    job.num_regions = static_cast<int32_t>(regions.size());
+    job.counters = counters.data();
+    std::fflush(stdout);
+    RunJob(job, IcpuThreads());
+    if (job.err_block >= 0) {
+        IcpuFatal(std::string("kernel '") + kernel + "', block " + std::to_string(job.err_block) +
+                  ": " + job.err_api + ": " + job.err_msg + " [" + ErrorKindName(job.err_kind) +
+                  "]");
+    }
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+// GmAlloc: zero-filled, 64-byte aligned host memory standing for Global Memory; kernel accesses
+// are bounds-checked against these blocks.
+inline void* GmAlloc(size_t size) {
+    const uint64_t bytes = opgen_sim::RoundUp(size == 0 ? 1 : size, 64);
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
+    if (p == nullptr) opgen_sim::IcpuFatal("GmAlloc(" + std::to_string(size) + "): out of memory");
+    std::memset(p, 0, bytes);
+    opgen_sim::GmRegistry& gm = opgen_sim::Gm();
+    std::lock_guard<std::mutex> lock(gm.mu);
+    gm.blocks.push_back({p, static_cast<uint64_t>(size), gm.next_serial++});
+    return p;
+}
+
+inline void GmFree(void* ptr) {
+    if (ptr == nullptr) return;
+    opgen_sim::GmRegistry& gm = opgen_sim::Gm();
+    {
+        std::lock_guard<std::mutex> lock(gm.mu);
+        for (size_t i = 0; i < gm.blocks.size(); ++i) {
+            if (gm.blocks[i].ptr == ptr) {
+                gm.blocks.erase(gm.blocks.begin() + static_cast<std::ptrdiff_t>(i));
+                std::free(ptr);
+                return;
+            }
+        }
+    }
+    opgen_sim::IcpuFatal("GmFree: the pointer was not returned by GmAlloc, or was freed already");
+}
+
+// The simulator runs vector (AIV) cores only; the mode is recorded and otherwise accepted.
+inline void SetKernelMode(KernelMode mode) { opgen_sim::Gm().mode = mode; }
+
+}  // namespace AscendC
+
+#define ICPU_SET_TILING_KEY(tilingKey) \
+    do {                               \
+        g_tilingKey = (tilingKey);     \
+    } while (0)
+
+#define ICPU_RUN_KF(func, blkdim, ...) \
+    ::opgen_sim::IcpuRun(#func, static_cast<int64_t>(blkdim), [&]() { func(__VA_ARGS__); })

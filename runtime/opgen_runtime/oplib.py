@@ -1,0 +1,197 @@
+"""Operator libraries: the seed's `libelement_add.so`, one file per op.
+
+An operator library is a real shared object that carries one simulator kernel build per
+dtype combination of the op (DTYPE_<NAME> macros differ per build) as embedded blobs, and a
+JSON manifest naming its kernels. `load_operator_library` opens it with the dynamic loader
+(so a truncated file, garbage or another architecture is refused by the same machinery that
+would refuse it on a device), reads the manifest, and loads the variants on demand.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from .build import BuildRequest, KernelLibrary, _compiler, build_kernels, cache_dir
+from .dtypes import dtype_defines
+from .errors import SimulatorError
+from .metadef import OpDef
+
+MANIFEST_FORMAT = "opgen-oplib-1"
+_ELF_MACHINES = {"x86_64": 62, "aarch64": 183, "arm64": 183}
+
+
+class LibraryError(SimulatorError):
+    """A file given as an operator library is not one (garbage, truncated, wrong arch...)."""
+
+
+@dataclass(frozen=True)
+class KernelVariant:
+    """One build of a kernel: its entry name and the dtype of every tensor."""
+
+    entry: str
+    dtypes: Mapping[str, str]
+    blob: int
+
+
+@dataclass
+class OperatorLibrary:
+    path: Path
+    op_name: str
+    variants: tuple[KernelVariant, ...]
+    _cdll: Any = field(repr=False, default=None)
+    _loaded: dict[int, KernelLibrary] = field(default_factory=dict, repr=False)
+
+    @property
+    def kernel_names(self) -> tuple[str, ...]:
+        return tuple(sorted({v.entry for v in self.variants}))
+
+    def variant_for(self, entry: str, dtypes: Mapping[str, str]) -> KernelVariant | None:
+        for v in self.variants:
+            if v.entry == entry and all(v.dtypes.get(k) == d for k, d in dtypes.items()):
+                return v
+        return None
+
+    def kernel(self, variant: KernelVariant) -> KernelLibrary:
+        """The variant's shared object, extracted once into the cache and loaded."""
+        lib = self._loaded.get(variant.blob)
+        if lib is None:
+            start = _symbol_address(self._cdll, f"opgen_blob_{variant.blob}")
+            end = _symbol_address(self._cdll, f"opgen_blob_{variant.blob}_end")
+            data = ctypes.string_at(start, end - start)
+            digest = hashlib.sha256(data).hexdigest()
+            target = cache_dir() / "variants" / f"{self.op_name}-{digest[:32]}.so"
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, target)
+            lib = KernelLibrary(target, (variant.entry,), self.path, digest)
+            self._loaded[variant.blob] = lib
+        return lib
+
+
+def _symbol_address(cdll: Any, name: str) -> int:
+    address = ctypes.cast(getattr(cdll, name), ctypes.c_void_p).value
+    if not address:
+        raise LibraryError(f"operator library symbol {name} is missing")
+    return int(address)
+
+
+def check_elf(path: Path) -> None:
+    """Refuse files that are not a shared object for this machine, with the reason."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(64)
+    except OSError as exc:
+        raise LibraryError(f"cannot read {path}: {exc.strerror}") from None
+    if len(head) < 20 or head[:4] != b"\x7fELF":
+        raise LibraryError(f"{path} is not a kernel library: not an ELF shared object (first "
+                           f"bytes {head[:4]!r}); build one with `opgen build`")
+    if head[4] != 2:
+        raise LibraryError(f"{path} is a 32-bit ELF file; this machine needs a 64-bit library")
+    machine = int.from_bytes(head[18:20], "little")
+    want = _ELF_MACHINES.get(platform.machine())
+    if want is not None and machine != want:
+        names = {v: k for k, v in _ELF_MACHINES.items()}
+        raise LibraryError(f"{path} was built for another architecture "
+                           f"({names.get(machine, f'ELF machine {machine}')}); this machine is "
+                           f"{platform.machine()}: rebuild it here with `opgen build`")
+    e_type = int.from_bytes(head[16:18], "little")
+    if e_type != 3:
+        raise LibraryError(f"{path} is an ELF file but not a shared object (e_type {e_type})")
+
+
+def open_library(path: Path) -> OperatorLibrary:
+    check_elf(path)
+    try:
+        cdll = ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+    except OSError as exc:
+        raise LibraryError(f"{path} cannot be loaded (truncated or damaged?): {exc}") from None
+    try:
+        manifest_ptr = ctypes.c_char_p.in_dll(cdll, "opgen_library_manifest")
+    except ValueError:
+        single = hasattr(cdll, "opgen_sim_launch")
+        hint = " It is a single kernel built by build_kernel;" if single else ""
+        message = (f"{path} is a shared object but not an opgen operator library (no "
+                   f"manifest).{hint} Build an operator library with `opgen build`.")
+        raise LibraryError(message) from None
+    try:
+        manifest = json.loads(manifest_ptr.value or b"")
+    except json.JSONDecodeError:
+        raise LibraryError(f"{path}: the operator library manifest is damaged") from None
+    if manifest.get("format") != MANIFEST_FORMAT:
+        raise LibraryError(f"{path} was built by another opgen version (library format "
+                           f"{manifest.get('format')!r}, expected {MANIFEST_FORMAT}); rebuild it")
+    variants = tuple(KernelVariant(k["entry"], dict(k["dtypes"]), int(k["blob"]))
+                     for k in manifest["kernels"])
+    return OperatorLibrary(path, manifest["op_name"], variants, cdll)
+
+
+def _tensor_names(op: OpDef) -> list[str]:
+    return [t.name for t in (*op.inputs, *op.outputs)]
+
+
+def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = ()) -> Path:
+    """Build every dtype combination of `op`'s kernel and bundle them into lib<op>.so
+    (content-addressed in the kernel cache; an unchanged op costs no compile)."""
+    if op.kernel_source is None:
+        raise LibraryError(f"{op.op_name}: the metadef names no kernel source")
+    names = _tensor_names(op)
+    combos = [dict(zip(names, combo, strict=True)) for combo in op.combinations]
+    requests = [BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
+                             extra_flags=tuple(extra_flags)) for c in combos]
+    libs = build_kernels(requests)
+    return bundle(op.op_name, [(op.kernel_entry, c, lib.path) for c, lib in zip(combos, libs,
+                                                                                 strict=True)])
+
+
+def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]]) -> Path:
+    manifest = {
+        "format": MANIFEST_FORMAT, "op_name": op_name,
+        "kernels": [{"entry": e, "dtypes": dict(d), "blob": i}
+                    for i, (e, d, _p) in enumerate(variants)],
+    }
+    text = json.dumps(manifest, sort_keys=True)
+    h = hashlib.sha256(text.encode())
+    for _e, _d, p in variants:
+        h.update(p.read_bytes())
+    out = cache_dir() / "oplib" / f"lib{op_name}-{h.hexdigest()[:24]}.so"
+    if out.exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    asm = "".join(
+        f'.section .rodata.opgen_blob_{i},"a"\n.balign 64\n'
+        f".global opgen_blob_{i}\nopgen_blob_{i}:\n.incbin \"{p}\"\n"
+        f".global opgen_blob_{i}_end\nopgen_blob_{i}_end:\n.byte 0\n"
+        for i, (_e, _d, p) in enumerate(variants))
+    source = (
+        f"__asm__({json.dumps(asm)});\n"
+        '#define OPGEN_EXPORT extern "C" __attribute__((visibility("default")))\n'
+        f"OPGEN_EXPORT const char* opgen_library_manifest = {json.dumps(text)};\n"
+    )
+    with FileLock(str(out) + ".lock"):
+        if out.exists():
+            return out
+        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+            src = Path(tmp) / "bundle.cpp"
+            src.write_text(source)
+            partial = Path(tmp) / out.name
+            proc = subprocess.run([_compiler(), "-shared", "-fPIC", "-o", str(partial), str(src)],
+                                  capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                raise LibraryError(f"bundling lib{op_name}.so failed:\n{proc.stderr}")
+            os.replace(partial, out)
+    return out

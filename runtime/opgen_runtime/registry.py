@@ -1,0 +1,547 @@
+"""The operator registry: the seed's four registration calls, in the seed's order, and
+`call` to run a registered op on arrays.
+
+    load_operator_library(abs_path)  ->  register_operator(name)
+        ->  register_operator_model(name, metadef_json, kernel_name)
+        ->  register_operator_gradient(name, grad_metadef_json)
+
+Each pitfall of the seed has a defined behaviour: relative or missing paths, files that are
+not kernel libraries, calls out of order, kernels the library lacks, invalid metadefs,
+double registration (a no-op when identical, an error when it conflicts), and ops without a
+gradient. Registered ops are installed into the op package directory (see oppkg) so other
+processes — the workers of a multi-process service — find them without registering.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import oppkg
+from .launch import gm_empty, launch
+from .metadef import AttrDef, OpDef, load
+from .oplib import KernelVariant, OperatorLibrary, open_library
+from .profile import LaunchProfile
+from .shapes import ShapeRuleError, infer_shape
+from .soc import DEFAULT_SOC
+from .tiling import TilingLayout, default_tiling
+
+ORDER = ("load_operator_library -> register_operator -> register_operator_model -> "
+         "register_operator_gradient")
+
+
+class RegistryError(Exception):
+    """A registration or op-call problem; the message names the op and the fix."""
+
+
+class LibraryPathError(RegistryError):
+    """A library or metadef path is relative or does not exist."""
+
+
+class RegistrationOrderError(RegistryError):
+    """A registration call came before the call it depends on."""
+
+
+class KernelNotFoundError(RegistryError):
+    """register_operator_model named a kernel the loaded libraries do not have."""
+
+
+class RegistrationConflictError(RegistryError):
+    """The op is already registered with a different definition."""
+
+
+class OpNotRegisteredError(RegistryError):
+    """The op was never registered, in this process or in the op package directory."""
+
+
+class GradientNotRegisteredError(RegistryError):
+    """Backward was requested of an op that has no registered gradient."""
+
+
+class OpCallError(RegistryError, TypeError):
+    """The arguments of an op call do not match its metadef (dtype, rank, attrs...)."""
+
+
+def _suggest(word: str, choices: Sequence[str]) -> str:
+    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean '{match[0]}'?" if match else ""
+
+
+def check_absolute(path: str | os.PathLike[str], what: str) -> Path:
+    p = Path(path)
+    if not p.is_absolute():
+        raise LibraryPathError(
+            f"{what} path '{path}' is relative; ACL needs an absolute path (relative paths "
+            f"behave differently depending on the working directory). Did you mean "
+            f"'{Path.cwd() / p}'? Compute it from your module, e.g. "
+            f"os.path.join(os.path.dirname(os.path.abspath(__file__)), ...)")
+    if not p.exists():
+        raise LibraryPathError(f"{what} not found: {p}")
+    return p
+
+
+@dataclass
+class _Plan:
+    """What one (dtypes, shapes, attrs) signature of a call resolves to; cached per op."""
+
+    kernel: Any
+    entry: str
+    out_shapes: tuple[tuple[int, ...], ...]
+    out_dtypes: tuple[np.dtype[Any], ...]
+    names: tuple[str, ...]
+    block_dim: int
+    tiling: bytes
+
+
+@dataclass
+class RegisteredOp:
+    name: str
+    library: OperatorLibrary | None = None
+    opdef: OpDef | None = None
+    kernel_name: str = ""
+    gradient: OpDef | None = None
+    metadef_path: Path | None = None
+    gradient_path: Path | None = None
+    layout: TilingLayout | None = None
+    plans: dict[Any, _Plan] = field(default_factory=dict)
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self.libraries: dict[str, OperatorLibrary] = {}
+        self.ops: dict[str, RegisteredOp] = {}
+        self.soc = DEFAULT_SOC
+
+    # -- the seed's four calls --------------------------------------------------------------
+    def load_operator_library(self, path: str | os.PathLike[str]) -> OperatorLibrary:
+        p = check_absolute(path, "kernel library")
+        with self._lock:
+            key = str(p.resolve())
+            lib = self.libraries.get(key)
+            if lib is None:
+                lib = open_library(p)
+                self.libraries[key] = lib
+            return lib
+
+    def register_operator(self, name: str) -> None:
+        with self._lock:
+            if not self.libraries:
+                raise RegistrationOrderError(
+                    f"register_operator('{name}') before any load_operator_library(); the "
+                    f"order is {ORDER}")
+            entry = self.ops.setdefault(name, RegisteredOp(name))
+            if entry.library is None:
+                libs = list(self.libraries.values())
+                entry.library = next((lib for lib in reversed(libs) if lib.op_name == name),
+                                     libs[-1])
+
+    def register_operator_model(self, name: str, metadef_path: str | os.PathLike[str],
+                                kernel_name: str) -> None:
+        with self._lock:
+            entry = self.ops.get(name)
+            if entry is None or entry.library is None:
+                raise RegistrationOrderError(
+                    f"register_operator_model('{name}', ...) before register_operator('{name}');"
+                    f" the order is {ORDER}")
+            path = check_absolute(metadef_path, "metadef")
+            opdef = load(path)
+            if opdef.op_name != name:
+                raise RegistrationConflictError(
+                    f"metadef {path} describes op '{opdef.op_name}', not '{name}'")
+            library = self._library_with(kernel_name, entry.library, name)
+            names = [t.name for t in (*opdef.inputs, *opdef.outputs)]
+            for combo in opdef.combinations:
+                wanted = dict(zip(names, combo, strict=True))
+                if library.variant_for(kernel_name, wanted) is None:
+                    raise KernelNotFoundError(
+                        f"{library.path} has no build of kernel '{kernel_name}' for dtypes "
+                        f"{wanted}; rebuild the library with `opgen build` after changing the "
+                        "spec")
+            if entry.opdef is not None:
+                if entry.opdef.same_as(opdef) and entry.kernel_name == kernel_name:
+                    return  # the same registration again: a no-op
+                raise RegistrationConflictError(
+                    f"op '{name}' is already registered from {entry.metadef_path} with kernel "
+                    f"'{entry.kernel_name}'; a different definition ({path}, kernel "
+                    f"'{kernel_name}') cannot replace it in this process. Rename the op or "
+                    "restart the process")
+            entry.library, entry.opdef, entry.kernel_name = library, opdef, kernel_name
+            entry.metadef_path = path
+            entry.layout = _layout(opdef)
+            oppkg.install(name, library.path, path, kernel_name)
+
+    def register_operator_gradient(self, name: str,
+                                   grad_metadef_path: str | os.PathLike[str]) -> None:
+        with self._lock:
+            entry = self.ops.get(name)
+            if entry is None or entry.opdef is None:
+                raise RegistrationOrderError(
+                    f"register_operator_gradient('{name}', ...) before "
+                    f"register_operator_model('{name}', ...); the order is {ORDER}")
+            path = check_absolute(grad_metadef_path, "gradient metadef")
+            grad = load(path)
+            if grad.op_name == name:
+                if not grad.backward or "op" in grad.backward:
+                    raise RegistrationConflictError(
+                        f"{path} is the metadef of '{name}' itself but has no per-input "
+                        "`backward:` expressions to use as its gradient")
+            elif grad.op_name not in self.ops or self.ops[grad.op_name].opdef is None:
+                raise RegistrationOrderError(
+                    f"gradient op '{grad.op_name}' of '{name}' is not registered; register it "
+                    f"like any op ({ORDER}) before register_operator_gradient('{name}', ...)")
+            if entry.gradient is not None and not entry.gradient.same_as(grad):
+                raise RegistrationConflictError(
+                    f"op '{name}' already has a different gradient ({entry.gradient_path})")
+            entry.gradient, entry.gradient_path = grad, path
+            assert entry.library is not None and entry.metadef_path is not None
+            oppkg.install(name, entry.library.path, entry.metadef_path, entry.kernel_name, path)
+
+    # -- lookup -----------------------------------------------------------------------------
+    def _library_with(self, kernel_name: str, preferred: OperatorLibrary,
+                      op: str) -> OperatorLibrary:
+        if kernel_name in preferred.kernel_names:
+            return preferred
+        for lib in self.libraries.values():
+            if kernel_name in lib.kernel_names:
+                return lib
+        have = sorted({k for lib in self.libraries.values() for k in lib.kernel_names})
+        raise KernelNotFoundError(
+            f"register_operator_model('{op}', ..., '{kernel_name}'): no loaded library has a "
+            f"kernel '{kernel_name}'{_suggest(kernel_name, have)} (kernels: "
+            f"{', '.join(have) or 'none'})")
+
+    def lookup(self, name: str) -> RegisteredOp:
+        entry = self.ops.get(name)
+        if entry is not None and entry.opdef is not None:
+            return entry
+        with self._lock:
+            entry = self.ops.get(name)
+            if entry is not None and entry.opdef is not None:
+                return entry
+            package = oppkg.find(name)
+            if package is None:
+                known = sorted(n for n, e in self.ops.items() if e.opdef is not None)
+                raise OpNotRegisteredError(
+                    f"op '{name}' is not registered in this process nor installed in "
+                    f"{oppkg.opp_dir()}{_suggest(name, known)}. Register it with "
+                    f"load_operator_library -> register_operator -> register_operator_model (or "
+                    f"import its generated registration module), or point OPGEN_OPP_PATH at the "
+                    f"op package directory where another process registered it")
+            self.load_operator_library(package["library"])
+            self.register_operator(name)
+            self.ops[name].library = self.load_operator_library(package["library"])
+            self.register_operator_model(name, package["metadef"], package["kernel_name"])
+            if "gradient" in package:
+                grad_path = Path(package["gradient"])
+                grad = load(grad_path)
+                if grad.op_name != name:
+                    self.lookup(grad.op_name)
+                self.register_operator_gradient(name, grad_path)
+            return self.ops[name]
+
+    def reset(self) -> None:
+        """Forget every registration of this process (the op package directory is kept)."""
+        with self._lock:
+            self.libraries.clear()
+            self.ops.clear()
+
+    # -- calling ----------------------------------------------------------------------------
+    def call(self, name: str, *inputs: Any, profile: bool = False,
+             **attrs: Any) -> Any:
+        op = self.lookup(name)
+        opdef = op.opdef
+        assert opdef is not None and op.library is not None
+        arrays = _bind_inputs(opdef, inputs)
+        attr_values = _bind_attrs(opdef, attrs)
+        key = (tuple((a.dtype, a.shape) if a is not None else None for a in arrays),
+               tuple(attr_values.items()) if attr_values else ())
+        plan = op.plans.get(key)
+        if plan is None:
+            plan = self._plan(op, opdef, arrays, attr_values)
+            if len(op.plans) > 256:
+                op.plans.clear()
+            op.plans[key] = plan
+        outs = [gm_empty(s, d) for s, d in zip(plan.out_shapes, plan.out_dtypes, strict=True)]
+        gm = dict(zip(plan.names, [*arrays, *outs], strict=True))
+        prof = launch(plan.kernel, plan.entry, gm, block_dim=plan.block_dim, tiling=plan.tiling,
+                      soc=self.soc)
+        result: Any = outs[0] if len(outs) == 1 else tuple(outs)
+        return (result, prof) if profile else result
+
+    def _plan(self, op: RegisteredOp, opdef: OpDef, arrays: Sequence[np.ndarray | None],
+              attrs: Mapping[str, Any]) -> _Plan:
+        assert op.library is not None
+        in_dtypes = tuple(str(a.dtype) if a is not None else None for a in arrays)
+        column = _pick_column(opdef, in_dtypes, attrs)
+        names = [t.name for t in (*opdef.inputs, *opdef.outputs)]
+        dtypes = dict(zip(names, opdef.combinations[column], strict=True))
+        for t, a in zip(opdef.inputs, arrays, strict=True):
+            if a is not None:
+                _check_shape(opdef, t.name, t.shape, a.shape)
+        shapes = {t.name: a.shape for t, a in zip(opdef.inputs, arrays, strict=True)
+                  if a is not None}
+        out_shapes = []
+        for t in opdef.outputs:
+            try:
+                shape = infer_shape(t.infer or {"rule": "same_as", "input": opdef.inputs[0].name},
+                                    shapes, attrs)
+            except (ShapeRuleError, KeyError) as exc:
+                raise OpCallError(f"{opdef.op_name}: cannot infer the shape of output "
+                                  f"'{t.name}': {exc}") from None
+            out_shapes.append(tuple(int(d) for d in shape))
+        out_dtypes = tuple(np.dtype(dtypes[t.name]) for t in opdef.outputs)
+        variant: KernelVariant | None = op.library.variant_for(op.kernel_name, dtypes)
+        if variant is None:
+            raise KernelNotFoundError(f"{op.library.path} has no build of '{op.kernel_name}' "
+                                      f"for {dtypes}; rebuild it with `opgen build`")
+        if op.layout is None:
+            raise OpCallError(f"{opdef.op_name}: the metadef has no tiling layout; regenerate "
+                              "it with `opgen generate`")
+        ins = {t.name: a for t, a in zip(opdef.inputs, arrays, strict=True)}
+        outs = {t.name: _Spec(s, d)
+                for t, s, d in zip(opdef.outputs, out_shapes, out_dtypes, strict=True)}
+        tiling_attrs = {k: _tiling_value(opdef.attr(k), v) for k, v in attrs.items()}
+        block_dim, values = default_tiling(op.layout, ins, outs, tiling_attrs, self.soc)
+        return _Plan(op.library.kernel(variant), variant.entry, tuple(out_shapes), out_dtypes,
+                     tuple(names), block_dim, op.layout.pack(values))
+
+
+@dataclass(frozen=True)
+class _Spec:
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+def _layout(opdef: OpDef) -> TilingLayout | None:
+    tiling = opdef.tiling
+    if not tiling:
+        return None
+    return TilingLayout.from_fields(
+        tiling["struct"], [(f["name"], f["ctype"], f.get("array_len")) for f in tiling["fields"]])
+
+
+def _tiling_value(attr: AttrDef | None, value: Any) -> Any:
+    if attr is not None and attr.type == "type":
+        from .dtypes import data_type
+
+        return int(data_type(value))
+    return value
+
+
+def _bind_inputs(opdef: OpDef, inputs: Sequence[Any]) -> list[np.ndarray | None]:
+    n = len(opdef.inputs)
+    required = sum(1 for t in opdef.inputs if not t.optional)
+    if not required <= len(inputs) <= n:
+        names = ", ".join(t.name + ("?" if t.optional else "") for t in opdef.inputs)
+        raise OpCallError(f"{opdef.op_name}() takes {required}"
+                          f"{f' to {n}' if n != required else ''} tensor input(s) ({names}), "
+                          f"got {len(inputs)}")
+    out: list[np.ndarray | None] = []
+    for i, t in enumerate(opdef.inputs):
+        value = inputs[i] if i < len(inputs) else None
+        if value is None:
+            if not t.optional:
+                raise OpCallError(f"{opdef.op_name}(): input '{t.name}' is required, got None")
+            out.append(None)
+            continue
+        arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+        out.append(arr)
+    return out
+
+
+_ATTR_CHECKS: dict[str, tuple[type, ...]] = {
+    "int": (int, np.integer), "float": (float, int, np.floating, np.integer),
+    "bool": (bool, np.bool_), "string": (str,),
+}
+
+
+def _bind_attrs(opdef: OpDef, attrs: Mapping[str, Any]) -> dict[str, Any]:
+    if not opdef.attrs and not attrs:
+        return {}
+    out: dict[str, Any] = {}
+    known = {a.name for a in opdef.attrs}
+    for key in attrs:
+        if key not in known:
+            raise OpCallError(f"{opdef.op_name}() got an unknown attr '{key}'"
+                              f"{_suggest(key, sorted(known))}; its attrs are: "
+                              f"{', '.join(sorted(known)) or 'none'}")
+    for a in opdef.attrs:
+        if a.name in attrs:
+            value = attrs[a.name]
+        elif a.required:
+            raise OpCallError(f"{opdef.op_name}() is missing the required attr '{a.name}' "
+                              f"({a.type})")
+        else:
+            value = a.default
+        out[a.name] = _check_attr(opdef, a, value)
+    return out
+
+
+def _check_attr(opdef: OpDef, a: AttrDef, value: Any) -> Any:
+    kind = a.type
+    bad = False
+    if kind in _ATTR_CHECKS:
+        ok_types = _ATTR_CHECKS[kind]
+        bad = not isinstance(value, ok_types) or (kind in ("int", "float")
+                                                 and isinstance(value, (bool, np.bool_)))
+        if not bad and kind == "float":
+            value = float(value)
+        if not bad and kind == "int":
+            value = int(value)
+    elif kind.startswith("list_"):
+        elem = kind[5:]
+        bad = not isinstance(value, (list, tuple)) or any(
+            not isinstance(v, _ATTR_CHECKS[elem]) for v in value)
+        if not bad:
+            value = tuple(value)
+    elif kind == "type":
+        try:
+            value = np.dtype(value).name
+        except TypeError:
+            bad = True
+    if bad:
+        raise OpCallError(f"{opdef.op_name}(): attr '{a.name}' must be {kind}, got "
+                          f"{type(value).__name__} {value!r}")
+    return value
+
+
+def _pick_column(opdef: OpDef, in_dtypes: Sequence[str | None],
+                 attrs: Mapping[str, Any]) -> int:
+    n_in = len(opdef.inputs)
+    for col, combo in enumerate(opdef.combinations):
+        if any(d is not None and d != combo[i] for i, d in enumerate(in_dtypes)):
+            continue
+        if all(t.dtype_from is None or attrs.get(t.dtype_from) == combo[n_in + j]
+               for j, t in enumerate(opdef.outputs)):
+            return col
+    names = [t.name for t in opdef.inputs]
+    got = ", ".join(f"{n}={d}" for n, d in zip(names, in_dtypes, strict=True) if d is not None)
+    dtype_attrs = [t.dtype_from for t in opdef.outputs if t.dtype_from]
+    if dtype_attrs:
+        got += ", " + ", ".join(f"{a}={attrs.get(a)}" for a in dtype_attrs)
+    supported = "; ".join(
+        ", ".join(f"{n}={d}" for n, d in zip(names + [t.name for t in opdef.outputs], combo,
+                                              strict=True))
+        for combo in opdef.combinations)
+    raise OpCallError(f"{opdef.op_name}(): no supported dtype combination for ({got}); the "
+                      f"spec supports: {supported}")
+
+
+def _check_shape(opdef: OpDef, name: str, declared: tuple[int, ...] | None,
+                 actual: tuple[int, ...]) -> None:
+    if declared is None:
+        return
+    if len(declared) != len(actual):
+        raise OpCallError(f"{opdef.op_name}(): input '{name}' must have rank {len(declared)} "
+                          f"(spec shape {list(declared)}), got shape {tuple(actual)}")
+    for i, (want, got) in enumerate(zip(declared, actual, strict=True)):
+        if want >= 0 and want != got:
+            raise OpCallError(f"{opdef.op_name}(): input '{name}' must have size {want} in dim "
+                              f"{i} (spec shape {list(declared)}), got shape {tuple(actual)}")
+
+
+def _backward(reg: Registry, name: str, inputs: Sequence[Any], grad_outputs: Sequence[Any],
+              attrs: Mapping[str, Any]) -> tuple[Any, ...]:
+    op = reg.lookup(name)
+    opdef = op.opdef
+    assert opdef is not None
+    if op.gradient is None:
+        raise GradientNotRegisteredError(
+            f"op '{name}' has no registered gradient, so it cannot be trained through. Add "
+            f"`backward:` to its spec (a gradient per input, using grad_<output>, or `op: "
+            f"<grad op>`), run `opgen generate`, and call register_operator_gradient('{name}', "
+            "<metadef json>) after register_operator_model")
+    arrays = _bind_inputs(opdef, inputs)
+    values = _bind_attrs(opdef, attrs)
+    if len(grad_outputs) != len(opdef.outputs):
+        raise OpCallError(f"{name} backward: expected {len(opdef.outputs)} output gradient(s) "
+                          f"({', '.join('grad_' + t.name for t in opdef.outputs)}), got "
+                          f"{len(grad_outputs)}")
+    grad = op.gradient
+    if grad.op_name != name:
+        env = {t.name: a for t, a in zip(opdef.inputs, arrays, strict=True)}
+        env.update({f"grad_{t.name}": g for t, g in zip(opdef.outputs, grad_outputs,
+                                                         strict=True)})
+        forward = reg.call(name, *arrays, **values)
+        outs = forward if isinstance(forward, tuple) else (forward,)
+        env.update({t.name: o for t, o in zip(opdef.outputs, outs, strict=True)})
+        grad_inputs = [env.get(t.name) for t in grad.inputs]
+        grad_attrs = {a.name: values[a.name] for a in grad.attrs if a.name in values}
+        result = reg.call(grad.op_name, *grad_inputs, **grad_attrs)
+        results = result if isinstance(result, tuple) else (result,)
+        by_name = dict(zip([t.name for t in grad.outputs], results, strict=True))
+        return tuple(by_name.get(f"grad_{t.name}", by_name.get(t.name)) for t in opdef.inputs)
+    sources = (grad.raw.get("numpy") or {}).get("backward") or {}
+    env = {t.name: a for t, a in zip(opdef.inputs, arrays, strict=True)}
+    for attr in opdef.attrs:
+        value = values[attr.name]
+        env[attr.name] = np.dtype(value) if attr.type == "type" else value
+    forward = reg.call(name, *arrays, **values)
+    outs = forward if isinstance(forward, tuple) else (forward,)
+    env.update({t.name: o for t, o in zip(opdef.outputs, outs, strict=True)})
+    env.update({f"grad_{t.name}": g for t, g in zip(opdef.outputs, grad_outputs, strict=True)})
+    grads: list[Any] = []
+    for t, arr in zip(opdef.inputs, arrays, strict=True):
+        source = sources.get(t.name)
+        if source is None or arr is None:
+            grads.append(None)
+            continue
+        grad_value = np.asarray(_evaluate_numpy(source, env))
+        grads.append(np.broadcast_to(grad_value, arr.shape).astype(arr.dtype))
+    return tuple(grads)
+
+
+def _evaluate_numpy(source: str, env: Mapping[str, Any]) -> Any:
+    """Evaluate numpy source the compiler translated from a spec expression."""
+    from . import exprlib
+
+    code = _COMPILED.get(source)
+    if code is None:
+        code = _COMPILED[source] = compile(source, "<opgen expression>", "eval")
+    return eval(code, {"np": np, "_x": exprlib, "__builtins__": {}}, dict(env))
+
+
+_COMPILED: dict[str, Any] = {}
+
+REGISTRY = Registry()
+
+
+def load_operator_library(path: str | os.PathLike[str]) -> OperatorLibrary:
+    return REGISTRY.load_operator_library(path)
+
+
+def register_operator(name: str) -> None:
+    REGISTRY.register_operator(name)
+
+
+def register_operator_model(name: str, metadef_path: str | os.PathLike[str],
+                            kernel_name: str) -> None:
+    REGISTRY.register_operator_model(name, metadef_path, kernel_name)
+
+
+def register_operator_gradient(name: str, grad_metadef_path: str | os.PathLike[str]) -> None:
+    REGISTRY.register_operator_gradient(name, grad_metadef_path)
+
+
+def call(op: str, *inputs: Any, **attrs: Any) -> Any:
+    """Run a registered op on numpy arrays; returns the output, or a tuple of outputs."""
+    return REGISTRY.call(op, *inputs, **attrs)
+
+
+def backward(op: str, inputs: Sequence[Any], grad_outputs: Sequence[Any],
+             **attrs: Any) -> tuple[Any, ...]:
+    """Gradients of `op` with respect to each input (None where not differentiable)."""
+    return _backward(REGISTRY, op, inputs, grad_outputs, attrs)
+
+
+def call_with_profile(op: str, *inputs: Any, **attrs: Any) -> tuple[Any, LaunchProfile]:
+    result: tuple[Any, LaunchProfile] = REGISTRY.call(op, *inputs, profile=True, **attrs)
+    return result

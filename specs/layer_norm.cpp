@@ -1,0 +1,182 @@
+// layer_norm over the last axis, with optional gamma/beta; also writes each row's mean and
+// rstd (float32). Rows are split over the blocks and computed in float in UB.
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+constexpr int32_t BUFFER_NUM = 2;
+
+struct LayerNormCustomTilingData {
+    uint32_t rows;          // product of all dims but the last
+    uint32_t cols;          // the normalised (last) dim
+    float epsilon;          // the epsilon attr
+    uint32_t gammaPresent;  // optional inputs: 1 when passed
+    uint32_t betaPresent;
+};
+REGISTER_TILING_DEFAULT(LayerNormCustomTilingData);
+
+template <typename T>
+class KernelLayerNorm {
+public:
+    static constexpr uint32_t ALIGN = 32 / sizeof(T);
+
+    __aicore__ inline KernelLayerNorm() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y, GM_ADDR mean,
+                                GM_ADDR rstd, const LayerNormCustomTilingData& t)
+    {
+        cols = t.cols;
+        epsilon = t.epsilon;
+        hasGamma = t.gammaPresent != 0;
+        hasBeta = t.betaPresent != 0;
+        const uint32_t perBlock = (t.rows + GetBlockNum() - 1) / GetBlockNum();
+        rowStart = perBlock * GetBlockIdx();
+        rowCount = rowStart < t.rows ? (t.rows - rowStart < perBlock ? t.rows - rowStart : perBlock) : 0;
+        const uint64_t total = static_cast<uint64_t>(t.rows) * cols;
+        xGm.SetGlobalBuffer((__gm__ T*)x, total);
+        yGm.SetGlobalBuffer((__gm__ T*)y, total);
+        meanGm.SetGlobalBuffer((__gm__ float*)mean, t.rows);
+        rstdGm.SetGlobalBuffer((__gm__ float*)rstd, t.rows);
+        const uint32_t colsT = (cols + ALIGN - 1) / ALIGN * ALIGN;
+        const uint32_t colsF = (cols + 7) / 8 * 8;
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, colsT * sizeof(T));
+        pipe.InitBuffer(outQueueY, BUFFER_NUM, colsT * sizeof(T));
+        pipe.InitBuffer(xFloat, colsF * sizeof(float));
+        pipe.InitBuffer(yFloat, colsF * sizeof(float));
+        pipe.InitBuffer(centered, colsF * sizeof(float));
+        pipe.InitBuffer(workBuf, ((colsF / 64 + 1 + 7) / 8 * 8) * sizeof(float));
+        pipe.InitBuffer(statBuf, 64);
+        if (hasGamma) {
+            gammaGm.SetGlobalBuffer((__gm__ T*)gamma, cols);
+            pipe.InitBuffer(gammaBuf, colsF * sizeof(float));
+            LoadParam(gammaGm, gammaBuf.Get<float>(), colsT);
+        }
+        if (hasBeta) {
+            betaGm.SetGlobalBuffer((__gm__ T*)beta, cols);
+            pipe.InitBuffer(betaBuf, colsF * sizeof(float));
+            LoadParam(betaGm, betaBuf.Get<float>(), colsT);
+        }
+    }
+    __aicore__ inline void Process()
+    {
+        for (uint32_t r = 0; r < rowCount; r++) {
+            const uint32_t row = rowStart + r;
+            CopyIn(row);
+            Compute(row);
+            CopyOut(row);
+        }
+    }
+
+private:
+    // gamma/beta are loaded once per block (through the input queue) and kept as float.
+    __aicore__ inline void LoadParam(const GlobalTensor<T>& src, const LocalTensor<float>& dst,
+                                     uint32_t colsT)
+    {
+        LocalTensor<T> tmp = inQueueX.AllocTensor<T>();
+        DataCopyExtParams copyParams{1, static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
+        DataCopyPadExtParams<T> padParams{false, 0, 0, 0};
+        DataCopyPad(tmp, src, copyParams, padParams);
+        inQueueX.EnQue(tmp);
+        tmp = inQueueX.DeQue<T>();
+        ToFloat(dst, tmp);
+        inQueueX.FreeTensor(tmp);
+        (void)colsT;
+    }
+    __aicore__ inline void ToFloat(const LocalTensor<float>& dst, const LocalTensor<T>& src)
+    {
+        if constexpr (std::is_same_v<T, float>) {
+            Adds(dst, src, 0.0f, cols);
+        } else {
+            Cast(dst, src, RoundMode::CAST_NONE, cols);
+        }
+    }
+    __aicore__ inline void CopyIn(uint32_t row)
+    {
+        LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
+        DataCopyExtParams copyParams{1, static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
+        DataCopyPadExtParams<T> padParams{false, 0, 0, 0};
+        DataCopyPad(xLocal, xGm[static_cast<uint64_t>(row) * cols], copyParams, padParams);
+        inQueueX.EnQue(xLocal);
+    }
+    __aicore__ inline float ReadStat()
+    {
+        event_t eventVS = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
+        SetFlag<HardEvent::V_S>(eventVS);
+        WaitFlag<HardEvent::V_S>(eventVS);
+        return statBuf.Get<float>().GetValue(0);
+    }
+    __aicore__ inline void Compute(uint32_t row)
+    {
+        LocalTensor<T> xLocal = inQueueX.DeQue<T>();
+        LocalTensor<float> xf = xFloat.Get<float>();
+        LocalTensor<float> yf = yFloat.Get<float>();
+        LocalTensor<float> d = centered.Get<float>();
+        LocalTensor<float> work = workBuf.Get<float>();
+        LocalTensor<float> stat = statBuf.Get<float>();
+        ToFloat(xf, xLocal);
+        inQueueX.FreeTensor(xLocal);
+
+        ReduceSum(stat, xf, work, cols);
+        const float mean = ReadStat() / cols;
+        Adds(d, xf, -mean, cols);
+        Mul(yf, d, d, cols);
+        ReduceSum(stat, yf, work, cols);
+        const float rstd = 1.0f / sqrtf(ReadStat() / cols + epsilon);
+        Muls(yf, d, rstd, cols);
+        if (hasGamma) {
+            Mul(yf, yf, gammaBuf.Get<float>(), cols);
+        }
+        if (hasBeta) {
+            Add(yf, yf, betaBuf.Get<float>(), cols);
+        }
+        LocalTensor<T> yLocal = outQueueY.AllocTensor<T>();
+        if constexpr (std::is_same_v<T, float>) {
+            Adds(yLocal, yf, 0.0f, cols);
+        } else {
+            Cast(yLocal, yf, RoundMode::CAST_RINT, cols);
+        }
+        outQueueY.EnQue<T>(yLocal);
+
+        // mean and rstd of this row: one float each, written with byte-exact DataCopyPad.
+        stat.SetValue(0, mean);
+        stat.SetValue(8, rstd);
+        event_t eventSM = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_MTE3));
+        SetFlag<HardEvent::S_MTE3>(eventSM);
+        WaitFlag<HardEvent::S_MTE3>(eventSM);
+        DataCopyExtParams one{1, sizeof(float), 0, 0, 0};
+        DataCopyPad(meanGm[row], stat, one);
+        DataCopyPad(rstdGm[row], stat[8], one);
+        event_t eventMV = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_V));
+        SetFlag<HardEvent::MTE3_V>(eventMV);
+        WaitFlag<HardEvent::MTE3_V>(eventMV);
+    }
+    __aicore__ inline void CopyOut(uint32_t row)
+    {
+        LocalTensor<T> yLocal = outQueueY.DeQue<T>();
+        DataCopyExtParams copyParams{1, static_cast<uint32_t>(cols * sizeof(T)), 0, 0, 0};
+        DataCopyPad(yGm[static_cast<uint64_t>(row) * cols], yLocal, copyParams);
+        outQueueY.FreeTensor(yLocal);
+    }
+
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQueueX;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQueueY;
+    TBuf<QuePosition::VECCALC> xFloat, yFloat, centered, workBuf, statBuf, gammaBuf, betaBuf;
+    GlobalTensor<T> xGm, gammaGm, betaGm, yGm;
+    GlobalTensor<float> meanGm, rstdGm;
+    uint32_t cols;
+    float epsilon;
+    bool hasGamma;
+    bool hasBeta;
+    uint32_t rowStart;
+    uint32_t rowCount;
+};
+
+extern "C" __global__ __aicore__ void layer_norm(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y,
+                                                 GM_ADDR mean, GM_ADDR rstd, GM_ADDR workspace,
+                                                 GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelLayerNorm<DTYPE_X> op;
+    op.Init(x, gamma, beta, y, mean, rstd, tilingData);
+    op.Process();
+}

@@ -1,0 +1,8 @@
+#include "kernel_operator.h"
+#include "scale_add_tiling.h"
+
+extern "C" __global__ __aicore__ void scale_add(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    (void)tilingData;
+}

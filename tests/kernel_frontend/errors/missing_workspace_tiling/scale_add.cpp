@@ -1,0 +1,14 @@
+#include "kernel_operator.h"
+
+struct ScaleAddTilingData {
+    uint32_t totalLength;
+    uint32_t tileNum;
+    float alpha;
+};
+
+extern "C" __global__ __aicore__ void scale_add(GM_ADDR x, GM_ADDR y, GM_ADDR z)
+{
+    REGISTER_TILING_DEFAULT(ScaleAddTilingData);
+    GET_TILING_DATA(tilingData, tiling);
+    (void)tilingData;
+}
