@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from results import machine, table, write_section  # noqa: E402
+from results import machine, table, write_section
 
-from opgen.project import load_config  # noqa: E402
-from opgen.scaffold import parse_attr_flag, scaffold  # noqa: E402
+from opgen.project import load_config
+from opgen.scaffold import parse_attr_flag, scaffold
 
 DTYPE_SETS = [["float32"], ["float32", "float16"], ["float16", "float32", "bfloat16"]]
 ATTRS = ["alpha:float=0.5", "axis:int=-1", "flag:bool=true", "scale:float=2.0"]

@@ -32,7 +32,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     sink = DiagnosticSink()
     paths = [Path(p) for p in args.paths]
     cfg = Config(Path.cwd(), Path.cwd(), Path.cwd(), "", "")
-    specs = load_specs(paths, cfg, sink)
+    specs = load_specs(paths, cfg, sink, as_typed=True)
     _print_diagnostics(sink)
     if sink.has_errors:
         return EXIT_BAD_INPUT
@@ -126,6 +126,32 @@ def cmd_skeleton(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_build(args: argparse.Namespace) -> int:
+    from opgen.build_cmd import build
+
+    cfg = _config(args)
+    sink = DiagnosticSink()
+    try:
+        libs = build(cfg, [Path(p) for p in args.specs], sink)
+    finally:
+        _print_diagnostics(sink)
+    for op, path in sorted(libs.items()):
+        print(f"{op}: {path}")
+    return EXIT_OK
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from opgen.build_cmd import profile
+
+    cfg = _config(args)
+    sink = DiagnosticSink()
+    try:
+        print(profile(cfg, args.op, args.shape, args.dtype, args.attr, sink))
+    finally:
+        _print_diagnostics(sink)
+    return EXIT_OK
+
+
 def cmd_import_msopgen(args: argparse.Namespace) -> int:
     from opgen.load import load_file
     from opgen.msopgen import convert, is_msopgen, to_yaml
@@ -155,6 +181,20 @@ def cmd_import_msopgen(args: argparse.Namespace) -> int:
         atomic_write(path, f"# Imported from {Path(args.file).name} by opgen import-msopgen.\n"
                      + to_yaml(d))
         print(f"created {path}")
+    return EXIT_OK
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from opgen.config_flags import ConfigError, render
+
+    if not (args.cflags or args.libs or args.includedir):
+        print("opgen config: error: give --cflags, --libs and/or --includedir", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        print(render(want_cflags=args.cflags, want_libs=args.libs, want_includedir=args.includedir))
+    except ConfigError as exc:
+        print(f"opgen config: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     return EXIT_OK
 
 
@@ -218,11 +258,43 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
     p.set_defaults(func=cmd_skeleton)
 
+    p = sub.add_parser("build", help="compile each op's kernel into lib<op>.so (the aoc step)",
+                       description="Generate (if stale), then build the operator library of "
+                       "every op: one simulator kernel per dtype combination, compiled in "
+                       "parallel into a content-addressed cache. Prints op: library path.")
+    p.add_argument("specs", nargs="*", metavar="SPEC")
+    p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
+    p.add_argument("--output-dir", help="override [tool.opgen] output_dir")
+    p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("profile", help="run an op once on the simulator and print its counters",
+                       description="Build and run OP on random inputs and print the simulator "
+                       "profile: GM<->UB bytes, vector instructions and repeats, lane "
+                       "utilisation, peak UB, time per block.")
+    p.add_argument("op")
+    p.add_argument("--shape", action="append", default=[], metavar="[INPUT=]DIMS",
+                   help="input shape, e.g. 4,1024 (all inputs) or x=4,1024 (repeatable)")
+    p.add_argument("--dtype", help="dtype of the first input (picks the combination)")
+    p.add_argument("--attr", action="append", default=[], metavar="NAME=VALUE")
+    p.set_defaults(func=cmd_profile)
+
     p = sub.add_parser("import-msopgen", help="convert an msopgen op description to opgen YAML",
                        description="Write one opgen spec per op of an msopgen JSON file.")
     p.add_argument("file")
     p.add_argument("-o", "--output", help="directory for the YAML files (default: beside FILE)")
     p.set_defaults(func=cmd_import_msopgen)
+
+    p = sub.add_parser("config", help="print flags to build kernels and CPU-debug drivers",
+                       description="Print the g++/CMake flags that compile an Ascend C kernel and "
+                       "a CANN CPU-debug driver (main.cpp with tikicpulib.h and ICPU_RUN_KF) "
+                       "against the simulator, like pkg-config: "
+                       "g++ $(opgen config --cflags) kernel.cpp main.cpp $(opgen config --libs)")
+    p.add_argument("--cflags", "--cxxflags", dest="cflags", action="store_true",
+                   help="compile flags: include dir, -std=c++17, -DASCENDC_CPU_DEBUG=1, -pthread")
+    p.add_argument("--libs", action="store_true", help="link flags (-pthread; header-only)")
+    p.add_argument("--includedir", action="store_true",
+                   help="the directory holding kernel_operator.h and tikicpulib.h")
+    p.set_defaults(func=cmd_config)
     return parser
 
 

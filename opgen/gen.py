@@ -24,6 +24,7 @@ from opgen.emit import (
     cann_op_host,
     cann_op_proto,
     metadef,
+    python_pkg,
     tiling,
 )
 from opgen.gencache import Entry, GenerateCache, OpRecord, record_outputs, stat_of
@@ -40,6 +41,10 @@ PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_h
                                              cann_op_proto.emit, cann_aclnn.emit,
                                              cann_op_desc.emit)
 
+# Per-op targets that depend on the configuration (the generated Python package's name).
+PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
+PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration,)
+
 # Package-level targets: (every op of the project, config) -> {relative path: content}.
 PackageEmitter = Callable[[Sequence[OpRecord], Config], dict[str, str]]
 
@@ -48,7 +53,7 @@ def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
     return metadef.emit_index([(o.op_name, o.op_type, o.spec_path) for o in ops])
 
 
-PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index,)
+PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package)
 
 
 @dataclass
@@ -90,6 +95,8 @@ def _process(path: Path, config: Config, sink: DiagnosticSink, parses: ParseCach
         files: dict[str, str] = {}
         for target in PER_OP_TARGETS:
             files.update(target(spec, out_rel, kernels[spec.op_name]))
+        for py_target in PY_OP_TARGETS:
+            files.update(py_target(spec, kernels[spec.op_name], config))
         records.append(_record(spec))
         outputs[spec.op_name] = files
         main = str(kernel_path(spec, config.root).resolve())
@@ -161,9 +168,6 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         if i in hits:
             entry = hits[i]
             sink.extend(entry.replay())
-            for op in entry.ops:
-                for rel in op.outputs:
-                    fm.keep(rel)
             ops.extend(entry.ops)
             continue
         sub, processed = done[i]
@@ -172,10 +176,7 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
             failed = True
             continue
         records, outputs, deps = processed
-        for record in records:
-            for rel, text in outputs[record.op_name].items():
-                fm.add(rel, text)
-            fresh.append((record, outputs[record.op_name]))
+        fresh.extend((record, outputs[record.op_name]) for record in records)
         ops.extend(records)
         content = contents[i]
         if gcache is not None and content is not None:
@@ -191,6 +192,13 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
     duplicated = cross_check(identities, sink)
     if failed or sink.has_errors or duplicated:
         return None
+    for entry in hits.values():
+        for op in entry.ops:
+            for rel in op.outputs:
+                fm.keep(rel)
+    for _record, files in fresh:
+        for rel, text in files.items():
+            fm.add(rel, text)
     if full:
         for target in PACKAGE_TARGETS:
             for rel, text in target(sorted(ops, key=lambda o: o.op_name), config).items():

@@ -132,9 +132,14 @@ def cross_check(ops: Sequence[OpIdentity], sink: DiagnosticSink) -> set[str]:
     return duplicated
 
 
-def load_spec_file(path: Path, config: Config, sink: DiagnosticSink) -> list[OpSpec]:
-    """Validate one file (all its errors go to `sink`); its valid ops."""
-    shown = config.display(path.resolve()) if path.is_absolute() or path.exists() else str(path)
+def load_spec_file(path: Path, config: Config, sink: DiagnosticSink, *,
+                   as_typed: bool = False) -> list[OpSpec]:
+    """Validate one file (all its errors go to `sink`); its valid ops. Messages name the file
+    project-relative, or `as_typed` (the path exactly as the user gave it)."""
+    if as_typed or not (path.is_absolute() or path.exists()):
+        shown = str(path)
+    else:
+        shown = config.display(path.resolve())
     specs: list[OpSpec] = []
     for doc in documents(path, shown, sink):
         spec = build_spec(doc, sink, spec_dir=str(path.parent))
@@ -143,9 +148,11 @@ def load_spec_file(path: Path, config: Config, sink: DiagnosticSink) -> list[OpS
     return specs
 
 
-def load_specs(paths: Sequence[Path], config: Config, sink: DiagnosticSink) -> list[OpSpec]:
+def load_specs(paths: Sequence[Path], config: Config, sink: DiagnosticSink, *,
+               as_typed: bool = False) -> list[OpSpec]:
     """Validate every file (all errors of all files go to `sink`), then cross-spec checks."""
-    specs = [spec for path in paths for spec in load_spec_file(path, config, sink)]
+    specs = [spec for path in paths
+             for spec in load_spec_file(path, config, sink, as_typed=as_typed)]
     seen: set[str] = set()
     cross_check([OpIdentity.of(s) for s in specs], sink)
     unique = []

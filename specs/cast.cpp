@@ -1,4 +1,5 @@
-// cast: y = x converted to DTYPE_Y, rounding to nearest even. Multi-core, double-buffered.
+// cast: y = x converted to DTYPE_Y: float to int truncates toward zero (numpy/torch/TF astype),
+// float narrowing rounds to nearest even. Multi-core, double-buffered.
 // int32 -> half goes through float (the vector unit has no direct conversion), which needs a
 // float staging buffer, so that path single-buffers to stay within the default tiling's UB plan.
 #include "kernel_operator.h"
@@ -82,7 +83,7 @@ private:
             Cast(tmp, xLocal, RoundMode::CAST_NONE, count);
             Cast(yLocal, tmp, RoundMode::CAST_RINT, count);
         } else if constexpr (std::is_integral_v<TY>) {
-            Cast(yLocal, xLocal, RoundMode::CAST_RINT, count);
+            Cast(yLocal, xLocal, RoundMode::CAST_TRUNC, count);  // toward zero, as astype does
         } else if constexpr (sizeof(TY) < sizeof(TX)) {
             Cast(yLocal, xLocal, RoundMode::CAST_RINT, count);
         } else {

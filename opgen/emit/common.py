@@ -51,12 +51,14 @@ def kernel_source_path(spec: OpSpec) -> str:
     return posixpath.normpath(posixpath.join(spec_dir(spec), spec.kernel.source))
 
 
-def _finalize(text: str) -> str:
-    """One post-processing pass for all templates: no trailing blanks, one final newline."""
+def _finalize(text: str, max_blank: int = 1) -> str:
+    """One post-processing pass for all templates: no trailing blanks, at most `max_blank`
+    blank lines in a row (2 for Python, as PEP 8 separates top-level definitions), one final
+    newline."""
     lines = [line.rstrip() for line in text.splitlines()]
     out: list[str] = []
     for line in lines:
-        if line == "" and out and out[-1] == "":
+        if line == "" and len(out) >= max_blank and all(o == "" for o in out[-max_blank:]):
             continue
         out.append(line)
     return "\n".join(out).strip("\n") + "\n"
@@ -76,7 +78,8 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, **context: Any) -> str:
-    return _finalize(environment().get_template(template).render(**context))
+    max_blank = 2 if template.endswith(".py.j2") else 1
+    return _finalize(environment().get_template(template).render(**context), max_blank)
 
 
 def project_relative(path: str, root: str) -> str:

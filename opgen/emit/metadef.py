@@ -7,6 +7,7 @@ from typing import Any
 
 from opgen.dtypes import DType
 from opgen.emit.common import kernel_source_path, relpath, render_json
+from opgen.expr_translate import NUMPY, to_source
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.model import AttrDesc, OpSpec, TensorDesc
 
@@ -15,7 +16,11 @@ FORMAT_VERSION = 1
 
 
 def metadef_path(spec: OpSpec) -> str:
-    return f"{METADEF_DIR}/{spec.op_name}.json"
+    return metadef_path_for(spec.op_name)
+
+
+def metadef_path_for(op_name: str) -> str:
+    return f"{METADEF_DIR}/{op_name}.json"
 
 
 def _tensor(t: TensorDesc) -> dict[str, Any]:
@@ -76,12 +81,20 @@ def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) 
     if kernel is not None:
         data["tiling"] = kernel.tiling.layout_json() if kernel.tiling is not None else None
     data["reference"] = {r.output: str(r.expr) for r in spec.reference}
+    numpy: dict[str, Any] = {"reference": {r.output: to_source(r.expr, NUMPY)
+                                           for r in spec.reference}}
+    if spec.backward is not None and spec.backward.grad_op is None:
+        numpy["backward"] = {g.input: to_source(g.expr, NUMPY)
+                             for g in spec.backward.gradients}
     if spec.backward is None:
         data["backward"] = None
     elif spec.backward.grad_op is not None:
         data["backward"] = {"op": spec.backward.grad_op}
     else:
         data["backward"] = {g.input: str(g.expr) for g in spec.backward.gradients}
+    # the expressions translated to numpy source: the runtime evaluates these (it does not
+    # parse the expression language itself)
+    data["numpy"] = numpy
     return data
 
 
@@ -92,7 +105,7 @@ def emit(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) -> 
 def emit_index(ops: Sequence[tuple[str, str, str]]) -> dict[str, str]:
     """index.json: every op as (op_name, op_type, spec path)."""
     entries = [
-        {"op_name": name, "op_type": op_type, "spec": spec, "metadef": f"{METADEF_DIR}/{name}.json"}
+        {"op_name": name, "op_type": op_type, "spec": spec, "metadef": metadef_path_for(name)}
         for name, op_type, spec in sorted(ops)
     ]
     return {"index.json": render_json({"format_version": FORMAT_VERSION, "ops": entries})}

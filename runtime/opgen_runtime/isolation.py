@@ -40,6 +40,7 @@ def launch_isolated(
     soc: SocProfile,
     strict_datacopy: bool,
     max_threads: int,
+    tiling_key: int = 0,
 ) -> LaunchProfile:
     """Runs the launch in ``python -m opgen_runtime.isolation`` and copies outputs back."""
     if isinstance(gm_args, Mapping):
@@ -59,6 +60,7 @@ def launch_isolated(
             "soc": soc,
             "strict_datacopy": strict_datacopy,
             "max_threads": max_threads,
+            "tiling_key": tiling_key,
         },
     }
     with tempfile.TemporaryDirectory(prefix="opgen-isolated-") as tmp:

@@ -49,6 +49,10 @@ class _Loaded:
         err.restype = ctypes.c_int32
         err.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int32)]
         self.last_error = err
+        key = self.cdll.opgen_sim_set_tiling_key
+        key.restype = None
+        key.argtypes = [ctypes.c_uint64]
+        self.set_tiling_key = key
         if self.cdll.opgen_sim_num_counters() != NUM_COUNTERS:
             raise LaunchError(f"{path}: built against another simulator header version; rebuild")
         self.entries: dict[str, int] = {}
@@ -80,18 +84,25 @@ def _loaded(path: Path) -> _Loaded:
     return lib
 
 
+_UINT8 = np.dtype(np.uint8)
+
+
 def aligned_empty(nbytes: int) -> np.ndarray:
     """A uint8 buffer of ``nbytes`` whose data starts on a 32-byte (GM) boundary."""
-    raw = np.empty(nbytes + GM_ALIGN, dtype=np.uint8)
-    off = (-raw.__array_interface__["data"][0]) % GM_ALIGN
+    raw = np.empty(nbytes + GM_ALIGN, dtype=_UINT8)
+    # ctypes' buffer address is several times cheaper than __array_interface__ (a dict)
+    off = -_addressof(_char_from_buffer(raw)) % GM_ALIGN
     return raw[off : off + nbytes]
 
 
 def gm_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     """An uninitialised array whose data is 32-byte aligned, so launches need not copy it."""
-    dt = np.dtype(dtype)
-    count = int(np.prod(shape, dtype=np.int64))
-    out: np.ndarray = aligned_empty(count * dt.itemsize).view(dt).reshape(shape)
+    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    dims = (shape,) if isinstance(shape, int) else shape
+    count = 1
+    for d in dims:
+        count *= d
+    out: np.ndarray = aligned_empty(count * dt.itemsize).view(dt).reshape(dims)
     return out
 
 
@@ -127,6 +138,7 @@ def launch(
     isolated: bool = False,
     strict_datacopy: bool = True,
     max_threads: int = 0,
+    tiling_key: int = 0,
 ) -> LaunchProfile:
     """Runs ``entry`` of ``lib`` on ``block_dim`` simulated cores.
 
@@ -134,7 +146,8 @@ def launch(
     input), as a sequence or a name -> array mapping (names then appear in error messages);
     workspace and tiling are appended. Outputs are written in place. A hardware-rule violation
     raises a SimulatorError subclass; ``isolated=True`` runs the launch in a subprocess so that a
-    crashing kernel raises KernelCrash instead of killing this process.
+    crashing kernel raises KernelCrash instead of killing this process. ``tiling_key`` is what
+    ``TILING_KEY_IS(k)`` compares with in the kernel.
     """
     profile = SOC_PROFILES.get(soc) if isinstance(soc, str) else soc
     if profile is None:
@@ -152,6 +165,7 @@ def launch(
             soc=profile,
             strict_datacopy=strict_datacopy,
             max_threads=max_threads,
+            tiling_key=tiling_key,
         )
     if block_dim < 1:
         raise LaunchError(f"blockDim must be >= 1, got {block_dim}", kernel=entry)
@@ -202,6 +216,10 @@ def launch(
             s.encode() + b"\0" for s in (*names, "workspace", "tiling")
         )
     counters = (ctypes.c_int64 * (block_dim * NUM_COUNTERS))()
+    if tiling_key:
+        if not 0 <= tiling_key < 2**64:
+            raise LaunchError(f"tiling_key {tiling_key} is not a uint64", kernel=entry)
+        loaded.set_tiling_key(tiling_key)
     t0 = time.perf_counter_ns()
     rc = loaded.launch(
         addr,

@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import platform
+import struct
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -105,13 +106,36 @@ def check_elf(path: Path) -> None:
     machine = int.from_bytes(head[18:20], "little")
     want = _ELF_MACHINES.get(platform.machine())
     if want is not None and machine != want:
-        names = {v: k for k, v in _ELF_MACHINES.items()}
+        names = {62: "x86_64", 183: "aarch64", 40: "arm", 3: "i386", 243: "riscv"}
         raise LibraryError(f"{path} was built for another architecture "
                            f"({names.get(machine, f'ELF machine {machine}')}); this machine is "
                            f"{platform.machine()}: rebuild it here with `opgen build`")
     e_type = int.from_bytes(head[16:18], "little")
     if e_type != 3:
         raise LibraryError(f"{path} is an ELF file but not a shared object (e_type {e_type})")
+    _check_elf_extent(path, head)
+
+
+def _check_elf_extent(path: Path, head: bytes) -> None:
+    """A truncated library must be refused before dlopen: mapping a segment past the end of
+    the file kills the process with SIGBUS instead of failing."""
+    size = path.stat().st_size
+    (phoff, shoff) = struct.unpack_from("<QQ", head, 32)
+    (phentsize, phnum, shentsize, shnum) = struct.unpack_from("<HHHH", head, 54)
+    truncated = phoff + phentsize * phnum > size or shoff + shentsize * shnum > size
+    if not truncated:
+        with path.open("rb") as f:
+            f.seek(phoff)
+            table = f.read(phentsize * phnum)
+        for i in range(phnum):
+            p_type, _flags, p_offset, _vaddr, _paddr, p_filesz = struct.unpack_from(
+                "<IIQQQQ", table, i * phentsize)
+            if p_type == 1 and p_offset + p_filesz > size:  # PT_LOAD
+                truncated = True
+                break
+    if truncated:
+        raise LibraryError(f"{path} is truncated ({size} bytes, shorter than its ELF headers "
+                           "say): copy or rebuild it (`opgen build`)")
 
 
 def open_library(path: Path) -> OperatorLibrary:

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "register/op_def_registry.h"
-#include "cast_tiling.h"
+#include "cast_custom_tiling.h"
 
 namespace {
 // The dims of a shape, so one shape rule serves op_host and op_proto alike.
@@ -68,7 +68,7 @@ static ge::graphStatus InferDataType(gert::InferDataTypeContext* context)
 namespace optiling {
 static ge::graphStatus TilingFunc(gert::TilingContext* context)
 {
-    // opgen's default policy, the same as the simulator's (see cast_tiling.h).
+    // opgen's default policy, the same as the simulator's (see cast_custom_tiling.h).
     return CastCustomDefaultTiling(context);
 }
 }  // namespace optiling

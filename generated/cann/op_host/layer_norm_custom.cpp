@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "register/op_def_registry.h"
-#include "layer_norm_tiling.h"
+#include "layer_norm_custom_tiling.h"
 
 namespace {
 // The dims of a shape, so one shape rule serves op_host and op_proto alike.
@@ -92,7 +92,7 @@ static ge::graphStatus InferDataType(gert::InferDataTypeContext* context)
 namespace optiling {
 static ge::graphStatus TilingFunc(gert::TilingContext* context)
 {
-    // opgen's default policy, the same as the simulator's (see layer_norm_tiling.h).
+    // opgen's default policy, the same as the simulator's (see layer_norm_custom_tiling.h).
     return LayerNormCustomDefaultTiling(context);
 }
 }  // namespace optiling

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "register/op_def_registry.h"
-#include "softmax_tiling.h"
+#include "softmax_custom_tiling.h"
 
 namespace {
 // The dims of a shape, so one shape rule serves op_host and op_proto alike.
@@ -61,7 +61,7 @@ static ge::graphStatus InferDataType(gert::InferDataTypeContext* context)
 namespace optiling {
 static ge::graphStatus TilingFunc(gert::TilingContext* context)
 {
-    // opgen's default policy, the same as the simulator's (see softmax_tiling.h).
+    // opgen's default policy, the same as the simulator's (see softmax_custom_tiling.h).
     return SoftmaxCustomDefaultTiling(context);
 }
 }  // namespace optiling

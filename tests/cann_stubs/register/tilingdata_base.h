@@ -1,4 +1,6 @@
-// Stub of CANN register/tilingdata_base.h: the BEGIN_TILING_DATA_DEF macro family.
+// Stub of CANN register/tilingdata_base.h: the BEGIN_TILING_DATA_DEF macro family. The fields are
+// plain members in declaration order, so SaveToBuffer writes the same bytes as the equivalent
+// C++ struct (what the kernel's GET_TILING_DATA reads).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +38,16 @@ private:                                                                        
     arr_type field_name##_[arr_size] = {};                                            \
                                                                                       \
 public:
-#define END_TILING_DATA_DEF }
+#define END_TILING_DATA_DEF                                                           \
+public:                                                                               \
+    size_t GetDataSize() const { return sizeof(*this); }                              \
+    void SaveToBuffer(void* pdata, size_t capacity) const                             \
+    {                                                                                 \
+        if (capacity >= sizeof(*this)) {                                              \
+            std::memcpy(pdata, static_cast<const void*>(this), sizeof(*this));        \
+        }                                                                             \
+    }                                                                                 \
+    }
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name) \
     class op_type##class_name##Helper {                 \
     public:                                             \

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace gert {
 template <typename T>
@@ -35,10 +36,15 @@ public:
     {
         return GetAttrPointer<TypedContinuousVector<float>>(index);
     }
-    size_t GetAttrNum() const;
+    size_t GetAttrNum() const { return stub_values.size(); }
+
+    // Stub backing (not CANN API): a pointer to each attr's value by index (nullptr: unset).
+    std::vector<const void*> stub_values;
 
 private:
-    const void* GetPointerByIndex(size_t index) const;
-    uint64_t placeholder_;
+    const void* GetPointerByIndex(size_t index) const
+    {
+        return index < stub_values.size() ? stub_values[index] : nullptr;
+    }
 };
 }  // namespace gert

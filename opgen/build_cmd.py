@@ -1,0 +1,114 @@
+"""`opgen build` and `opgen profile`: the compiler's front door to the runtime's kernel build
+(the seed's `aoc` step) and the simulator's profile."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from opgen import gen
+from opgen.diagnostics import DiagnosticSink, OpgenError
+from opgen.emit.metadef import metadef_path_for
+from opgen.project import Config
+
+
+class BuildCommandError(OpgenError):
+    pass
+
+
+def generated_metadefs(config: Config, specs: Sequence[Path], sink: DiagnosticSink,
+                       ops: Sequence[str] = ()) -> dict[str, Path]:
+    """Generate (writing only what changed) and return op name -> its metadef path."""
+    result = gen.run(config, list(specs), sink)
+    if result is None:
+        raise BuildCommandError("generation failed; fix the errors above first")
+    found = {o.op_name: config.output_dir / metadef_path_for(o.op_name) for o in result.ops}
+    unknown = [o for o in ops if o not in found]
+    if unknown:
+        raise BuildCommandError(f"no op named {', '.join(unknown)}; the project has: "
+                                f"{', '.join(sorted(found)) or 'no ops'}")
+    return {k: v for k, v in found.items() if not ops or k in ops}
+
+
+def build(config: Config, specs: Sequence[Path], sink: DiagnosticSink) -> dict[str, Path]:
+    """Build lib<op>.so for every op (kernels compile in parallel; unchanged ones are free)."""
+    from opgen_runtime.metadef import load
+    from opgen_runtime.oplib import build_operator_library
+
+    metadefs = generated_metadefs(config, specs, sink)
+    names = sorted(metadefs)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        libs = list(pool.map(lambda n: build_operator_library(load(metadefs[n])), names))
+    return dict(zip(names, libs, strict=True))
+
+
+def parse_shapes(texts: Sequence[str], inputs: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """`--shape 4,1024` (every input) or `--shape x=4,1024 --shape y=1,1024`."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for text in texts:
+        name, eq, dims = text.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.replace("x", ",").split(",") if d.strip())
+        except ValueError:
+            raise BuildCommandError(f"--shape '{text}': expected dims like 4,1024") from None
+        if eq:
+            if name not in inputs:
+                raise BuildCommandError(f"--shape '{text}': no input '{name}' (inputs: "
+                                        f"{', '.join(inputs)})")
+            shapes[name] = shape
+        else:
+            shapes.update({n: shape for n in inputs if n not in shapes})
+    return shapes
+
+
+def profile(config: Config, op: str, shapes: Sequence[str], dtype: str | None,
+            attrs: Sequence[str], sink: DiagnosticSink) -> str:
+    import numpy as np
+
+    from opgen_runtime import registry
+    from opgen_runtime.metadef import load
+    from opgen_runtime.oplib import build_operator_library
+
+    metadef = generated_metadefs(config, [], sink, [op])[op]
+    opdef = load(metadef)
+    library = build_operator_library(opdef)
+    reg = registry.Registry()
+    reg.load_operator_library(library)
+    reg.register_operator(op)
+    reg.register_operator_model(op, metadef, opdef.kernel_entry)
+    names = [t.name for t in opdef.inputs]
+    given = parse_shapes(shapes or ["1024"], names)
+    column = 0
+    if dtype is not None:
+        matches = [i for i, c in enumerate(opdef.combinations) if c[0] == dtype]
+        if not matches:
+            raise BuildCommandError(f"{op}: no dtype combination with {names[0]}={dtype}; "
+                                    f"supported: {sorted({c[0] for c in opdef.combinations})}")
+        column = matches[0]
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(given.get(t.name, (1024,))).astype(opdef.combinations[column][i])
+              if not t.optional or t.name in given else None
+              for i, t in enumerate(opdef.inputs)]
+    attr_values: dict[str, Any] = {}
+    for text in attrs:
+        key, _, value = text.partition("=")
+        attr_values[key] = _attr_value(value)
+    for t in opdef.outputs:
+        if t.dtype_from and t.dtype_from not in attr_values:
+            attr_values[t.dtype_from] = opdef.combinations[column][len(opdef.inputs)]
+    _, prof = reg.call(op, *arrays, profile=True, **attr_values)
+    header = ", ".join(f"{t.name}{list(a.shape)}:{a.dtype}"
+                       for t, a in zip(opdef.inputs, arrays, strict=True) if a is not None)
+    return f"{op}({header})\n{prof.table()}"
+
+
+def _attr_value(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -1,0 +1,55 @@
+"""`opgen config`: compiler and linker flags for building kernels and CPU-debug drivers against
+the simulator with a user's own g++ or CMake (in the manner of pkg-config and llvm-config)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+from pathlib import Path
+
+# ASCENDC_CPU_DEBUG selects CANN's CPU twin-debug branches (tikicpulib.h, ICPU_RUN_KF) in
+# samples; __CCE_KT_TEST__ is the older samples' name for the same switch.
+CPU_DEBUG_DEFINES: tuple[str, ...] = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1")
+CXX_FLAGS: tuple[str, ...] = ("-std=c++17", "-pthread")
+LINK_FLAGS: tuple[str, ...] = ("-pthread",)
+
+
+class ConfigError(Exception):
+    """The simulator headers cannot be found (opgen_runtime is not installed)."""
+
+
+def include_dir() -> Path:
+    """The directory holding kernel_operator.h and tikicpulib.h of the installed opgen_runtime.
+
+    Located without importing opgen_runtime (the same two places its build module looks).
+    """
+    spec = importlib.util.find_spec("opgen_runtime")
+    if spec is None or spec.origin is None:
+        raise ConfigError("opgen_runtime is not installed; pip install opgen")
+    here = Path(spec.origin).resolve().parent
+    for candidate in (here / "include", here.parent / "include"):
+        if (candidate / "tikicpulib.h").is_file() and (candidate / "kernel_operator.h").is_file():
+            return candidate
+    raise ConfigError(f"the simulator headers (tikicpulib.h) are not next to {here}")
+
+
+def cflags() -> list[str]:
+    """Flags to compile a kernel or a CPU-debug driver against the simulator."""
+    return [f"-I{include_dir()}", *CXX_FLAGS, *CPU_DEBUG_DEFINES]
+
+
+def libs() -> list[str]:
+    """Flags to link them: the simulator is header-only, so only the thread library."""
+    return list(LINK_FLAGS)
+
+
+def render(*, want_cflags: bool, want_libs: bool, want_includedir: bool) -> str:
+    """The requested flags as one shell-quoted line, cflags before libs (as pkg-config prints)."""
+    if want_includedir and not (want_cflags or want_libs):
+        return str(include_dir())
+    parts: list[str] = []
+    if want_cflags:
+        parts += cflags()
+    if want_libs:
+        parts += [f for f in libs() if f not in parts]
+    return " ".join(shlex.quote(p) for p in parts)

@@ -1,0 +1,111 @@
+"""PyTorch names and schema spellings, in one place: op schema, classes, dtypes, attr types.
+
+Templates never build names; the torch emitter asks this module. Worked examples are in
+tests/torch/test_torch_naming.py.
+"""
+
+from __future__ import annotations
+
+from opgen.dtypes import AttrType, DType
+from opgen.model import AttrDesc, AttrValue, OpSpec, TensorDesc
+from opgen.naming import upper_camel
+
+# Attr types as torch schema types. A `type` attr is a ScalarType (a torch.dtype in Python).
+_SCHEMA_ATTR: dict[AttrType, str] = {
+    AttrType.INT: "int", AttrType.FLOAT: "float", AttrType.BOOL: "bool",
+    AttrType.STRING: "str", AttrType.LIST_INT: "int[]", AttrType.LIST_FLOAT: "float[]",
+    AttrType.LIST_BOOL: "bool[]", AttrType.LIST_STRING: "str[]", AttrType.TYPE: "ScalarType",
+}
+
+# Python annotations of the generated wrappers, per attr type.
+_PY_ATTR: dict[AttrType, str] = {
+    AttrType.INT: "int", AttrType.FLOAT: "float", AttrType.BOOL: "bool",
+    AttrType.STRING: "str", AttrType.LIST_INT: "Sequence[int]",
+    AttrType.LIST_FLOAT: "Sequence[float]", AttrType.LIST_BOOL: "Sequence[bool]",
+    AttrType.LIST_STRING: "Sequence[str]", AttrType.TYPE: "torch.dtype",
+}
+
+# c10::ScalarType enumerators: a ScalarType default is written as its integer in a schema.
+_SCALAR_TYPE_CODE: dict[DType, int] = {
+    DType.UINT8: 0, DType.INT8: 1, DType.INT16: 2, DType.INT32: 3, DType.INT64: 4,
+    DType.FLOAT16: 5, DType.FLOAT32: 6, DType.FLOAT64: 7, DType.BOOL: 11, DType.BFLOAT16: 15,
+    DType.UINT16: 27, DType.UINT32: 28, DType.UINT64: 29,
+}
+
+
+def qualname(namespace: str, spec: OpSpec) -> str:
+    """opgen::leaky_relu"""
+    return f"{namespace}::{spec.op_name}"
+
+
+def function_class(spec: OpSpec) -> str:
+    """The seed-style torch.autograd.Function: leaky_relu -> LeakyRelu."""
+    return upper_camel(spec.op_name)
+
+
+def module_class(spec: OpSpec) -> str:
+    """The nn.Module: element_add -> ElementAddModule (the seed's name)."""
+    return f"{upper_camel(spec.op_name)}Module"
+
+
+def torch_dtype(dtype: DType) -> str:
+    """float16 -> torch.float16"""
+    return f"torch.{dtype.value}"
+
+
+def tensor_type(t: TensorDesc) -> str:
+    if t.is_dynamic:
+        return "Tensor[]"
+    return "Tensor?" if t.is_optional else "Tensor"
+
+
+def attr_type(a: AttrDesc) -> str:
+    return _SCHEMA_ATTR[a.type]
+
+
+def py_attr_type(a: AttrDesc) -> str:
+    return _PY_ATTR[a.type]
+
+
+def schema_default(value: AttrValue, kind: AttrType) -> str:
+    """An attr default as a torch schema literal: 0.01, True, "abc", [1, 2], 6 (ScalarType)."""
+    if kind is AttrType.TYPE:
+        assert isinstance(value, DType)
+        return str(_SCALAR_TYPE_CODE[value])
+    if isinstance(value, tuple):
+        return "[" + ", ".join(schema_default(v, kind.element) for v in value) + "]"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def py_default(value: AttrValue, kind: AttrType) -> str:
+    """An attr default as Python source: 0.01, True, 'abc', (1, 2), torch.float32."""
+    if kind is AttrType.TYPE:
+        assert isinstance(value, DType)
+        return torch_dtype(value)
+    if isinstance(value, tuple):
+        inner = ", ".join(py_default(v, kind.element) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return repr(value)
+
+
+def schema(spec: OpSpec) -> str:
+    """The op's schema: tensors positional (optional ones default to None), attrs keyword-only
+    with their defaults, e.g. leaky_relu(Tensor x, *, float negative_slope=0.01) -> Tensor."""
+    args = [f"{tensor_type(t)} {t.name}" + ("=None" if t.is_optional else "")
+            for t in spec.inputs]
+    if spec.attrs:
+        args.append("*")
+        for a in spec.attrs:
+            default = "" if a.default is None else "=" + schema_default(a.default, a.type)
+            args.append(f"{attr_type(a)} {a.name}{default}")
+    if len(spec.outputs) == 1:
+        returns = "Tensor"
+    else:
+        returns = "(" + ", ".join(f"Tensor {t.name}" for t in spec.outputs) + ")"
+    return f"{spec.op_name}({', '.join(args)}) -> {returns}"

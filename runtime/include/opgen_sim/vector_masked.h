@@ -1,0 +1,622 @@
+// opgen NPU simulator: the mask/repeat ("tensor high-dimension slicing") forms of the vector
+// instructions, the mask register (SetMaskCount/SetMaskNorm/SetVectorMask/ResetMask), and the
+// repeat reductions WholeReduceSum/Max/Min and BlockReduceSum/Max/Min.
+//
+// One repeat covers 256 bytes: 8 data blocks of 32 bytes. Lane l of repeat r of an operand sits
+// at element r * repStride * B + (l / B) * blkStride * B + l % B, B = 32 / sizeof(T). Every
+// element a call would touch is checked against the LocalTensor first.
+#pragma once
+
+#include "vector.h"
+
+namespace AscendC {
+
+constexpr int32_t DEFAULT_BLK_STRIDE = 1;
+constexpr uint8_t DEFAULT_REPEAT_STRIDE = 8;
+constexpr uint64_t MASK_PLACEHOLDER = 0;
+constexpr uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
+
+enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
+
+enum class ReduceOrder : uint8_t {
+    ORDER_VALUE_INDEX = 0,
+    ORDER_INDEX_VALUE,
+    ORDER_ONLY_VALUE,
+    ORDER_ONLY_INDEX,
+};
+
+struct BinaryRepeatParams {
+    BinaryRepeatParams() {}
+    BinaryRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t src0BlkStrideIn,
+                       const uint8_t src1BlkStrideIn, const uint8_t dstRepStrideIn,
+                       const uint8_t src0RepStrideIn, const uint8_t src1RepStrideIn)
+        : dstBlkStride(dstBlkStrideIn), src0BlkStride(src0BlkStrideIn),
+          src1BlkStride(src1BlkStrideIn), dstRepStride(dstRepStrideIn),
+          src0RepStride(src0RepStrideIn), src1RepStride(src1RepStrideIn) {}
+    uint32_t blockNumber = DEFAULT_BLK_NUM;
+    uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+struct UnaryRepeatParams {
+    UnaryRepeatParams() {}
+    UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn,
+                      const uint8_t dstRepStrideIn, const uint8_t srcRepStrideIn)
+        : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn),
+          dstRepStride(dstRepStrideIn), srcRepStride(srcRepStrideIn) {}
+    UnaryRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t srcBlkStrideIn,
+                      const uint8_t dstRepStrideIn, const uint8_t srcRepStrideIn,
+                      const bool halfBlockIn)
+        : dstBlkStride(dstBlkStrideIn), srcBlkStride(srcBlkStrideIn),
+          dstRepStride(dstRepStrideIn), srcRepStride(srcRepStrideIn), halfBlock(halfBlockIn) {}
+    uint32_t blockNumber = DEFAULT_BLK_NUM;
+    uint16_t dstBlkStride = DEFAULT_BLK_STRIDE;
+    uint16_t srcBlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t srcRepStride = DEFAULT_REPEAT_STRIDE;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+    bool halfBlock = false;
+};
+
+// ---- mask register -----------------------------------------------------------------------
+inline void SetMaskCount() { opgen_sim::CurrentCore().mask_counter = true; }
+inline void SetMaskNorm() { opgen_sim::CurrentCore().mask_counter = false; }
+inline void ResetMask() {
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    c.mask_hi = c.mask_lo = ~0ull;
+}
+
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+static inline void SetVectorMask(const uint64_t maskHigh, const uint64_t maskLow) {
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    c.mask_hi = maskHigh;
+    c.mask_lo = maskLow;
+}
+
+template <typename T, MaskMode mode = MaskMode::NORMAL>
+static inline void SetVectorMask(int32_t len) {
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    if (mode == MaskMode::COUNTER || c.mask_counter) {
+        c.mask_hi = 0;
+        c.mask_lo = static_cast<uint64_t>(len);
+        return;
+    }
+    const uint32_t n = len < 0 ? 0u : static_cast<uint32_t>(len);
+    c.mask_lo = n >= 64 ? ~0ull : ((1ull << n) - 1);
+    c.mask_hi = n >= 128 ? ~0ull : (n <= 64 ? 0ull : ((1ull << (n - 64)) - 1));
+}
+
+}  // namespace AscendC
+
+namespace opgen_sim {
+
+// Lanes of one repeat: 256 bytes of T, at most 128 (the mask register is 128 bits).
+template <typename T>
+constexpr uint32_t RepeatLanes() {
+    return kRepeatBytes / sizeof(T) > 128 ? 128u : static_cast<uint32_t>(kRepeatBytes / sizeof(T));
+}
+template <typename T>
+constexpr uint32_t BlockElems() {
+    return static_cast<uint32_t>(kBlockBytes / sizeof(T));
+}
+
+// The lanes one level-0 call computes: a per-repeat lane mask (normal mode), or the first
+// `count` elements laid out repeat after repeat (counter mode).
+struct MaskSpec {
+    bool counter = false;
+    uint64_t count = 0;
+    uint64_t bits[2] = {0, 0};
+    int32_t repeats = 0;
+    uint32_t lanes = 0;
+    bool Active(int32_t r, uint32_t l) const {
+        if (counter) return static_cast<uint64_t>(r) * lanes + l < count;
+        return ((bits[l >> 6] >> (l & 63)) & 1u) != 0;
+    }
+    uint64_t ActiveLanes() const {
+        if (counter) return count;
+        return static_cast<uint64_t>(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1])) *
+               static_cast<uint64_t>(repeats);
+    }
+};
+
+inline void CheckRepeatTimes(int64_t repeat, const char* api) {
+    if (repeat < 0 || repeat > 255) {
+        Fail(ErrorKind::VectorCount, api,
+             "repeatTime " + std::to_string(repeat) + " is outside [0, 255]");
+    }
+}
+
+// Resolves the mask of a call. isSetMask: the call's mask argument is used (and written to the
+// mask register, as the hardware does); otherwise the register set by SetVectorMask is used.
+template <typename T, bool isSetMask>
+inline MaskSpec ResolveMask(const char* api, bool is_bits, uint64_t count_mask, const uint64_t* bit_mask,
+                            int64_t repeat) {
+    static_assert(sizeof(T) >= 2, "mask/repeat forms take 16-, 32- or 64-bit elements");
+    Core& c = CurrentCore();
+    MaskSpec m;
+    m.lanes = RepeatLanes<T>();
+    if (c.mask_counter) {  // counter mode: the mask is the element count, repeatTime is ignored
+        m.counter = true;
+        m.count = isSetMask ? (is_bits ? bit_mask[0] : count_mask) : c.mask_lo;
+        if (isSetMask) {
+            c.mask_hi = 0;
+            c.mask_lo = m.count;
+        }
+        m.repeats = static_cast<int32_t>((m.count + m.lanes - 1) / m.lanes);
+        return m;
+    }
+    CheckRepeatTimes(repeat, api);
+    m.repeats = static_cast<int32_t>(repeat);
+    if (!isSetMask) {
+        m.bits[0] = c.mask_lo;
+        m.bits[1] = m.lanes > 64 ? c.mask_hi : 0;
+        if (m.lanes < 64) m.bits[0] &= (1ull << m.lanes) - 1;
+        return m;
+    }
+    if (is_bits) {
+        if (m.lanes <= 64 && bit_mask[1] != 0) {
+            Fail(ErrorKind::VectorCount, api,
+                 std::string("mask[1] must be 0 for ") + TypeName<T>() + " (a repeat has " +
+                     std::to_string(m.lanes) + " lanes, all in mask[0])");
+        }
+        if (m.lanes < 64 && (bit_mask[0] >> m.lanes) != 0) {
+            Fail(ErrorKind::VectorCount, api,
+                 std::string("mask[0] sets bits past lane ") + std::to_string(m.lanes - 1) +
+                     " of a " + TypeName<T>() + " repeat");
+        }
+        m.bits[0] = bit_mask[0];
+        m.bits[1] = m.lanes > 64 ? bit_mask[1] : 0;
+        if (m.bits[0] == 0 && m.bits[1] == 0) {
+            Fail(ErrorKind::VectorCount, api, "the bit mask is all zero: no lane would compute");
+        }
+    } else {
+        if (count_mask < 1 || count_mask > m.lanes) {
+            Fail(ErrorKind::VectorCount, api,
+                 "mask " + std::to_string(count_mask) + " is outside [1, " +
+                     std::to_string(m.lanes) + "] for " + TypeName<T>() + " (" +
+                     std::to_string(m.lanes) + " elements per 256-byte repeat)");
+        }
+        const uint32_t n = static_cast<uint32_t>(count_mask);
+        m.bits[0] = n >= 64 ? ~0ull : ((1ull << n) - 1);
+        m.bits[1] = n >= 128 ? ~0ull : (n <= 64 ? 0ull : ((1ull << (n - 64)) - 1));
+    }
+    c.mask_lo = m.bits[0];
+    c.mask_hi = m.bits[1];
+    return m;
+}
+
+template <typename T>
+inline uint64_t LaneOffset(int32_t r, uint32_t l, uint32_t blk, uint32_t rep) {
+    constexpr uint32_t B = BlockElems<T>();
+    return static_cast<uint64_t>(r) * rep * B + static_cast<uint64_t>(l / B) * blk * B + l % B;
+}
+
+// Checks that every element the mask and repeats reach is inside the operand. Offsets grow with
+// the repeat, and all repeats but a counter-mode tail share one lane set, so the last two
+// repeats bound the reach.
+template <typename T>
+inline void CheckReach(const char* api, const MaskSpec& m, const AscendC::LocalTensor<T>& t,
+                       uint32_t blk, uint32_t rep, const char* what) {
+    CheckUbAligned(t, api, what);
+    if (m.repeats == 0) return;
+    uint64_t reach = 0;
+    int32_t at_r = 0;
+    uint32_t at_l = 0;
+    bool any = false;
+    for (int32_t r = m.repeats - 1; r >= 0 && r >= m.repeats - 2; --r) {
+        for (uint32_t l = 0; l < m.lanes; ++l) {
+            if (!m.Active(r, l)) continue;
+            const uint64_t off = LaneOffset<T>(r, l, blk, rep);
+            if (!any || off > reach) {
+                reach = off;
+                at_r = r;
+                at_l = l;
+                any = true;
+            }
+        }
+    }
+    if (any && reach >= t.size_) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             std::string(what) + ": the mask and " + std::to_string(m.repeats) +
+                 " repeat(s) reach element " + Str(reach) + " (repeat " + std::to_string(at_r) +
+                 ", lane " + std::to_string(at_l) + ", blkStride " + std::to_string(blk) +
+                 ", repStride " + std::to_string(rep) + ") but the LocalTensor<" + TypeName<T>() +
+                 "> has " + Str(t.size_) + " elements");
+    }
+}
+
+template <typename T>
+inline void CountMasked(const MaskSpec& m) {
+    Core& c = CurrentCore();
+    c.counters[kVectorInstructions] += 1;
+    c.counters[kVectorRepeats] += m.repeats;
+    c.counters[kLanesUsed] += static_cast<int64_t>(m.ActiveLanes());
+    c.counters[kLanesTotal] += static_cast<int64_t>(m.repeats) * m.lanes;
+}
+
+template <typename F>
+inline void ForActive(const MaskSpec& m, F f) {
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        for (uint32_t l = 0; l < m.lanes; ++l) {
+            if (m.Active(r, l)) f(r, l);
+        }
+    }
+}
+
+template <typename T, typename F>
+inline void BinaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
+                      const AscendC::LocalTensor<T>& a, const AscendC::LocalTensor<T>& b,
+                      const MaskSpec& m, const AscendC::BinaryRepeatParams& p, F f) {
+    CheckReach(api, m, dst, p.dstBlkStride, p.dstRepStride, "dst");
+    CheckReach(api, m, a, p.src0BlkStride, p.src0RepStride, "src0");
+    CheckReach(api, m, b, p.src1BlkStride, p.src1RepStride, "src1");
+    T* d = dst.ptr_;
+    const T* x = a.ptr_;
+    const T* y = b.ptr_;
+    ForActive(m, [&](int32_t r, uint32_t l) {
+        d[LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)] = static_cast<T>(
+            f(static_cast<Acc<T>>(x[LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride)]),
+              static_cast<Acc<T>>(y[LaneOffset<T>(r, l, p.src1BlkStride, p.src1RepStride)])));
+    });
+    CountMasked<T>(m);
+}
+
+template <typename T, typename F>
+inline void UnaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
+                     const AscendC::LocalTensor<T>& a, const MaskSpec& m,
+                     const AscendC::UnaryRepeatParams& p, F f) {
+    CheckReach(api, m, dst, p.dstBlkStride, p.dstRepStride, "dst");
+    CheckReach(api, m, a, p.srcBlkStride, p.srcRepStride, "src");
+    T* d = dst.ptr_;
+    const T* x = a.ptr_;
+    ForActive(m, [&](int32_t r, uint32_t l) {
+        d[LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)] = static_cast<T>(
+            f(static_cast<Acc<T>>(x[LaneOffset<T>(r, l, p.srcBlkStride, p.srcRepStride)])));
+    });
+    CountMasked<T>(m);
+}
+
+// One addition of a repeat reduction, rounded to T; float16 saturates at +-65504 as the
+// hardware's pairwise adder does (CANN docs, WholeReduceSum).
+template <typename T>
+inline T ReduceAdd(T a, T b) {
+    const Acc<T> s = static_cast<Acc<T>>(a) + static_cast<Acc<T>>(b);
+    if constexpr (std::is_same_v<T, half>) {
+        if (s > 65504.0f) return static_cast<T>(65504.0f);
+        if (s < -65504.0f) return static_cast<T>(-65504.0f);
+    }
+    return static_cast<T>(s);
+}
+
+// Pairwise (binary tree) sum of n values, n a power of two, rounding each step to T.
+template <typename T>
+inline T TreeSum(T* v, uint32_t n) {
+    for (uint32_t w = n; w > 1; w /= 2) {
+        for (uint32_t i = 0; i < w / 2; ++i) v[i] = ReduceAdd(v[2 * i], v[2 * i + 1]);
+    }
+    return v[0];
+}
+
+template <typename T>
+inline T Lowest() {
+    if constexpr (std::is_floating_point_v<Acc<T>>) return static_cast<T>(-std::numeric_limits<float>::infinity());
+    else return std::numeric_limits<T>::lowest();
+}
+template <typename T>
+inline T Highest() {
+    if constexpr (std::is_floating_point_v<Acc<T>>) return static_cast<T>(std::numeric_limits<float>::infinity());
+    else return std::numeric_limits<T>::max();
+}
+
+enum class ReduceKind { Sum, Max, Min };
+
+template <typename T>
+inline void CheckDst(const char* api, const AscendC::LocalTensor<T>& dst, uint64_t need,
+                     uint64_t align) {
+    dst.Check(api);
+    if ((reinterpret_cast<uintptr_t>(dst.ptr_) & (align - 1)) != 0) {
+        Fail(ErrorKind::Alignment, api,
+             "dst LocalTensor starts at UB offset " + Str(dst.UbOffset()) + ", which is not " +
+                 Str(align) + "-byte aligned");
+    }
+    if (need > dst.size_) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "dst: the results of the repeats reach element " + Str(need - 1) +
+                 " but the LocalTensor<" + TypeName<T>() + "> has " + Str(dst.size_) + " elements");
+    }
+}
+
+template <typename T>
+inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTensor<T>& dst,
+                        const AscendC::LocalTensor<T>& src, const MaskSpec& m, int32_t dstRepStride,
+                        int32_t srcBlkStride, int32_t srcRepStride, AscendC::ReduceOrder order) {
+    if (dstRepStride < 0 || srcBlkStride < 0 || srcRepStride < 0) {
+        Fail(ErrorKind::VectorCount, api, "strides must not be negative");
+    }
+    CheckReach(api, m, src, static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride), "src");
+    const bool pair = kind != ReduceKind::Sum && order != AscendC::ReduceOrder::ORDER_ONLY_VALUE;
+    const uint64_t unit = pair ? 2 : 1;  // dstRepStride counts reduced results of one repeat
+    if (m.repeats > 0) {
+        const uint64_t last = static_cast<uint64_t>(m.repeats - 1) * dstRepStride * unit + unit;
+        CheckDst(api, dst, last, sizeof(T));
+    }
+    const T* s = src.ptr_;
+    T* d = dst.ptr_;
+    T vals[128];
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        T* out = d + static_cast<uint64_t>(r) * dstRepStride * unit;
+        if (kind == ReduceKind::Sum) {
+            for (uint32_t l = 0; l < m.lanes; ++l) {
+                vals[l] = m.Active(r, l) ? s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)] : T(0);
+            }
+            out[0] = TreeSum(vals, m.lanes);
+            continue;
+        }
+        bool found = false;
+        uint32_t best_l = 0;
+        T best = kind == ReduceKind::Max ? Lowest<T>() : Highest<T>();
+        for (uint32_t l = 0; l < m.lanes; ++l) {
+            if (!m.Active(r, l)) continue;
+            const T v = s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)];
+            const bool better = kind == ReduceKind::Max
+                                    ? static_cast<Acc<T>>(v) > static_cast<Acc<T>>(best)
+                                    : static_cast<Acc<T>>(v) < static_cast<Acc<T>>(best);
+            if (!found || better) {
+                best = v;
+                best_l = l;
+                found = true;
+            }
+        }
+        T index;  // the lane index inside the repeat, stored in the bits of a T
+        using U = std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>;
+        const U bits = static_cast<U>(best_l);
+        std::memcpy(&index, &bits, sizeof(T));
+        switch (order) {
+            case AscendC::ReduceOrder::ORDER_VALUE_INDEX: out[0] = best; out[1] = index; break;
+            case AscendC::ReduceOrder::ORDER_INDEX_VALUE: out[0] = index; out[1] = best; break;
+            case AscendC::ReduceOrder::ORDER_ONLY_VALUE: out[0] = best; break;
+            default: out[0] = index; break;
+        }
+    }
+    CountMasked<T>(m);
+}
+
+template <typename T>
+inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTensor<T>& dst,
+                        const AscendC::LocalTensor<T>& src, const MaskSpec& m, int32_t dstRepStride,
+                        int32_t srcBlkStride, int32_t srcRepStride) {
+    if (dstRepStride < 0 || srcBlkStride < 0 || srcRepStride < 0) {
+        Fail(ErrorKind::VectorCount, api, "strides must not be negative");
+    }
+    CheckReach(api, m, src, static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride), "src");
+    constexpr uint32_t B = BlockElems<T>();
+    const uint32_t nblk = m.lanes / B;  // results per repeat (8)
+    if (m.repeats > 0) {
+        const uint64_t last = static_cast<uint64_t>(m.repeats - 1) * dstRepStride * nblk + nblk;
+        CheckDst(api, dst, last, sizeof(T) == 2 ? 16 : 32);
+    }
+    const T* s = src.ptr_;
+    T* d = dst.ptr_;
+    T vals[32];
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        T* out = d + static_cast<uint64_t>(r) * dstRepStride * nblk;
+        for (uint32_t b = 0; b < nblk; ++b) {
+            if (kind == ReduceKind::Sum) {
+                for (uint32_t e = 0; e < B; ++e) {
+                    const uint32_t l = b * B + e;
+                    vals[e] = m.Active(r, l) ? s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)] : T(0);
+                }
+                out[b] = TreeSum(vals, B);
+                continue;
+            }
+            T best = kind == ReduceKind::Max ? Lowest<T>() : Highest<T>();
+            for (uint32_t e = 0; e < B; ++e) {
+                const uint32_t l = b * B + e;
+                if (!m.Active(r, l)) continue;
+                const T v = s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)];
+                if (kind == ReduceKind::Max ? static_cast<Acc<T>>(v) > static_cast<Acc<T>>(best)
+                                            : static_cast<Acc<T>>(v) < static_cast<Acc<T>>(best)) {
+                    best = v;
+                }
+            }
+            out[b] = best;
+        }
+    }
+    CountMasked<T>(m);
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+// ---- binary, mask/repeat forms ---------------------------------------------------------------
+#define OPGEN_SIM_BINARY0(NAME, EXPR)                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+                     const LocalTensor<T>& src1, const uint64_t mask[], const uint8_t repeatTime, \
+                     const BinaryRepeatParams& repeatParams) {                                    \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
+        opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
+                             [](auto a, auto b) { return EXPR; });                                \
+    }                                                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+                     const LocalTensor<T>& src1, uint64_t mask, const uint8_t repeatTime,         \
+                     const BinaryRepeatParams& repeatParams) {                                    \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
+        opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
+                             [](auto a, auto b) { return EXPR; });                                \
+    }
+OPGEN_SIM_BINARY0(Add, a + b)
+OPGEN_SIM_BINARY0(Sub, a - b)
+OPGEN_SIM_BINARY0(Mul, a * b)
+OPGEN_SIM_BINARY0(Div, a / b)
+OPGEN_SIM_BINARY0(Max, a > b ? a : b)
+OPGEN_SIM_BINARY0(Min, a < b ? a : b)
+#undef OPGEN_SIM_BINARY0
+
+// ---- tensor-scalar, mask/repeat forms ----------------------------------------------------------
+#define OPGEN_SIM_SCALAR0(NAME, EXPR)                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
+                     const typename opgen_sim::Id<T>::type& scalarValue, const uint64_t mask[],   \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
+        const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);                  \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [s](auto a) { return EXPR; });      \
+    }                                                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
+                     const typename opgen_sim::Id<T>::type& scalarValue, uint64_t mask,           \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
+        const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);                  \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [s](auto a) { return EXPR; });      \
+    }
+OPGEN_SIM_SCALAR0(Adds, a + s)
+OPGEN_SIM_SCALAR0(Muls, a * s)
+OPGEN_SIM_SCALAR0(Maxs, a > s ? a : s)
+OPGEN_SIM_SCALAR0(Mins, a < s ? a : s)
+OPGEN_SIM_SCALAR0(LeakyRelu, a >= 0 ? a : a * s)
+#undef OPGEN_SIM_SCALAR0
+
+// ---- unary, mask/repeat forms ------------------------------------------------------------------
+#define OPGEN_SIM_UNARY0(NAME, EXPR)                                                              \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [](auto a) {                        \
+            using A = decltype(a);                                                                \
+            return static_cast<A>(EXPR);                                                          \
+        });                                                                                       \
+    }                                                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,         \
+                     const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [](auto a) {                        \
+            using A = decltype(a);                                                                \
+            return static_cast<A>(EXPR);                                                          \
+        });                                                                                       \
+    }
+OPGEN_SIM_UNARY0(Exp, std::exp(a))
+OPGEN_SIM_UNARY0(Ln, std::log(a))
+OPGEN_SIM_UNARY0(Abs, a < 0 ? -a : a)
+OPGEN_SIM_UNARY0(Sqrt, std::sqrt(a))
+OPGEN_SIM_UNARY0(Rsqrt, A(1) / std::sqrt(a))
+OPGEN_SIM_UNARY0(Reciprocal, A(1) / a)
+OPGEN_SIM_UNARY0(Relu, a > 0 ? a : A(0))
+#undef OPGEN_SIM_UNARY0
+
+// ---- Duplicate with a mask -------------------------------------------------------------------
+namespace dup_detail {
+template <typename T>
+inline void Fill(const LocalTensor<T>& dst, T v, const opgen_sim::MaskSpec& m, uint16_t blk,
+                 uint8_t rep) {
+    opgen_sim::CheckReach("Duplicate", m, dst, blk, rep, "dst");
+    T* d = dst.ptr_;
+    opgen_sim::ForActive(m, [&](int32_t r, uint32_t l) { d[opgen_sim::LaneOffset<T>(r, l, blk, rep)] = v; });
+    opgen_sim::CountMasked<T>(m);
+}
+}  // namespace dup_detail
+
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const typename opgen_sim::Id<T>::type& scalarValue,
+                      const uint64_t mask[], const uint8_t repeatTime, const uint16_t dstBlockStride,
+                      const uint8_t dstRepeatStride) {
+    dup_detail::Fill(dst, static_cast<T>(scalarValue),
+                     opgen_sim::ResolveMask<T, isSetMask>("Duplicate", true, 0, mask, repeatTime),
+                     dstBlockStride, dstRepeatStride);
+}
+
+template <typename T, bool isSetMask = true>
+inline void Duplicate(const LocalTensor<T>& dst, const typename opgen_sim::Id<T>::type& scalarValue,
+                      uint64_t mask, const uint8_t repeatTime, const uint16_t dstBlockStride,
+                      const uint8_t dstRepeatStride) {
+    dup_detail::Fill(dst, static_cast<T>(scalarValue),
+                     opgen_sim::ResolveMask<T, isSetMask>("Duplicate", false, mask, nullptr, repeatTime),
+                     dstBlockStride, dstRepeatStride);
+}
+
+// ---- WholeReduceSum / WholeReduceMax / WholeReduceMin ----------------------------------------
+template <typename T, bool isSetMask = true>
+inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+                           const int32_t repeatTime, const int32_t dstRepStride,
+                           const int32_t srcBlkStride, const int32_t srcRepStride) {
+    opgen_sim::WholeReduce("WholeReduceSum", opgen_sim::ReduceKind::Sum, dst, src,
+                           opgen_sim::ResolveMask<T, isSetMask>("WholeReduceSum", true, 0, mask, repeatTime),
+                           dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE);
+}
+template <typename T, bool isSetMask = true>
+inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                           const int32_t repeatTime, const int32_t dstRepStride,
+                           const int32_t srcBlkStride, const int32_t srcRepStride) {
+    opgen_sim::WholeReduce("WholeReduceSum", opgen_sim::ReduceKind::Sum, dst, src,
+                           opgen_sim::ResolveMask<T, isSetMask>("WholeReduceSum", false,
+                                                                static_cast<uint64_t>(mask), nullptr, repeatTime),
+                           dstRepStride, srcBlkStride, srcRepStride, ReduceOrder::ORDER_ONLY_VALUE);
+}
+
+#define OPGEN_SIM_WHOLE_EXTREME(NAME, KIND)                                                         \
+    template <typename T, bool isSetMask = true>                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],   \
+                     const int32_t repeatTime, const int32_t dstRepStride,                          \
+                     const int32_t srcBlkStride, const int32_t srcRepStride,                        \
+                     ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {                          \
+        opgen_sim::WholeReduce(#NAME, KIND, dst, src,                                               \
+                               opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime), \
+                               dstRepStride, srcBlkStride, srcRepStride, order);                    \
+    }                                                                                               \
+    template <typename T, bool isSetMask = true>                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,      \
+                     const int32_t repeatTime, const int32_t dstRepStride,                          \
+                     const int32_t srcBlkStride, const int32_t srcRepStride,                        \
+                     ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {                          \
+        opgen_sim::WholeReduce(#NAME, KIND, dst, src,                                               \
+                               opgen_sim::ResolveMask<T, isSetMask>(                                \
+                                   #NAME, false, static_cast<uint64_t>(mask), nullptr, repeatTime), \
+                               dstRepStride, srcBlkStride, srcRepStride, order);                    \
+    }
+OPGEN_SIM_WHOLE_EXTREME(WholeReduceMax, opgen_sim::ReduceKind::Max)
+OPGEN_SIM_WHOLE_EXTREME(WholeReduceMin, opgen_sim::ReduceKind::Min)
+#undef OPGEN_SIM_WHOLE_EXTREME
+
+// ---- BlockReduceSum / BlockReduceMax / BlockReduceMin (note: repeatTime before mask) ----------
+#define OPGEN_SIM_BLOCK_REDUCE(NAME, KIND)                                                          \
+    template <typename T, bool isSetMask = true>                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, \
+                     const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride, \
+                     const int32_t srcRepStride) {                                                  \
+        opgen_sim::BlockReduce(#NAME, KIND, dst, src,                                               \
+                               opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime), \
+                               dstRepStride, srcBlkStride, srcRepStride);                           \
+    }                                                                                               \
+    template <typename T, bool isSetMask = true>                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime, \
+                     const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,    \
+                     const int32_t srcRepStride) {                                                  \
+        opgen_sim::BlockReduce(#NAME, KIND, dst, src,                                               \
+                               opgen_sim::ResolveMask<T, isSetMask>(                                \
+                                   #NAME, false, static_cast<uint64_t>(mask), nullptr, repeatTime), \
+                               dstRepStride, srcBlkStride, srcRepStride);                           \
+    }
+OPGEN_SIM_BLOCK_REDUCE(BlockReduceSum, opgen_sim::ReduceKind::Sum)
+OPGEN_SIM_BLOCK_REDUCE(BlockReduceMax, opgen_sim::ReduceKind::Max)
+OPGEN_SIM_BLOCK_REDUCE(BlockReduceMin, opgen_sim::ReduceKind::Min)
+#undef OPGEN_SIM_BLOCK_REDUCE
+
+}  // namespace AscendC
