@@ -152,6 +152,19 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from opgen import doctor
+
+    findings, code = doctor.run(_config(args), [Path(p) for p in args.specs],
+                                environment=not args.ops_only, ops=not args.env_only)
+    for finding in findings:
+        print(finding)
+    failed = sum(f.status == "FAIL" for f in findings)
+    warned = sum(f.status == "warn" for f in findings)
+    print(f"opgen doctor: {failed} problem(s), {warned} warning(s)")
+    return code
+
+
 def cmd_import_msopgen(args: argparse.Namespace) -> int:
     from opgen.load import load_file
     from opgen.msopgen import convert, is_msopgen, to_yaml
@@ -277,6 +290,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dtype", help="dtype of the first input (picks the combination)")
     p.add_argument("--attr", action="append", default=[], metavar="NAME=VALUE")
     p.set_defaults(func=cmd_profile)
+
+    p = sub.add_parser("doctor", help="check the environment and each op's registration",
+                       description="Check g++, libclang, PyTorch and TensorFlow (versions and "
+                       "build flags), the cache and op package dirs, then per op the seed's "
+                       "checklist: metadef valid, kernel signature matching, library built at "
+                       "an absolute path, gradient registered where the spec has backward, op "
+                       "package installed. Exit 1 when something fails.")
+    p.add_argument("specs", nargs="*", metavar="SPEC")
+    p.add_argument("--env-only", action="store_true", help="only the environment checks")
+    p.add_argument("--ops-only", action="store_true", help="only the per-op checks")
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("import-msopgen", help="convert an msopgen op description to opgen YAML",
                        description="Write one opgen spec per op of an msopgen JSON file.")

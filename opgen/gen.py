@@ -20,12 +20,15 @@ from pathlib import Path
 from opgen.diagnostics import DiagnosticSink, SourceLoc
 from opgen.emit import (
     cann_aclnn,
+    cann_cmake,
     cann_op_desc,
     cann_op_host,
+    cann_op_kernel,
     cann_op_proto,
     metadef,
     python_pkg,
     tiling,
+    torch_ops,
 )
 from opgen.gencache import Entry, GenerateCache, OpRecord, record_outputs, stat_of
 from opgen.kernel_frontend import CheckedKernel, ParseCache, analyze
@@ -43,7 +46,12 @@ PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_h
 
 # Per-op targets that depend on the configuration (the generated Python package's name).
 PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
-PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration,)
+PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration, torch_ops.emit)
+
+# Per-op targets that copy the kernel's source: (spec, checked kernel, the kernel file, every
+# file it includes, absolute) -> {relative path: content}.
+SourceOpEmitter = Callable[[OpSpec, CheckedKernel, Path, Sequence[str]], dict[str, str]]
+SOURCE_OP_TARGETS: tuple[SourceOpEmitter, ...] = (cann_op_kernel.emit,)
 
 # Package-level targets: (every op of the project, config) -> {relative path: content}.
 PackageEmitter = Callable[[Sequence[OpRecord], Config], dict[str, str]]
@@ -53,7 +61,8 @@ def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
     return metadef.emit_index([(o.op_name, o.op_type, o.spec_path) for o in ops])
 
 
-PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package)
+PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package,
+                                               cann_cmake.emit, torch_ops.emit_package)
 
 
 @dataclass
@@ -97,11 +106,14 @@ def _process(path: Path, config: Config, sink: DiagnosticSink, parses: ParseCach
             files.update(target(spec, out_rel, kernels[spec.op_name]))
         for py_target in PY_OP_TARGETS:
             files.update(py_target(spec, kernels[spec.op_name], config))
+        main = str(kernel_path(spec, config.root).resolve())
+        included = parses.dependencies.get(main, ())
+        for source_target in SOURCE_OP_TARGETS:
+            files.update(source_target(spec, kernels[spec.op_name], Path(main), included))
         records.append(_record(spec))
         outputs[spec.op_name] = files
-        main = str(kernel_path(spec, config.root).resolve())
         deps.append(main)
-        deps.extend(parses.dependencies.get(main, ()))
+        deps.extend(included)
     return records, outputs, deps
 
 

@@ -1,0 +1,98 @@
+"""The CANN tree's build files: op_host/ and op_kernel/ CMakeLists.txt and a CMakePresets.json.
+
+They follow what msopgen writes into a custom-op project, so generated/cann/ drops into one: the
+project keeps msopgen's top-level CMakeLists.txt, cmake/ (opbuild, add_ops_info_target, ...) and
+build.sh, and takes these (docs/cann.md). Sources are listed, not globbed, so a stale file in
+the tree is not built by accident.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from opgen.emit.cann_naming import file_stem
+from opgen.emit.common import banner_text, render
+from opgen.gencache import OpRecord
+from opgen.project import Config
+
+CANN_DIR = "cann"
+DEFAULT_SOC = "ascend910b"  # the spec's `soc` default (validate.py)
+CANN_PACKAGE_PATH = "/usr/local/Ascend/ascend-toolkit/latest"
+
+
+@dataclass(frozen=True)
+class OpView:
+    op_type: str
+    stem: str
+    host: str  # op_host/<stem>.cpp, relative to op_host/
+
+
+def _socs(ops: Sequence[OpRecord], config: Config) -> list[str]:
+    """Every SoC the specs name, in first-seen order. Read from the spec files' `soc` key
+    (the specs were validated by this run or a cached earlier one)."""
+    found: list[str] = []
+    for spec_path in sorted({o.spec_path for o in ops}):
+        try:
+            raw: Any = yaml.safe_load((config.root / spec_path).read_text("utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue
+        for doc in raw if isinstance(raw, list) else [raw]:
+            socs = doc.get("soc", [DEFAULT_SOC]) if isinstance(doc, dict) else []
+            for soc in [socs] if isinstance(socs, str) else socs:
+                if isinstance(soc, str) and soc.lower() not in found:
+                    found.append(soc.lower())
+    return found or [DEFAULT_SOC]
+
+
+def presets(socs: Sequence[str]) -> dict[str, Any]:
+    """msopgen's CMakePresets.json: the variables its cmake/config.cmake reads."""
+    def var(kind: str, value: str) -> dict[str, str]:
+        return {"type": kind, "value": value}
+
+    return {
+        "version": 1,
+        "cmakeMinimumRequired": {"major": 3, "minor": 19, "patch": 0},
+        "configurePresets": [{
+            "name": "default",
+            "displayName": "Default Config",
+            "description": "CANN custom-op package of the ops opgen generated",
+            "generator": "Unix Makefiles",
+            "binaryDir": "${sourceDir}/build_out",
+            "cacheVariables": {
+                "CMAKE_BUILD_TYPE": var("STRING", "Release"),
+                "ENABLE_SOURCE_PACKAGE": var("BOOL", "True"),
+                "ENABLE_BINARY_PACKAGE": var("BOOL", "True"),
+                "ASCEND_COMPUTE_UNIT": var("STRING", ";".join(socs)),
+                "ENABLE_TEST": var("BOOL", "True"),
+                "vendor_name": var("STRING", "customize"),
+                "ASCEND_CANN_PACKAGE_PATH": var("PATH", CANN_PACKAGE_PATH),
+                "ASCEND_PYTHON_EXECUTABLE": var("STRING", "python3"),
+                "CMAKE_INSTALL_PREFIX": var("PATH", "${sourceDir}/build_out"),
+                "ENABLE_CROSS_COMPILE": var("BOOL", "False"),
+                "CMAKE_CROSS_PLATFORM_COMPILER": var("PATH", "/usr/bin/aarch64-linux-gnu-g++"),
+            },
+        }],
+    }
+
+
+def emit(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
+    if not ops:
+        return {}
+    views = [OpView(o.op_type, file_stem(o.op_type), f"{file_stem(o.op_type)}.cpp")
+             for o in sorted(ops, key=lambda o: file_stem(o.op_type))]
+    banner = banner_text()
+    # CMake presets reject unknown top-level keys but allow "vendor": the banner goes there.
+    data = {"vendor": {"opgen": banner}, **presets(_socs(ops, config))}
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return {
+        f"{CANN_DIR}/op_host/CMakeLists.txt": render("cann/cmake/op_host_CMakeLists.txt.j2",
+                                                     banner=banner, ops=views),
+        f"{CANN_DIR}/op_kernel/CMakeLists.txt": render("cann/cmake/op_kernel_CMakeLists.txt.j2",
+                                                       banner=banner, ops=views),
+        f"{CANN_DIR}/CMakePresets.json": text,
+    }

@@ -1,0 +1,389 @@
+"""The TensorFlow integration: per op a real TF op (C++) and its Python wrapper, gradient and
+Keras layer; per package the one translation unit and the loader.
+
+Layout under <output_dir>/python/<package>/tf/ (docs/tensorflow.md):
+    cc/<op>.h              REGISTER_OP, the op's description (shapes, dtypes, tiling) and its
+                           CPU kernel, registered with runtime/include/opgen_tf/sim_op.h
+    cc/<package>_tf.cc     includes every cc/<op>.h: TensorFlow's headers compile once
+    _library.py            builds (cached by content hash) and loads lib<package>_tf.so
+    <op>.py                the wrapper, @tf.RegisterGradient from the spec's backward, the layer
+    __init__.py            re-exports every wrapper and layer
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from opgen.dtypes import AttrType, DType
+from opgen.emit import tf_naming as names
+from opgen.emit.common import banner_text, render
+from opgen.emit.metadef import metadef_path, metadef_path_for
+from opgen.emit.python_pkg import package_dir, relative_to_module
+from opgen.expr_translate import TENSORFLOW, to_source
+from opgen.gencache import OpRecord
+from opgen.kernel_frontend import CheckedKernel
+from opgen.model import AttrDesc, AttrValue, OpSpec, TensorDesc
+from opgen.naming import lower_camel
+from opgen.project import Config
+from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
+
+TF_DIR = "tf"
+
+_CTYPES = {
+    "bool": "Bool", "int8_t": "I8", "uint8_t": "U8", "int16_t": "I16", "uint16_t": "U16",
+    "int32_t": "I32", "uint32_t": "U32", "int64_t": "I64", "uint64_t": "U64", "float": "F32",
+    "double": "F64", "half": "F16",
+}
+_ATTR_KINDS = {
+    AttrType.INT: "kInt", AttrType.FLOAT: "kFloat", AttrType.BOOL: "kBool",
+    AttrType.STRING: "kString", AttrType.TYPE: "kType", AttrType.LIST_INT: "kListInt",
+    AttrType.LIST_FLOAT: "kListFloat", AttrType.LIST_BOOL: "kListBool",
+    AttrType.LIST_STRING: "kListString",
+}
+
+
+def tf_dir(config: Config) -> str:
+    return f"{package_dir(config)}/{TF_DIR}"
+
+
+def op_source_path(spec: OpSpec, config: Config) -> str:
+    return f"{tf_dir(config)}/cc/{spec.op_name}.h"
+
+
+def module_path(spec: OpSpec, config: Config) -> str:
+    return f"{tf_dir(config)}/{spec.op_name}.py"
+
+
+# -- dtypes: which TF type attr carries each tensor's dtype -------------------------------------
+@dataclass(frozen=True)
+class TypeAttr:
+    name: str
+    allowed: tuple[DType, ...]
+    default: DType | None  # needed when no input fixes it (an absent optional input)
+
+
+def _distinct(dtypes: Sequence[DType]) -> tuple[DType, ...]:
+    return tuple(dict.fromkeys(dtypes))
+
+
+def dtype_attrs(spec: OpSpec) -> tuple[dict[str, str | None], list[TypeAttr]]:
+    """Each tensor's type attr (None: a fixed dtype) and the op's input/output type attrs.
+
+    Inputs with the same dtype column share one attr (`T` when there is one such group);
+    an output reuses its input group's attr, its `dtype_from` attr, or gets `T_<name>`.
+    """
+    varying = [t for t in spec.inputs if len(set(t.dtypes)) > 1]
+    groups = list(dict.fromkeys(t.dtypes for t in varying))
+    by_group: dict[tuple[DType, ...], str] = {}
+    attrs: list[TypeAttr] = []
+    for g in groups:
+        first = next(t for t in varying if t.dtypes == g)
+        name = names.input_dtype_attr(first.name, len(groups) == 1)
+        by_group[g] = name
+        only_optional = all(t.is_optional for t in varying if t.dtypes == g)
+        attrs.append(TypeAttr(name, _distinct(g), g[0] if only_optional else None))
+    out: dict[str, str | None] = {}
+    for t in spec.inputs:
+        out[t.name] = by_group.get(t.dtypes)
+    for t in spec.outputs:
+        if t.dtype_from is not None:
+            out[t.name] = t.dtype_from
+        elif len(set(t.dtypes)) == 1:
+            out[t.name] = None
+        elif t.dtypes in by_group:
+            out[t.name] = by_group[t.dtypes]
+        else:
+            name = names.output_dtype_attr(t.name)
+            out[t.name] = name
+            attrs.append(TypeAttr(name, _distinct(t.dtypes), None))
+    return out, attrs
+
+
+# -- REGISTER_OP lines ------------------------------------------------------------------------
+def _default_text(value: AttrValue, atype: AttrType) -> str:
+    if atype is AttrType.TYPE:
+        assert isinstance(value, DType)
+        return names.tf_enum(value)
+    if atype.is_list:
+        assert isinstance(value, tuple)
+        return "[" + ", ".join(_default_text(v, atype.element) for v in value) + "]"
+    if atype is AttrType.BOOL:
+        return "true" if value else "false"
+    if atype is AttrType.FLOAT:
+        return repr(float(value))  # type: ignore[arg-type]
+    if atype is AttrType.STRING:
+        return json.dumps(str(value))
+    return str(int(value))  # type: ignore[call-overload]
+
+
+def _type_list(dtypes: Sequence[DType]) -> str:
+    return "{" + ", ".join(names.tf_type(d) for d in dtypes) + "}"
+
+
+def _spec_attr_line(spec: OpSpec, a: AttrDesc) -> str:
+    atype = names.tf_attr_type(a.type)
+    if a.type is AttrType.TYPE:
+        allowed = _distinct([d for t in spec.outputs if t.dtype_from == a.name for d in t.dtypes])
+        if allowed:
+            atype = _type_list(allowed)
+    line = f"{a.name}: {atype}"
+    if a.default is not None:
+        line += f" = {_default_text(a.default, a.type)}"
+    return line
+
+
+def op_lines(spec: OpSpec) -> list[str]:
+    """The REGISTER_OP builder calls, as C++ source (`Input("x: T")` ...)."""
+    tensor_attr, type_attrs = dtype_attrs(spec)
+    lines: list[str] = []
+
+    def type_of(t: TensorDesc) -> str:
+        attr = tensor_attr[t.name]
+        return attr if attr is not None else names.tf_type(t.dtypes[0])
+
+    for t in spec.inputs:
+        if t.is_optional:
+            lines.append(f'Input("{t.name}: {names.count_attr(t.name)} * {type_of(t)}")')
+        else:
+            lines.append(f'Input("{t.name}: {type_of(t)}")')
+    for t in spec.outputs:
+        lines.append(f'Output("{t.name}: {type_of(t)}")')
+    for ta in type_attrs:
+        default = f" = {names.tf_enum(ta.default)}" if ta.default is not None else ""
+        lines.append(f'Attr("{ta.name}: {_type_list(ta.allowed)}{default}")')
+    for t in spec.inputs:
+        if t.is_optional:
+            lines.append(f'Attr("{names.count_attr(t.name)}: int >= 0 = 0")')
+    for a in spec.attrs:
+        lines.append(f"Attr({json.dumps(_spec_attr_line(spec, a))})")
+    return lines
+
+
+# -- the op description (C++ initialisers for opgen_tf::OpDesc) ---------------------------------
+def _ints(values: Sequence[int]) -> str:
+    return "{" + ", ".join(str(v) for v in values) + "}"
+
+
+def _rule(spec: OpSpec, t: TensorDesc) -> str:
+    rule: ShapeRule = t.infer if t.infer is not None else SameAs(spec.inputs[0].name)
+    index = {x.name: i for i, x in enumerate(spec.inputs)}
+    attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
+    k = "::opgen_tf::RuleKind::"
+    if isinstance(rule, SameAs):
+        return f"{{{k}kSameAs, {{{index[rule.input]}}}}}"
+    if isinstance(rule, Broadcast):
+        return f"{{{k}kBroadcast, {_ints([index[n] for n in rule.inputs])}}}"
+    if isinstance(rule, Reduce):
+        if isinstance(rule.axis, str):
+            axes, axis_attr = "{}", attr_index[rule.axis]
+        else:
+            axes = _ints(rule.axis if isinstance(rule.axis, tuple) else (rule.axis,))
+            axis_attr = -1
+        if isinstance(rule.keepdim, str):
+            keep, keep_attr = "false", attr_index[rule.keepdim]
+        else:
+            keep, keep_attr = ("true" if rule.keepdim else "false"), -1
+        return f"{{{k}kReduce, {{{index[rule.input]}}}, {axes}, {axis_attr}, {keep}, {keep_attr}}}"
+    assert isinstance(rule, Explicit)
+    dims = []
+    d = "::opgen_tf::DimSpec::"
+    for dim in rule.dims:
+        if isinstance(dim, DimOf):
+            dims.append(f"{{{d}kDimOf, {dim.index}, {index[dim.input]}}}")
+        elif isinstance(dim, str):
+            dims.append(f"{{{d}kAttr, {attr_index[dim]}, -1}}")
+        else:
+            dims.append(f"{{{d}kLiteral, {dim}, -1}}")
+    return f"{{{k}kExplicit, {{}}, {{}}, -1, false, -1, {{{', '.join(dims)}}}}}"
+
+
+def _cstr(value: str | None) -> str:
+    return "nullptr" if value is None else json.dumps(value)
+
+
+def _tensor(spec: OpSpec, t: TensorDesc, dtype_attr: str | None, is_input: bool) -> str:
+    count = names.count_attr(t.name) if t.is_optional else None
+    rank = -1 if t.shape is None else len(t.shape)
+    dims = _ints(t.shape or ())
+    rule = "{}" if is_input else _rule(spec, t)
+    return (f'{{"{t.name}", "{lower_camel(t.name)}", {"true" if t.is_optional else "false"}, '
+            f"{_cstr(count)}, {_cstr(dtype_attr)}, {rank}, {dims}, {rule}}}")
+
+
+@dataclass(frozen=True)
+class VariantView:
+    symbol: str
+    dtypes: str  # C++ initialiser: {DT_FLOAT, DT_FLOAT, ...}
+
+
+@dataclass(frozen=True)
+class OpSourceView:
+    banner: str
+    op_name: str
+    tf_name: str
+    namespace: str
+    library_source: str
+    entry: str
+    tiling_struct: str
+    tiling_size: int
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[str, ...]
+    fields: tuple[str, ...]
+    variants: tuple[VariantView, ...]
+    tiling_hook: str
+    op_lines: tuple[str, ...]
+
+
+def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSourceView:
+    tensor_attr, _ = dtype_attrs(spec)
+    tiling = kernel.tiling
+    fields = tuple(
+        f'{{"{f.name}", ::opgen_host::CType::{_CTYPES[f.ctype or "uint32_t"]}, "{f.ctype}", '
+        f"{f.offset}, {f.array_len if f.array_len is not None else -1}}}"
+        for f in (tiling.fields if tiling is not None else ()))
+    variants = tuple(
+        VariantView(names.blob_symbol(spec.op_name, c.index),
+                    "{" + ", ".join(f"::tensorflow::{names.tf_enum(d)}" for _n, d in c.dtypes)
+                    + "}")
+        for c in spec.combinations())
+    return OpSourceView(
+        banner=banner_text(spec.spec_path),
+        op_name=spec.op_name,
+        tf_name=names.tf_op_name(config.namespace, spec.op_name),
+        namespace=names.cc_namespace(spec.op_name),
+        library_source=f"{names.library_stem(config.package)}.cc",
+        entry=spec.kernel.entry,
+        tiling_struct=tiling.name if tiling is not None else "",
+        tiling_size=tiling.size if tiling is not None else 0,
+        inputs=tuple(_tensor(spec, t, tensor_attr[t.name], True) for t in spec.inputs),
+        outputs=tuple(_tensor(spec, t, tensor_attr[t.name], False) for t in spec.outputs),
+        attrs=tuple(f'{{"{a.name}", "{lower_camel(a.name)}", ::opgen_tf::AttrKind::'
+                    f"{_ATTR_KINDS[a.type]}}}" for a in spec.attrs),
+        fields=fields,
+        variants=variants,
+        tiling_hook=_cstr(spec.kernel.tiling_hook),
+        op_lines=tuple(op_lines(spec)),
+    )
+
+
+# -- the Python module of one op ----------------------------------------------------------------
+@dataclass(frozen=True)
+class ParamView:
+    name: str
+    default: str | None  # Python source of the default; None: required
+
+
+@dataclass(frozen=True)
+class AttrView:
+    name: str
+    default: str | None
+    is_type: bool
+
+
+@dataclass(frozen=True)
+class GradView:
+    input: str
+    source: str  # TensorFlow source over the names the gradient function binds
+
+
+@dataclass(frozen=True)
+class OpModuleView:
+    banner: str
+    op_name: str
+    tf_name: str
+    raw_name: str
+    layer: str
+    doc: str
+    package: str
+    inputs: tuple[ParamView, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[AttrView, ...]
+    columns: tuple[tuple[str, ...], ...]
+    tensor_attrs: tuple[tuple[str, str | None], ...]
+    output_attrs: tuple[str, ...]  # type attrs the wrapper passes (T_<output>)
+    gradient: str  # expr | op | none
+    grads: tuple[GradView, ...]
+    grad_op: str
+    metadef: str
+
+
+def _py_default(a: AttrDesc) -> str | None:
+    if a.default is None:
+        return None
+    if isinstance(a.default, DType):
+        return repr(a.default.value)
+    return repr(a.default)
+
+
+def module_view(spec: OpSpec, config: Config) -> OpModuleView:
+    tensor_attr, type_attrs = dtype_attrs(spec)
+    spec_attr_names = {a.name for a in spec.attrs}
+    backward = spec.backward
+    if backward is None:
+        gradient, grads, grad_op = "none", (), ""
+    elif backward.grad_op is not None:
+        gradient, grads, grad_op = "op", (), backward.grad_op
+    else:
+        gradient, grad_op = "expr", ""
+        grads = tuple(GradView(g.input, to_source(g.expr, TENSORFLOW))
+                      for g in backward.gradients)
+    path = module_path(spec, config)
+    tf_name = names.tf_op_name(config.namespace, spec.op_name)
+    return OpModuleView(
+        banner=banner_text(spec.spec_path),
+        op_name=spec.op_name,
+        tf_name=tf_name,
+        raw_name=names.tf_python_name(tf_name),
+        layer=names.layer_class(spec.op_name),
+        doc=spec.doc.replace('"""', "'''"),
+        package=config.package,
+        inputs=tuple(ParamView(t.name, "None" if t.is_optional else None) for t in spec.inputs),
+        outputs=tuple(t.name for t in spec.outputs),
+        attrs=tuple(AttrView(a.name, _py_default(a), a.type is AttrType.TYPE)
+                    for a in spec.attrs),
+        columns=tuple(tuple(d.value for _n, d in c.dtypes) for c in spec.combinations()),
+        tensor_attrs=tuple((t.name, tensor_attr[t.name]) for t in spec.tensors),
+        output_attrs=tuple(ta.name for ta in type_attrs
+                           if ta.name.startswith("T_") and ta.name[2:] in
+                           {t.name for t in spec.outputs} and ta.name not in spec_attr_names),
+        gradient=gradient,
+        grads=grads,
+        grad_op=grad_op,
+        metadef=relative_to_module(path, metadef_path(spec)),
+    )
+
+
+def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
+    return {
+        op_source_path(spec, config): render("python/tf/op.h.j2",
+                                             v=source_view(spec, kernel, config)),
+        module_path(spec, config): render("python/tf/op.py.j2", v=module_view(spec, config)),
+    }
+
+
+# -- package level ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PackageOpView:
+    op_name: str
+    layer: str
+    metadef: str  # relative to tf/
+
+
+def emit_package(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
+    base = tf_dir(config)
+    stem = names.library_stem(config.package)
+    init = f"{base}/__init__.py"
+    views = tuple(PackageOpView(o.op_name, names.layer_class(o.op_name),
+                                relative_to_module(init, metadef_path_for(o.op_name)))
+                  for o in ops)
+    return {
+        f"{base}/cc/{stem}.cc": render("python/tf/library.cc.j2", banner=banner_text(),
+                                       package=config.package, ops=views),
+        f"{base}/_library.py": render("python/tf/library.py.j2", banner=banner_text(),
+                                      package=config.package, stem=stem, ops=views),
+        init: render("python/tf/package_init.py.j2", banner=banner_text(),
+                     package=config.package, ops=views),
+    }

@@ -1,0 +1,602 @@
+// opgen TensorFlow support: the shape function and the CPU OpKernel every generated TF op uses.
+//
+// A generated op (templates/python/tf/op.h.j2) is data: an OpDesc naming its tensors, attrs,
+// shape rules, tiling struct and kernel variants. This header turns that data into
+// - InferShapes: the spec's `infer:` rules on InferenceContext shapes, unknown dims tolerated;
+// - SimOp: an OpKernel that picks the kernel variant for the node's dtypes once (at
+//   construction), and per call infers the output shapes, allocates the outputs (32-byte
+//   aligned for the simulator), fills the tiling struct with opgen_host's default policy and
+//   launches the simulator kernel. No Python runs at graph run time.
+// See docs/tensorflow.md.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "opgen_host/sim_kernel.h"
+#include "opgen_host/tiling_policy.h"
+#include "tensorflow/core/framework/common_shape_fns.h"
+#include "tensorflow/core/framework/op.h"
+#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/shape_inference.h"
+#include "tensorflow/core/public/release_version.h"
+
+namespace opgen_tf {
+
+using ::tensorflow::DataType;
+using ::tensorflow::OpKernel;
+using ::tensorflow::OpKernelConstruction;
+using ::tensorflow::OpKernelContext;
+using ::tensorflow::Tensor;
+using ::tensorflow::TensorShape;
+using ::tensorflow::shape_inference::DimensionHandle;
+using ::tensorflow::shape_inference::InferenceContext;
+using ::tensorflow::shape_inference::ShapeHandle;
+
+inline constexpr int64_t kGmAlign = 32;  // the simulator's GM alignment
+
+// -- the op description the generated code fills in -----------------------------------------
+enum class AttrKind { kInt, kFloat, kBool, kString, kType, kListInt, kListFloat, kListBool,
+                      kListString };
+
+struct AttrDesc {
+    const char* name;
+    const char* camel;
+    AttrKind kind;
+};
+
+enum class RuleKind { kNone, kSameAs, kBroadcast, kReduce, kExplicit };
+
+struct DimSpec {
+    enum Kind { kLiteral, kAttr, kDimOf } kind;
+    int64_t value;  // the literal, the attr index, or the dim index of dim(input, i)
+    int input;      // kDimOf: the input index
+};
+
+struct ShapeRule {
+    RuleKind kind = RuleKind::kNone;
+    std::vector<int> inputs;       // same_as / broadcast / reduce: input indices
+    std::vector<int64_t> axes;     // reduce: literal axes...
+    int axis_attr = -1;            // ...or the index of an int / list_int attr
+    bool keepdim = false;          // reduce: literal keepdim...
+    int keepdim_attr = -1;         // ...or the index of a bool attr
+    std::vector<DimSpec> dims;     // explicit
+};
+
+struct TensorDesc {
+    const char* name;
+    const char* camel;
+    bool optional;                 // inputs: a list input of 0 or 1 tensors
+    const char* count_attr;        // optional inputs: the list length attr (N_<name>)
+    const char* dtype_attr;        // the TF type attr giving its dtype; nullptr: fixed
+    int rank;                      // declared rank; -1: any
+    std::vector<int64_t> dims;     // declared dims (-1: any), when the rank is declared
+    ShapeRule rule;                // outputs
+};
+
+struct Variant {
+    std::vector<DataType> dtypes;  // inputs then outputs
+    const uint8_t* begin;          // the kernel shared object, embedded in the op library
+    const uint8_t* end;
+};
+
+struct OpDesc {
+    const char* op_name;           // snake_case spec name, for messages
+    const char* entry;             // the kernel's extern "C" entry
+    const char* tiling_struct;
+    std::vector<TensorDesc> inputs;
+    std::vector<TensorDesc> outputs;
+    std::vector<AttrDesc> attrs;
+    std::vector<opgen_host::FieldDesc> fields;
+    size_t tiling_size;
+    std::vector<Variant> variants;
+    const char* tiling_hook;       // non-null: the spec tiles with a Python hook
+};
+
+// -- dtypes -------------------------------------------------------------------------------------
+inline const char* DtypeName(DataType t) {
+    switch (t) {
+        case ::tensorflow::DT_FLOAT: return "float32";
+        case ::tensorflow::DT_HALF: return "float16";
+        case ::tensorflow::DT_BFLOAT16: return "bfloat16";
+        case ::tensorflow::DT_DOUBLE: return "float64";
+        case ::tensorflow::DT_INT8: return "int8";
+        case ::tensorflow::DT_INT16: return "int16";
+        case ::tensorflow::DT_INT32: return "int32";
+        case ::tensorflow::DT_INT64: return "int64";
+        case ::tensorflow::DT_UINT8: return "uint8";
+        case ::tensorflow::DT_UINT16: return "uint16";
+        case ::tensorflow::DT_UINT32: return "uint32";
+        case ::tensorflow::DT_UINT64: return "uint64";
+        case ::tensorflow::DT_BOOL: return "bool";
+        default: return "an unsupported dtype";
+    }
+}
+
+// ge::DataType code of a dtype: what a `type` attr carries in the tiling data.
+inline int64_t GeCode(DataType t) {
+    switch (t) {
+        case ::tensorflow::DT_FLOAT: return 0;
+        case ::tensorflow::DT_HALF: return 1;
+        case ::tensorflow::DT_INT8: return 2;
+        case ::tensorflow::DT_INT32: return 3;
+        case ::tensorflow::DT_UINT8: return 4;
+        case ::tensorflow::DT_INT16: return 6;
+        case ::tensorflow::DT_UINT16: return 7;
+        case ::tensorflow::DT_UINT32: return 8;
+        case ::tensorflow::DT_INT64: return 9;
+        case ::tensorflow::DT_UINT64: return 10;
+        case ::tensorflow::DT_DOUBLE: return 11;
+        case ::tensorflow::DT_BOOL: return 12;
+        case ::tensorflow::DT_BFLOAT16: return 27;
+        default: return -1;
+    }
+}
+
+inline absl::Status OpError(const OpDesc& d, const std::string& message) {
+    return absl::InvalidArgumentError(std::string(d.op_name) + ": " + message);
+}
+
+// The column of the spec's dtype table the node's dtypes select (node attrs via `ctx`, an
+// InferenceContext or OpKernelConstruction).
+template <typename Ctx>
+absl::Status ResolveVariant(Ctx* ctx, const OpDesc& d, int* variant) {
+    const size_t n = d.inputs.size() + d.outputs.size();
+    std::vector<DataType> got(n, ::tensorflow::DT_INVALID);
+    for (size_t i = 0; i < n; ++i) {
+        const TensorDesc& t = i < d.inputs.size() ? d.inputs[i] : d.outputs[i - d.inputs.size()];
+        if (t.dtype_attr != nullptr) TF_RETURN_IF_ERROR(ctx->GetAttr(t.dtype_attr, &got[i]));
+    }
+    for (size_t v = 0; v < d.variants.size(); ++v) {
+        bool ok = true;
+        for (size_t i = 0; i < n && ok; ++i) {
+            ok = got[i] == ::tensorflow::DT_INVALID || got[i] == d.variants[v].dtypes[i];
+        }
+        if (ok) {
+            *variant = static_cast<int>(v);
+            return absl::OkStatus();
+        }
+    }
+    std::string have, supported;
+    for (size_t i = 0; i < n; ++i) {
+        if (got[i] == ::tensorflow::DT_INVALID) continue;
+        const TensorDesc& t = i < d.inputs.size() ? d.inputs[i] : d.outputs[i - d.inputs.size()];
+        have += std::string(have.empty() ? "" : ", ") + t.name + "=" + DtypeName(got[i]);
+    }
+    for (const Variant& v : d.variants) {
+        supported += supported.empty() ? "" : "; ";
+        for (size_t i = 0; i < n; ++i) {
+            const TensorDesc& t =
+                i < d.inputs.size() ? d.inputs[i] : d.outputs[i - d.inputs.size()];
+            supported += std::string(i ? ", " : "") + t.name + "=" + DtypeName(v.dtypes[i]);
+        }
+    }
+    return OpError(d, "no supported dtype combination for (" + have + "); the spec supports: " +
+                          supported);
+}
+
+// -- attrs --------------------------------------------------------------------------------------
+// An attr's value as the shape rules and the tiling policy use it.
+struct AttrValueStore {
+    opgen_host::Value value;
+    std::vector<int64_t> ints;
+    std::vector<double> floats;
+    bool known = true;  // false: a string attr (no tiling value)
+};
+
+template <typename Ctx>
+absl::Status ReadAttr(Ctx* ctx, const AttrDesc& a, AttrValueStore* out) {
+    using opgen_host::Value;
+    switch (a.kind) {
+        case AttrKind::kInt: {
+            int64_t v = 0;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->value = Value::Int(v);
+            break;
+        }
+        case AttrKind::kFloat: {
+            float v = 0;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->value = Value::Float(static_cast<double>(v));
+            break;
+        }
+        case AttrKind::kBool: {
+            bool v = false;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->value = Value::Bool(v);
+            break;
+        }
+        case AttrKind::kType: {
+            DataType v = ::tensorflow::DT_INVALID;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->value = Value::Int(GeCode(v));
+            break;
+        }
+        case AttrKind::kListInt: {
+            std::vector<int64_t> v;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->ints = v;
+            out->value = Value::Ints(out->ints.data(), static_cast<int32_t>(out->ints.size()));
+            break;
+        }
+        case AttrKind::kListBool: {
+            std::vector<bool> v;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->ints.assign(v.begin(), v.end());
+            out->value = Value::Bools(out->ints.data(), static_cast<int32_t>(out->ints.size()));
+            break;
+        }
+        case AttrKind::kListFloat: {
+            std::vector<float> v;
+            TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
+            out->floats.assign(v.begin(), v.end());
+            out->value =
+                Value::Floats(out->floats.data(), static_cast<int32_t>(out->floats.size()));
+            break;
+        }
+        default:
+            out->known = false;
+            break;
+    }
+    return absl::OkStatus();
+}
+
+// Axes of a reduce rule (normalised against `rank`), or an error naming the bad axis.
+inline absl::Status ReduceAxes(const OpDesc& d, const ShapeRule& r,
+                               const std::vector<AttrValueStore>& attrs, int64_t rank,
+                               std::vector<bool>* reduced, bool* keepdim) {
+    std::vector<int64_t> axes = r.axes;
+    if (r.axis_attr >= 0) {
+        const opgen_host::Value& v = attrs[r.axis_attr].value;
+        axes.clear();
+        for (int32_t k = 0; k < v.size(); ++k) axes.push_back(v.At(k).i);
+    }
+    *keepdim = r.keepdim_attr >= 0 ? attrs[r.keepdim_attr].value.i != 0 : r.keepdim;
+    reduced->assign(static_cast<size_t>(rank), false);
+    for (int64_t a : axes) {
+        if (rank == 0) continue;
+        if (a < -rank || a >= rank) {
+            return OpError(d, "axis " + std::to_string(a) + " is out of range for a rank-" +
+                                  std::to_string(rank) + " tensor");
+        }
+        (*reduced)[static_cast<size_t>((a % rank + rank) % rank)] = true;
+    }
+    return absl::OkStatus();
+}
+
+// -- static shapes ------------------------------------------------------------------------------
+inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
+    int variant = 0;
+    TF_RETURN_IF_ERROR(ResolveVariant(c, d, &variant));
+    std::vector<AttrValueStore> attrs(d.attrs.size());
+    for (size_t k = 0; k < d.attrs.size(); ++k) TF_RETURN_IF_ERROR(ReadAttr(c, d.attrs[k], &attrs[k]));
+    std::vector<ShapeHandle> in(d.inputs.size());
+    std::vector<bool> present(d.inputs.size(), true);
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
+        const TensorDesc& t = d.inputs[i];
+        std::vector<ShapeHandle> list;
+        TF_RETURN_IF_ERROR(c->input(t.name, &list));
+        if (list.size() > 1) {
+            return OpError(d, std::string("optional input '") + t.name +
+                                  "' takes at most one tensor, got " + std::to_string(list.size()));
+        }
+        present[i] = !list.empty();
+        if (!present[i]) continue;
+        ShapeHandle s = list[0];
+        if (t.rank >= 0) {
+            absl::Status st = c->WithRank(s, t.rank, &s);
+            if (!st.ok()) {
+                return OpError(d, std::string("input '") + t.name + "' must have rank " +
+                                      std::to_string(t.rank) + ": " + std::string(st.message()));
+            }
+            for (int k = 0; k < t.rank; ++k) {
+                if (t.dims[static_cast<size_t>(k)] < 0) continue;
+                DimensionHandle dim;
+                TF_RETURN_IF_ERROR(c->WithValue(c->Dim(s, k), t.dims[static_cast<size_t>(k)], &dim));
+            }
+        }
+        in[i] = s;
+    }
+    for (size_t o = 0; o < d.outputs.size(); ++o) {
+        const ShapeRule& r = d.outputs[o].rule;
+        for (int i : r.inputs) {
+            if (!present[static_cast<size_t>(i)]) {
+                return OpError(d, std::string("the shape of '") + d.outputs[o].name +
+                                      "' follows the absent optional input '" +
+                                      d.inputs[static_cast<size_t>(i)].name + "'");
+            }
+        }
+        ShapeHandle out = c->UnknownShape();
+        switch (r.kind) {
+            case RuleKind::kSameAs: out = in[static_cast<size_t>(r.inputs[0])]; break;
+            case RuleKind::kBroadcast: {
+                out = in[static_cast<size_t>(r.inputs[0])];
+                for (size_t k = 1; k < r.inputs.size(); ++k) {
+                    TF_RETURN_IF_ERROR(::tensorflow::shape_inference::
+                        BroadcastBinaryOpOutputShapeFnHelper(
+                            c, out, in[static_cast<size_t>(r.inputs[k])], true, &out));
+                }
+                break;
+            }
+            case RuleKind::kReduce: {
+                const ShapeHandle s = in[static_cast<size_t>(r.inputs[0])];
+                if (!c->RankKnown(s)) break;
+                const int64_t rank = c->Rank(s);
+                std::vector<bool> reduced;
+                bool keep = false;
+                TF_RETURN_IF_ERROR(ReduceAxes(d, r, attrs, rank, &reduced, &keep));
+                std::vector<DimensionHandle> dims;
+                for (int64_t k = 0; k < rank; ++k) {
+                    if (!reduced[static_cast<size_t>(k)]) dims.push_back(c->Dim(s, k));
+                    else if (keep) dims.push_back(c->MakeDim(1));
+                }
+                out = c->MakeShape(dims);
+                break;
+            }
+            case RuleKind::kExplicit: {
+                std::vector<DimensionHandle> dims;
+                for (const DimSpec& ds : r.dims) {
+                    if (ds.kind == DimSpec::kLiteral) {
+                        dims.push_back(c->MakeDim(ds.value));
+                    } else if (ds.kind == DimSpec::kAttr) {
+                        dims.push_back(c->MakeDim(attrs[static_cast<size_t>(ds.value)].value.i));
+                    } else {
+                        const ShapeHandle s = in[static_cast<size_t>(ds.input)];
+                        if (!c->RankKnown(s)) {
+                            dims.push_back(c->UnknownDim());
+                            continue;
+                        }
+                        const int64_t rank = c->Rank(s);
+                        const int64_t k = ds.value < 0 ? ds.value + rank : ds.value;
+                        if (k < 0 || k >= rank) {
+                            return OpError(d, "dim(" + std::string(d.inputs[static_cast<size_t>(
+                                                           ds.input)].name) + ", " +
+                                                  std::to_string(ds.value) + ") of a rank-" +
+                                                  std::to_string(rank) + " tensor");
+                        }
+                        dims.push_back(c->Dim(s, k));
+                    }
+                }
+                out = c->MakeShape(dims);
+                break;
+            }
+            case RuleKind::kNone: break;
+        }
+        c->set_output(static_cast<int>(o), out);
+    }
+    return absl::OkStatus();
+}
+
+// -- the kernel ---------------------------------------------------------------------------------
+class SimOpBase : public OpKernel {
+public:
+    SimOpBase(OpKernelConstruction* ctx, const OpDesc& d) : OpKernel(ctx), d_(d) {
+        if (d.tiling_hook != nullptr) {
+            ctx->CtxFailure(absl::UnimplementedError(
+                std::string(d.op_name) + ": the spec tiles with the Python hook " + d.tiling_hook +
+                ", which a TensorFlow graph cannot call at run time; use the tf.numpy_function "
+                "fallback (docs/tensorflow.md, \"Fallback\")"));
+            return;
+        }
+        OP_REQUIRES_OK(ctx, ResolveVariant(ctx, d, &variant_));
+        attrs_.resize(d.attrs.size());
+        for (size_t k = 0; k < d.attrs.size(); ++k) {
+            OP_REQUIRES_OK(ctx, ReadAttr(ctx, d.attrs[k], &attrs_[k]));
+            if (attrs_[k].known) {
+                policy_attrs_.push_back({d.attrs[k].name, d.attrs[k].camel, attrs_[k].value});
+            }
+        }
+        // Flat input positions: an optional input is a list of 0 or 1 tensors.
+        int flat = 0;
+        for (const TensorDesc& t : d.inputs) {
+            int n = 1;
+            if (t.optional) {
+                int64_t count = 0;
+                OP_REQUIRES_OK(ctx, ctx->GetAttr(t.count_attr, &count));
+                OP_REQUIRES(ctx, count <= 1,
+                            OpError(d, std::string("optional input '") + t.name +
+                                           "' takes at most one tensor, got " +
+                                           std::to_string(count)));
+                n = static_cast<int>(count);
+            }
+            flat_index_.push_back(n == 1 ? flat : -1);
+            flat += n;
+        }
+        const Variant& v = d.variants[static_cast<size_t>(variant_)];
+        std::string label = std::string(d.op_name) + "-variant-" + std::to_string(variant_);
+        const std::string err =
+            opgen_host::LoadEmbeddedKernel(v.begin, v.end, label.c_str(), d.entry, &kernel_);
+        OP_REQUIRES(ctx, err.empty(), absl::InternalError(std::string(d.op_name) + ": " + err));
+        for (const TensorDesc& t : d.inputs) names_ += std::string(t.name) + '\0';
+        for (const TensorDesc& t : d.outputs) names_ += std::string(t.name) + '\0';
+        names_ += std::string("workspace") + '\0' + "tiling" + '\0';
+        soc_ = opgen_host::FindSoc(opgen_host::kDefaultSoc);
+    }
+
+    void Compute(OpKernelContext* ctx) override {
+        const OpDesc& d = d_;
+        const size_t ni = d.inputs.size(), no = d.outputs.size(), n = ni + no;
+        std::vector<const Tensor*> in(ni, nullptr);
+        std::vector<std::vector<int64_t>> dims(n);
+        for (size_t i = 0; i < ni; ++i) {
+            if (flat_index_[i] < 0) continue;
+            in[i] = &ctx->input(flat_index_[i]);
+            const TensorShape& s = in[i]->shape();
+            const TensorDesc& t = d.inputs[i];
+            for (int k = 0; k < s.dims(); ++k) dims[i].push_back(s.dim_size(k));
+            OP_REQUIRES_OK(ctx, CheckDeclared(t, dims[i]));
+        }
+        for (size_t o = 0; o < no; ++o) {
+            OP_REQUIRES_OK(ctx, OutputDims(d.outputs[o].rule, in, dims, &dims[ni + o]));
+        }
+        std::vector<Tensor*> out(no, nullptr);
+        bool any = false;
+        for (size_t o = 0; o < no; ++o) {
+            TensorShape shape;
+            OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(dims[ni + o], &shape));
+            OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(o), shape, &out[o]));
+            any = any || out[o]->NumElements() > 0;
+        }
+        if (!any) return;  // nothing to compute: no launch
+
+        // GM arguments: 32-byte aligned (TF's allocator aligns to 64; a sliced input may not be).
+        uint8_t* args[opgen_host::kSimMaxArgs] = {};
+        int64_t sizes[opgen_host::kSimMaxArgs] = {};
+        std::vector<Tensor> copies;
+        copies.reserve(n);
+        std::vector<std::pair<Tensor*, Tensor*>> copy_back;
+        std::vector<opgen_host::TensorArg> targs(n);
+        for (size_t i = 0; i < n; ++i) {
+            const bool is_in = i < ni;
+            const TensorDesc& t = is_in ? d.inputs[i] : d.outputs[i - ni];
+            const Tensor* x = is_in ? in[i] : out[i - ni];
+            const DataType dt = d.variants[static_cast<size_t>(variant_)].dtypes[i];
+            targs[i] = {t.camel, is_in, x != nullptr,
+                        static_cast<int64_t>(::tensorflow::DataTypeSize(dt)), dims[i].data(),
+                        static_cast<int32_t>(dims[i].size())};
+            if (x == nullptr) continue;
+            uint8_t* p = static_cast<uint8_t*>(const_cast<void*>(
+                static_cast<const void*>(x->tensor_data().data())));
+            if (reinterpret_cast<uintptr_t>(p) % kGmAlign != 0) {
+                copies.emplace_back();
+                Tensor& c = copies.back();
+                OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, x->shape(), &c));
+                if (is_in) std::memcpy(c.data(), p, x->TotalBytes());
+                else copy_back.emplace_back(out[i - ni], &c);
+                p = static_cast<uint8_t*>(c.data());
+            }
+            args[i] = p;
+            sizes[i] = static_cast<int64_t>(x->TotalBytes());
+        }
+        alignas(64) uint8_t small[256];
+        std::vector<uint8_t> large;
+        uint8_t* tiling = small;
+        if (d.tiling_size > sizeof small) {
+            large.resize(d.tiling_size + 64);
+            tiling = large.data() + (64 - reinterpret_cast<uintptr_t>(large.data()) % 64) % 64;
+        }
+        int64_t block_dim = 1;
+        std::string err = opgen_host::DefaultTiling(
+            d.tiling_struct, d.fields.data(), static_cast<int>(d.fields.size()), d.tiling_size,
+            targs.data(), static_cast<int>(n), policy_attrs_.data(),
+            static_cast<int>(policy_attrs_.size()), *soc_, opgen_host::kAutoBlockDim, tiling,
+            &block_dim);
+        OP_REQUIRES(ctx, err.empty(), OpError(d, err));
+        args[n + 1] = tiling;
+        sizes[n + 1] = static_cast<int64_t>(d.tiling_size);
+        int32_t block = -1;
+        err = opgen_host::LaunchSimKernel(kernel_, static_cast<int32_t>(n + 2), args, sizes,
+                                          names_.data(), block_dim, soc_->ub_bytes,
+                                          static_cast<int64_t>(d.tiling_size), &block);
+        OP_REQUIRES(ctx, err.empty(),
+                    absl::InternalError(std::string(d.op_name) + ": kernel '" + d.entry +
+                                        "', block " + std::to_string(block) + ": " + err));
+        for (auto& [dst, src] : copy_back) std::memcpy(dst->data(), src->data(), src->TotalBytes());
+    }
+
+private:
+    absl::Status CheckDeclared(const TensorDesc& t, const std::vector<int64_t>& got) const {
+        if (t.rank < 0) return absl::OkStatus();
+        bool ok = static_cast<int>(got.size()) == t.rank;
+        for (size_t k = 0; ok && k < got.size(); ++k) ok = t.dims[k] < 0 || t.dims[k] == got[k];
+        if (ok) return absl::OkStatus();
+        std::string want, have;
+        for (int64_t v : t.dims) want += (want.empty() ? "" : ", ") + std::to_string(v);
+        for (int64_t v : got) have += (have.empty() ? "" : ", ") + std::to_string(v);
+        return OpError(d_, std::string("input '") + t.name + "' must match the spec shape [" +
+                               want + "], got shape (" + have + ")");
+    }
+
+    absl::Status OutputDims(const ShapeRule& r, const std::vector<const Tensor*>& in,
+                            const std::vector<std::vector<int64_t>>& dims,
+                            std::vector<int64_t>* out) const {
+        for (int i : r.inputs) {
+            if (in[static_cast<size_t>(i)] == nullptr) {
+                return OpError(d_, std::string("an output's shape follows the absent optional "
+                                               "input '") + d_.inputs[static_cast<size_t>(i)].name +
+                                       "'");
+            }
+        }
+        switch (r.kind) {
+            case RuleKind::kSameAs: *out = dims[static_cast<size_t>(r.inputs[0])]; break;
+            case RuleKind::kBroadcast: {
+                size_t rank = 0;
+                for (int i : r.inputs) rank = std::max(rank, dims[static_cast<size_t>(i)].size());
+                out->assign(rank, 1);
+                for (size_t k = 0; k < rank; ++k) {
+                    for (int i : r.inputs) {
+                        const auto& s = dims[static_cast<size_t>(i)];
+                        const int64_t j = static_cast<int64_t>(k) - static_cast<int64_t>(rank) +
+                                          static_cast<int64_t>(s.size());
+                        const int64_t v = j >= 0 ? s[static_cast<size_t>(j)] : 1;
+                        if (v == 1) continue;
+                        if ((*out)[k] != 1 && (*out)[k] != v) {
+                            return OpError(d_, "the input shapes do not broadcast");
+                        }
+                        (*out)[k] = v;
+                    }
+                }
+                break;
+            }
+            case RuleKind::kReduce: {
+                const auto& s = dims[static_cast<size_t>(r.inputs[0])];
+                std::vector<bool> reduced;
+                bool keep = false;
+                TF_RETURN_IF_ERROR(ReduceAxes(d_, r, attrs_, static_cast<int64_t>(s.size()),
+                                              &reduced, &keep));
+                out->clear();
+                for (size_t k = 0; k < s.size(); ++k) {
+                    if (!reduced[k]) out->push_back(s[k]);
+                    else if (keep) out->push_back(1);
+                }
+                break;
+            }
+            case RuleKind::kExplicit: {
+                out->clear();
+                for (const DimSpec& ds : r.dims) {
+                    if (ds.kind == DimSpec::kLiteral) {
+                        out->push_back(ds.value);
+                    } else if (ds.kind == DimSpec::kAttr) {
+                        out->push_back(attrs_[static_cast<size_t>(ds.value)].value.i);
+                    } else {
+                        const auto& s = dims[static_cast<size_t>(ds.input)];
+                        const int64_t rank = static_cast<int64_t>(s.size());
+                        const int64_t k = ds.value < 0 ? ds.value + rank : ds.value;
+                        if (k < 0 || k >= rank) return OpError(d_, "dim() index out of range");
+                        out->push_back(s[static_cast<size_t>(k)]);
+                    }
+                }
+                break;
+            }
+            case RuleKind::kNone: return OpError(d_, "an output has no shape rule");
+        }
+        return absl::OkStatus();
+    }
+
+    const OpDesc& d_;
+    int variant_ = 0;
+    std::vector<AttrValueStore> attrs_;
+    std::vector<opgen_host::AttrArg> policy_attrs_;
+    std::vector<int> flat_index_;
+    opgen_host::SimKernel kernel_;
+    std::string names_;
+    const opgen_host::SocProfile* soc_ = nullptr;
+};
+
+// One kernel class per op: SimOp<&MyOpDesc>, where MyOpDesc() returns the op's OpDesc.
+template <const OpDesc& (*Desc)()>
+class SimOp : public SimOpBase {
+public:
+    explicit SimOp(OpKernelConstruction* ctx) : SimOpBase(ctx, Desc()) {}
+};
+
+}  // namespace opgen_tf
+
+// The TensorFlow version the library was compiled against, found by opgen_runtime.tf_support
+// in the file's bytes before it is loaded (a mismatched library is refused with a clear error).
+#define OPGEN_TF_VERSION_MARKER(package)                                                      \
+    extern "C" __attribute__((visibility("default"), used)) const char                        \
+        opgen_tf_built_against[] = "opgen-tf-library:" package ":tensorflow=" TF_VERSION_STRING \
+                                   ";"
