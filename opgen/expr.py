@@ -316,21 +316,10 @@ def is_elementwise(e: Expr) -> bool:
 # numpy evaluation (the reference semantics every other translation is tested against)
 
 
-def _sum_to(a: Any, like: Any) -> Any:
-    import numpy as np
-
-    a = np.asarray(a)
-    target = np.shape(like)
-    while a.ndim > len(target):
-        a = a.sum(axis=0)
-    for i, n in enumerate(target):
-        if n == 1 and a.shape[i] != 1:
-            a = a.sum(axis=i, keepdims=True)
-    return a.reshape(target)
-
-
 def _numpy_functions() -> dict[str, Callable[..., Any]]:
     import numpy as np
+
+    from opgen_runtime import exprlib  # the helpers generated numpy code calls, shared
 
     def reduction(fn: Callable[..., Any]) -> Callable[..., Any]:
         def apply(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
@@ -347,10 +336,10 @@ def _numpy_functions() -> dict[str, Callable[..., Any]]:
     return {
         "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": rsqrt,
         "reciprocal": np.reciprocal, "tanh": np.tanh, "sigmoid": sigmoid,
-        "relu": lambda a: np.maximum(a, 0).astype(np.result_type(a)), "abs": np.abs,
+        "relu": exprlib.np_relu, "abs": np.abs,
         "sign": np.sign, "maximum": np.maximum, "minimum": np.minimum, "where": np.where,
         "sum": reduction(np.sum), "mean": reduction(np.mean), "max": reduction(np.max),
-        "min": reduction(np.min), "sum_to": _sum_to,
+        "min": reduction(np.min), "sum_to": exprlib.np_sum_to,
     }
 
 

@@ -27,6 +27,7 @@ from opgen.emit import (
     cann_op_proto,
     metadef,
     python_pkg,
+    tf_ops,
     tiling,
     torch_ops,
 )
@@ -46,7 +47,8 @@ PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_h
 
 # Per-op targets that depend on the configuration (the generated Python package's name).
 PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
-PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration, torch_ops.emit)
+PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration, torch_ops.emit,
+                                          tf_ops.emit)
 
 # Per-op targets that copy the kernel's source: (spec, checked kernel, the kernel file, every
 # file it includes, absolute) -> {relative path: content}.
@@ -62,7 +64,8 @@ def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
 
 
 PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package,
-                                               cann_cmake.emit, torch_ops.emit_package)
+                                               cann_cmake.emit, torch_ops.emit_package,
+                                               tf_ops.emit_package)
 
 
 @dataclass

@@ -20,16 +20,9 @@ from pathlib import Path
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, Severity, SourceLoc
 from opgen.writer import atomic_write
+from opgen_runtime.build import cache_root
 
 CACHE_FORMAT = 1
-
-
-def cache_root() -> Path:
-    env = os.environ.get("OPGEN_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "opgen"
 
 
 @functools.cache

@@ -34,16 +34,14 @@ from opgen.kernel_frontend.model import (
 )
 from opgen.kernel_frontend.parse import Display, ParseResult, parse_kernel
 from opgen.writer import atomic_write
+from opgen_runtime.build import cache_root
 
 SUBDIR = "kernel-frontend"
 
 
 def cache_dir() -> Path:
-    explicit = os.environ.get("OPGEN_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "opgen"
+    """opgen's cache root (shared with the runtime); parses go in its kernel-frontend/."""
+    return cache_root()
 
 
 @functools.cache

@@ -40,13 +40,19 @@ def include_dir() -> Path:
     raise BuildError(f"kernel_operator.h not found next to {here}")
 
 
-def cache_dir() -> Path:
-    """Kernel cache: $OPGEN_CACHE_DIR, else <user cache dir>/opgen/kernels."""
+def cache_root() -> Path:
+    """opgen's cache: $OPGEN_CACHE_DIR, else <user cache dir>/opgen. Every cache of the
+    compiler and the runtime lives in a subfolder of it."""
     env = os.environ.get("OPGEN_CACHE_DIR")
     if env:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "opgen" / "kernels"
+    return Path(base) / "opgen"
+
+
+def cache_dir() -> Path:
+    """The kernel cache: <cache root>/kernels."""
+    return cache_root() / "kernels"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from typing import Any
 
 from filelock import FileLock
 
+from .build import cache_root
+
 PACKAGE_FILE = "package.json"
 
 
@@ -26,8 +28,7 @@ def opp_dir() -> Path:
     env = os.environ.get("OPGEN_OPP_PATH")
     if env:
         return Path(env).expanduser().resolve()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "opgen" / "opp"
+    return cache_root() / "opp"
 
 
 def _digest(*parts: bytes) -> str:

@@ -122,6 +122,7 @@ class RegisteredOp:
 class Registry:
     def __init__(self) -> None:
         self._lock = threading.RLock()
+        self._adopting = False  # registering an op found in the op package directory
         self.libraries: dict[str, OperatorLibrary] = {}
         self.ops: dict[str, RegisteredOp] = {}
         self.soc = DEFAULT_SOC
@@ -182,7 +183,8 @@ class Registry:
             entry.library, entry.opdef, entry.kernel_name = library, opdef, kernel_name
             entry.metadef_path = path
             entry.layout = _layout(opdef)
-            oppkg.install(name, library.path, path, kernel_name)
+            if not self._adopting:
+                oppkg.install(name, library.path, path, kernel_name)
 
     def register_operator_gradient(self, name: str,
                                    grad_metadef_path: str | os.PathLike[str]) -> None:
@@ -208,7 +210,9 @@ class Registry:
                     f"op '{name}' already has a different gradient ({entry.gradient_path})")
             entry.gradient, entry.gradient_path = grad, path
             assert entry.library is not None and entry.metadef_path is not None
-            oppkg.install(name, entry.library.path, entry.metadef_path, entry.kernel_name, path)
+            if not self._adopting:
+                oppkg.install(name, entry.library.path, entry.metadef_path, entry.kernel_name,
+                              path)
 
     # -- lookup -----------------------------------------------------------------------------
     def _library_with(self, kernel_name: str, preferred: OperatorLibrary,
@@ -241,16 +245,22 @@ class Registry:
                     f"load_operator_library -> register_operator -> register_operator_model (or "
                     f"import its generated registration module), or point OPGEN_OPP_PATH at the "
                     f"op package directory where another process registered it")
-            self.load_operator_library(package["library"])
-            self.register_operator(name)
-            self.ops[name].library = self.load_operator_library(package["library"])
-            self.register_operator_model(name, package["metadef"], package["kernel_name"])
-            if "gradient" in package:
-                grad_path = Path(package["gradient"])
-                grad = load(grad_path)
-                if grad.op_name != name:
-                    self.lookup(grad.op_name)
-                self.register_operator_gradient(name, grad_path)
+            # Registering from the package must not reinstall it: an install without the
+            # gradient would replace the folder (and its gradient file) before it is read.
+            adopting, self._adopting = self._adopting, True
+            try:
+                self.load_operator_library(package["library"])
+                self.register_operator(name)
+                self.ops[name].library = self.load_operator_library(package["library"])
+                self.register_operator_model(name, package["metadef"], package["kernel_name"])
+                if "gradient" in package:
+                    grad_path = Path(package["gradient"])
+                    grad = load(grad_path)
+                    if grad.op_name != name:
+                        self.lookup(grad.op_name)
+                    self.register_operator_gradient(name, grad_path)
+            finally:
+                self._adopting = adopting
             return self.ops[name]
 
     def reset(self) -> None:

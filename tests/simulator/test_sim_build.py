@@ -22,7 +22,7 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR workspace, GM_ADDR ti
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cache"
     monkeypatch.setenv("OPGEN_CACHE_DIR", str(d))
-    return d
+    return d / "kernels"
 
 
 def write(tmp_path: Path, name: str, body: str = "") -> Path:

@@ -21,7 +21,7 @@
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
-#include "tensorflow/core/public/release_version.h"
+#include "tensorflow/core/public/version.h"
 
 namespace opgen_tf {
 

@@ -85,7 +85,8 @@ def _setup_context(
 
 def _backward(ctx: Any, grad_y: Any, grad_mean: Any, grad_rstd: Any) -> Any:
     x, gamma, beta, mean, rstd = ctx.saved_tensors
-    needs = ctx.needs_input_grad
+    # the dispatcher drops trailing optional inputs left at None: pad to every input
+    needs = (*ctx.needs_input_grad, *([False] * 3))
     grad_x = None
     grad_gamma = None
     grad_beta = None
@@ -95,7 +96,7 @@ def _backward(ctx: Any, grad_y: Any, grad_mean: Any, grad_rstd: Any) -> Any:
         grad_gamma = _ts.grad_like(_x.torch_sum_to(((grad_y * (x - mean)) * rstd), gamma), ctx.metas[1])
     if needs[2]:
         grad_beta = _ts.grad_like(_x.torch_sum_to(grad_y, beta), ctx.metas[2])
-    return grad_x, grad_gamma, grad_beta
+    return (grad_x, grad_gamma, grad_beta)[:len(ctx.needs_input_grad)]
 
 
 torch.library.register_autograd("opgen::layer_norm", _backward, setup_context=_setup_context,

@@ -69,7 +69,7 @@ def _setup_context(
     ctx: Any, inputs: tuple[Any, ...], keyword_only_inputs: dict[str, Any], output: Any
 ) -> None:
     ctx.metas = _ts.metas(inputs)
-    y, = output
+    y = output
     x, = inputs
     ctx.save_for_backward(y)
     ctx.axis = keyword_only_inputs["axis"]

@@ -1,0 +1,414 @@
+"""TensorFlow support for generated op packages: build, check and load the op library, and the
+helpers the generated wrappers and gradients call (dtype checks, gradient plumbing).
+
+The op library (docs/tensorflow.md, "The op library") is one shared object per package:
+the generated translation unit compiled against the installed TensorFlow's headers with the
+flags of tf.sysconfig, linked with every kernel variant embedded as bytes. Builds go to the
+kernel cache (`$OPGEN_CACHE_DIR/tf`), keyed by content hash: the source, the headers it
+includes, the flags, the compiler, the TensorFlow version and the kernel variants.
+TensorFlow is imported only when a function here needs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from .build import (
+    BuildRequest,
+    _compiler,
+    _compiler_identity,
+    build_kernels,
+    cache_dir,
+    include_dir,
+)
+from .dtypes import dtype_defines
+from .errors import BuildError
+from .metadef import load as load_metadef
+
+FORMAT = "opgen-tf-library-1"
+_MARKER = re.compile(rb"opgen-tf-library:([A-Za-z0-9_]+):tensorflow=([^;\x00]*);")
+_OBJECT_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden", "-Wno-deprecated-declarations",
+                 "-Wno-ignored-attributes", "-Wno-attributes", "-Wno-interference-size")
+_SUPPORT_HEADER_DIRS = ("opgen_host", "opgen_tf")
+
+
+class TfSupportError(RuntimeError):
+    """The TensorFlow op library cannot be built or loaded."""
+
+
+class TfVersionMismatchError(TfSupportError):
+    """An op library was compiled against another TensorFlow version than the running one."""
+
+
+class UnsupportedDtypeError(TypeError):
+    """A call's dtypes are no column of the spec's dtype table."""
+
+
+class MissingGradientError(LookupError):
+    """Differentiating through an op whose spec has no backward."""
+
+    def __init__(self, op_name: str) -> None:
+        super().__init__(
+            f"op '{op_name}' has no gradient, so it cannot be trained through: its spec has no "
+            f"`backward:`. Add one (a gradient per input using grad_<output>, or `op: <grad op>`) "
+            f"and run `opgen generate`; to stop gradients on purpose, wrap the input in "
+            f"tf.stop_gradient")
+
+
+def _tf() -> Any:
+    try:
+        import tensorflow as tf
+    except ImportError:
+        raise TfSupportError("TensorFlow is not installed: pip install 'opgen[tf]' "
+                             "(tensorflow-cpu==2.21.0)") from None
+    return tf
+
+
+def tensorflow_version() -> str:
+    return str(_tf().__version__)
+
+
+# -- build ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Variant:
+    symbol: str
+    path: Path
+
+
+def _hash(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little") + p)
+    return h.hexdigest()
+
+
+def _files(d: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    return sorted(p for p in d.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+def _run(cmd: Sequence[str], what: str) -> None:
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        # TensorFlow's headers warn a lot; the errors are what the user needs.
+        lines = [ln for ln in proc.stderr.splitlines() if "error" in ln]
+        detail = "\n".join(lines[:40]) or proc.stderr[-4000:]
+        raise TfSupportError(f"{what} failed:\n{detail}\ncommand: {' '.join(cmd)}")
+
+
+def _cached(target: Path, produce: Callable[[Path], None]) -> Path:
+    """Produce `target` once (file lock, temp file + rename: readers never see half a file)."""
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock"):
+        if target.exists():
+            return target
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.",
+                                   suffix=target.suffix)
+        os.close(fd)
+        try:
+            produce(Path(tmp))
+            os.replace(tmp, target)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    return target
+
+
+def _ops_object(cxx: str, source: Path, stem: str) -> Path:
+    """The generated translation unit, compiled against TensorFlow's headers (the slow step)."""
+    tf = _tf()
+    cflags = [str(f) for f in tf.sysconfig.get_compile_flags()]
+    inc = include_dir()
+    parts = [FORMAT.encode(), _compiler_identity(cxx).encode(), tf.__version__.encode(),
+             "\0".join(cflags).encode(), "\0".join(_OBJECT_FLAGS).encode()]
+    for p in _files(source.parent, (".h", ".cc")):
+        parts += [p.name.encode(), p.read_bytes()]
+    for d in _SUPPORT_HEADER_DIRS:
+        for p in _files(inc / d, (".h",)):
+            parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
+    target = cache_dir() / "tf" / f"{stem}-{_hash(*parts)[:24]}.o"
+
+    def compile_(out: Path) -> None:
+        _run([cxx, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}", "-c",
+              str(source), "-o", str(out)], f"compiling the TensorFlow op library {source}")
+
+    return _cached(target, compile_)
+
+
+def _variants(metadefs: Sequence[str | os.PathLike[str]]) -> list[_Variant]:
+    """Every dtype column of every op, built by the runtime (the same builds the operator
+    libraries bundle), in the order the generated op sources declare them."""
+    requests: list[BuildRequest] = []
+    symbols: list[str] = []
+    for path in metadefs:
+        op = load_metadef(Path(path))
+        if op.kernel_source is None:
+            raise TfSupportError(f"{path}: the metadef names no kernel source")
+        names = [t.name for t in (*op.inputs, *op.outputs)]
+        for column, combo in enumerate(op.combinations):
+            dtypes = dict(zip(names, combo, strict=True))
+            requests.append(BuildRequest(op.kernel_source, op.kernel_entry,
+                                         dtype_defines(dtypes)))
+            symbols.append(f"opgen_tf_blob_{op.op_name}_{column}")
+    libs = build_kernels(requests)
+    return [_Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)]
+
+
+def _variants_object(cxx: str, variants: Sequence[_Variant], stem: str) -> Path:
+    parts = [FORMAT.encode()]
+    for v in variants:
+        parts += [v.symbol.encode(), v.path.read_bytes()]
+    target = cache_dir() / "tf" / f"{stem}-kernels-{_hash(*parts)[:24]}.o"
+    asm = "".join(
+        f'.section .rodata.{v.symbol},"a"\n.balign 64\n.global {v.symbol}\n{v.symbol}:\n'
+        f'.incbin "{v.path}"\n.global {v.symbol}_end\n{v.symbol}_end:\n.byte 0\n'
+        for v in variants)
+
+    def compile_(out: Path) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "kernels.cc"
+            src.write_text(f"__asm__({json.dumps(asm)});\n")
+            _run([cxx, "-fPIC", "-c", str(src), "-o", str(out)], "embedding the kernel variants")
+
+    return _cached(target, compile_)
+
+
+def build_library(package: str, source: str | os.PathLike[str],
+                  metadefs: Sequence[str | os.PathLike[str]]) -> Path:
+    """lib<package>_tf.so for the generated `source` and the ops' metadefs (cached).
+
+    The TensorFlow translation unit compiles while the kernel variants build."""
+    tf = _tf()
+    src = Path(source).resolve()
+    if not src.is_file():
+        raise TfSupportError(f"the op library source {src} does not exist; run `opgen generate`")
+    try:
+        cxx = _compiler()
+    except BuildError as exc:
+        raise TfSupportError(f"{exc}. Without a compiler, use the tf.numpy_function fallback "
+                             "(docs/tensorflow.md, \"Fallback\") or a prebuilt library "
+                             "(OPGEN_TF_LIBRARY)") from None
+    stem = f"{package}_tf"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ops_future = pool.submit(_ops_object, cxx, src, stem)
+        variants = _variants(metadefs)
+        kernels = _variants_object(cxx, variants, stem)
+        ops = ops_future.result()
+    lflags = [str(f) for f in tf.sysconfig.get_link_flags()]
+    key = _hash(ops.name.encode(), kernels.name.encode(), "\0".join(lflags).encode())
+    target = cache_dir() / "tf" / f"lib{stem}-{key[:24]}.so"
+
+    def link(out: Path) -> None:
+        _run([cxx, "-shared", "-o", str(out), str(ops), str(kernels), *lflags],
+             f"linking lib{stem}.so")
+
+    return _cached(target, link)
+
+
+# -- load ----------------------------------------------------------------------------------
+def built_against(path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """(package, TensorFlow version) an op library was compiled for, read from its bytes
+    (without loading it: a mismatched library may not even load)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise TfSupportError(f"cannot read the op library {path}: {exc.strerror}") from None
+    m = _MARKER.search(data)
+    if m is None:
+        return None
+    return m.group(1).decode(), m.group(2).decode()
+
+
+def check_library(path: str | os.PathLike[str], package: str) -> None:
+    """Refuse a library of another package or TensorFlow version, naming both."""
+    found = built_against(path)
+    if found is None:
+        raise TfSupportError(f"{path} is not an opgen TensorFlow op library (no build marker); "
+                             "build it by importing the generated <package>.tf")
+    pkg, version = found
+    if pkg != package:
+        raise TfSupportError(f"{path} is the op library of package '{pkg}', not '{package}'")
+    running = tensorflow_version()
+    if version != running:
+        raise TfVersionMismatchError(
+            f"{path} was built against TensorFlow {version}, but this process runs TensorFlow "
+            f"{running}; custom op libraries only load into the TensorFlow they were compiled "
+            f"against. Rebuild it here: unset OPGEN_TF_LIBRARY and import {package}.tf (opgen "
+            f"compiles and caches a matching library)")
+
+
+@dataclass
+class _Loaded:
+    path: Path
+    module: Any
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[str, _Loaded] = {}
+
+
+def load_library(path: str | os.PathLike[str], package: str) -> Any:
+    """tf.load_op_library after the version check; once per package and process."""
+    p = Path(path)
+    if not p.is_absolute():
+        raise TfSupportError(f"op library path must be absolute, got '{path}'")
+    with _LOCK:
+        loaded = _LOADED.get(package)
+        if loaded is not None:
+            if loaded.path != p:
+                raise TfSupportError(f"package '{package}' already loaded its op library from "
+                                     f"{loaded.path}; a process holds one build of a package")
+            return loaded.module
+        check_library(p, package)
+        module = _tf().load_op_library(str(p))
+        _LOADED[package] = _Loaded(p, module)
+        return module
+
+
+def load_package_library(package: str, source: str | os.PathLike[str],
+                         metadefs: Sequence[str | os.PathLike[str]]) -> Any:
+    """The generated package's library: $OPGEN_TF_LIBRARY if set, else built (cached)."""
+    with _LOCK:
+        loaded = _LOADED.get(package)
+    if loaded is not None:
+        return loaded.module
+    prebuilt = os.environ.get("OPGEN_TF_LIBRARY")
+    path = Path(prebuilt) if prebuilt else build_library(package, source, metadefs)
+    return load_library(path, package)
+
+
+def loaded_path(package: str) -> str:
+    with _LOCK:
+        loaded = _LOADED.get(package)
+    if loaded is None:
+        raise TfSupportError(f"package '{package}' has loaded no op library")
+    return str(loaded.path)
+
+
+# -- what generated wrappers and gradients call -----------------------------------------------
+@dataclass(frozen=True)
+class Signature:
+    """An op as its generated Python module describes it."""
+
+    op_name: str
+    op_type: str
+    inputs: tuple[str, ...]
+    optional: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[str, ...]
+    type_attrs: tuple[str, ...]
+    columns: tuple[tuple[str, ...], ...]  # dtype names, inputs then outputs
+    dtype_attrs: Mapping[str, str | None]  # tensor -> the TF type attr carrying its dtype
+    output_attrs: tuple[str, ...]  # type attrs of outputs the wrapper passes
+    _checked: dict[Any, dict[str, Any]] = field(default_factory=dict, compare=False, repr=False)
+
+
+def check_dtypes(sig: Signature, inputs: Sequence[Any],
+                 type_attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec's dtype column for these inputs and `type` attrs, or UnsupportedDtypeError.
+    Returns the output type attrs (T_<output>) to pass to the op."""
+    got = tuple(None if t is None else t.dtype.name for t in inputs)
+    attr_names = tuple((k, v.name) for k, v in type_attrs.items())
+    key = (got, attr_names)
+    hit = sig._checked.get(key)
+    if hit is not None:
+        return hit
+    n_in = len(sig.inputs)
+    for column in sig.columns:
+        if any(g is not None and g != column[i] for i, g in enumerate(got)):
+            continue
+        if any(sig.dtype_attrs.get(o) in type_attrs
+               and type_attrs[str(sig.dtype_attrs[o])].name != column[n_in + j]
+               for j, o in enumerate(sig.outputs)):
+            continue
+        tf = _tf()
+        extra = {str(sig.dtype_attrs[o]): tf.as_dtype(column[n_in + j])
+                 for j, o in enumerate(sig.outputs) if sig.dtype_attrs[o] in sig.output_attrs}
+        sig._checked[key] = extra
+        return extra
+    have = ", ".join([f"{n}={g}" for n, g in zip(sig.inputs, got, strict=True) if g is not None]
+                     + [f"{k}={v}" for k, v in attr_names])
+    tensors = (*sig.inputs, *sig.outputs)
+    supported = "; ".join(", ".join(f"{n}={d}" for n, d in zip(tensors, c, strict=True))
+                          for c in sig.columns)
+    raise UnsupportedDtypeError(f"{sig.op_name}(): no supported dtype combination for ({have}); "
+                                f"the spec supports: {supported}")
+
+
+def unpack(sig: Signature, op: Any, grads: Sequence[Any]) -> tuple[
+        dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A forward op's inputs (None: absent optional), outputs, output gradients (zeros where
+    TensorFlow passes None) and attrs, by name."""
+    tf = _tf()
+    inputs: dict[str, Any] = {}
+    flat = list(op.inputs)
+    i = 0
+    for name in sig.inputs:
+        n = int(op.get_attr(f"N_{name}")) if name in sig.optional else 1
+        inputs[name] = flat[i] if n == 1 else None
+        i += n
+    outputs = dict(zip(sig.outputs, op.outputs, strict=True))
+    grad_outputs = {name: g if g is not None else tf.zeros_like(outputs[name])
+                    for name, g in zip(sig.outputs, grads, strict=True)}
+    attrs: dict[str, Any] = {}
+    for a in sig.attrs:
+        value = op.get_attr(a)
+        attrs[a] = tf.as_dtype(value) if a in sig.type_attrs else value
+    return inputs, outputs, grad_outputs, attrs
+
+
+def grad_like(value: Any, like: Any) -> Any:
+    """A gradient shaped and typed as the input it belongs to."""
+    tf = _tf()
+    value = tf.convert_to_tensor(value)
+    if value.dtype != like.dtype:
+        value = tf.cast(value, like.dtype)
+    if not (value.shape.is_fully_defined() and value.shape == like.shape):
+        value = tf.broadcast_to(value, tf.shape(like))
+    return value
+
+
+def input_grads(sig: Signature, op: Any, fns: Mapping[str, Callable[[], Any]]) -> list[Any]:
+    """One gradient per flat op input: the spec's expression for present floating inputs,
+    None for integer inputs and inputs the backward does not name."""
+    out: list[Any] = []
+    flat = list(op.inputs)
+    i = 0
+    for name in sig.inputs:
+        n = int(op.get_attr(f"N_{name}")) if name in sig.optional else 1
+        for _ in range(n):
+            x = flat[i]
+            fn = fns.get(name)
+            out.append(grad_like(fn(), x) if fn is not None and x.dtype.is_floating else None)
+            i += 1
+    return out
+
+
+def gradient_from_op(sig: Signature, op: Any, grads: Sequence[Any], grad_sig: Signature,
+                     grad_fn: Callable[..., Any]) -> list[Any]:
+    """The backward as a gradient op: its inputs are taken by name from the forward inputs,
+    outputs and grad_<output>; its outputs grad_<input> (or <input>) are the gradients."""
+    inputs, outputs, grad_outputs, attrs = unpack(sig, op, grads)
+    env: dict[str, Any] = {**inputs, **outputs,
+                           **{f"grad_{k}": v for k, v in grad_outputs.items()}}
+    args = [env.get(n) for n in grad_sig.inputs]
+    kwargs = {a: attrs[a] for a in grad_sig.attrs if a in attrs}
+    result = grad_fn(*args, **kwargs)
+    results = tuple(result) if len(grad_sig.outputs) > 1 else (result,)
+    by_name = dict(zip(grad_sig.outputs, results, strict=True))
+    fns = {n: (lambda v=by_name.get(f"grad_{n}", by_name.get(n)): v)
+           for n in sig.inputs if f"grad_{n}" in by_name or n in by_name}
+    return input_grads(sig, op, fns)
