@@ -85,7 +85,7 @@ def _record(spec: OpSpec) -> OpRecord:
     grad = ident.grad_loc
     return OpRecord(spec.op_name, spec.op_type, spec.spec_path,
                     (spec.loc.path, spec.loc.line, spec.loc.col), ident.grad_op,
-                    (grad.path, grad.line, grad.col) if grad else None)
+                    (grad.path, grad.line, grad.col) if grad else None, spec.socs)
 
 
 Processed = tuple[list[OpRecord], dict[str, dict[str, str]], list[str]]

@@ -22,7 +22,7 @@ from opgen.diagnostics import Diagnostic, Severity, SourceLoc
 from opgen.writer import atomic_write
 from opgen_runtime.build import cache_root
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 @functools.cache
@@ -64,6 +64,7 @@ class OpRecord:
     loc: tuple[str, int, int]
     grad_op: str | None
     grad_loc: tuple[str, int, int] | None
+    socs: tuple[str, ...] = ()
     outputs: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # rel -> sha,size,mtime
 
     @property
@@ -94,7 +95,7 @@ class GenerateCache:
             data = json.loads(self.path.read_text("utf-8"))
             if data["fingerprint"] == fingerprint() and data["settings"] == settings:
                 for spec, raw in data["entries"].items():
-                    ops = [OpRecord(**{**o, "loc": tuple(o["loc"]),
+                    ops = [OpRecord(**{**o, "loc": tuple(o["loc"]), "socs": tuple(o["socs"]),
                                        "grad_loc": tuple(o["grad_loc"]) if o["grad_loc"] else None,
                                        "outputs": {k: tuple(v) for k, v in o["outputs"].items()}})
                            for o in raw["ops"]]

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from opgen.emit.cann_naming import file_stem
 from opgen.emit.common import banner_text, render
 from opgen.gencache import OpRecord
@@ -32,20 +30,13 @@ class OpView:
     host: str  # op_host/<stem>.cpp, relative to op_host/
 
 
-def _socs(ops: Sequence[OpRecord], config: Config) -> list[str]:
-    """Every SoC the specs name, in first-seen order. Read from the spec files' `soc` key
-    (the specs were validated by this run or a cached earlier one)."""
+def _socs(ops: Sequence[OpRecord]) -> list[str]:
+    """Every SoC the specs name, in first-seen order (ops sorted by name)."""
     found: list[str] = []
-    for spec_path in sorted({o.spec_path for o in ops}):
-        try:
-            raw: Any = yaml.safe_load((config.root / spec_path).read_text("utf-8"))
-        except (OSError, yaml.YAMLError):
-            continue
-        for doc in raw if isinstance(raw, list) else [raw]:
-            socs = doc.get("soc", [DEFAULT_SOC]) if isinstance(doc, dict) else []
-            for soc in [socs] if isinstance(socs, str) else socs:
-                if isinstance(soc, str) and soc.lower() not in found:
-                    found.append(soc.lower())
+    for op in ops:
+        for soc in op.socs:
+            if soc not in found:
+                found.append(soc)
     return found or [DEFAULT_SOC]
 
 
@@ -87,7 +78,7 @@ def emit(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
              for o in sorted(ops, key=lambda o: file_stem(o.op_type))]
     banner = banner_text()
     # CMake presets reject unknown top-level keys but allow "vendor": the banner goes there.
-    data = {"vendor": {"opgen": banner}, **presets(_socs(ops, config))}
+    data = {"vendor": {"opgen": banner}, **presets(_socs(ops))}
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     return {
         f"{CANN_DIR}/op_host/CMakeLists.txt": render("cann/cmake/op_host_CMakeLists.txt.j2",

@@ -142,7 +142,8 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     target = cache_dir() / "tf" / f"{stem}-{_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        _run([cxx, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}", "-c",
+        version = f"-DOPGEN_TF_VERSION={json.dumps(str(tf.__version__))}"
+        _run([cxx, *_OBJECT_FLAGS, *cflags, version, f"-I{inc}", f"-I{source.parent}", "-c",
               str(source), "-o", str(out)], f"compiling the TensorFlow op library {source}")
 
     return _cached(target, compile_)

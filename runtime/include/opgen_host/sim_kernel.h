@@ -96,8 +96,15 @@ inline std::string LoadEmbeddedKernel(const uint8_t* begin, const uint8_t* end, 
     // RTLD_LOCAL: every variant exports the same simulator symbols (opgen_sim_launch, ...).
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     const char* dl_err = handle == nullptr ? dlerror() : nullptr;
-    if (path.rfind("/proc/self/fd/", 0) != 0) unlink(path.c_str());
-    close(fd);
+    // glibc finds an already-loaded object by the name dlopen was given: a closed memfd's
+    // number (and so its /proc path) would be reused by the next image, which dlopen would then
+    // take for this one. The memfd stays open for the life of the process (one per variant).
+    if (path.rfind("/proc/self/fd/", 0) != 0) {
+        unlink(path.c_str());
+        close(fd);
+    } else if (handle == nullptr) {
+        close(fd);
+    }
     if (handle == nullptr) {
         return std::string("cannot load kernel image '") + label + "': " + (dl_err ? dl_err : "?");
     }

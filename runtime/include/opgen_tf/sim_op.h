@@ -21,7 +21,6 @@
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
-#include "tensorflow/core/public/version.h"
 
 namespace opgen_tf {
 
@@ -596,7 +595,11 @@ public:
 
 // The TensorFlow version the library was compiled against, found by opgen_runtime.tf_support
 // in the file's bytes before it is loaded (a mismatched library is refused with a clear error).
-#define OPGEN_TF_VERSION_MARKER(package)                                                      \
-    extern "C" __attribute__((visibility("default"), used)) const char                        \
-        opgen_tf_built_against[] = "opgen-tf-library:" package ":tensorflow=" TF_VERSION_STRING \
-                                   ";"
+// The pip headers do not define the version macros; tf_support passes -DOPGEN_TF_VERSION.
+#ifndef OPGEN_TF_VERSION
+#error "compile with -DOPGEN_TF_VERSION=\"<tf.__version__>\" (opgen_runtime.tf_support does)"
+#endif
+#define OPGEN_TF_VERSION_MARKER(package)                                      \
+    extern "C" __attribute__((visibility("default"), used)) const char        \
+        opgen_tf_built_against[] =                                            \
+            "opgen-tf-library:" package ":tensorflow=" OPGEN_TF_VERSION ";"

@@ -83,7 +83,6 @@ class BroadcastAdd(keras.layers.Layer):
 
     def __init__(
         self,
-        *,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

@@ -82,7 +82,6 @@ class ElementAdd(keras.layers.Layer):
 
     def __init__(
         self,
-        *,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)

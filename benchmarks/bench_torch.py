@@ -1,0 +1,66 @@
+"""The generated PyTorch element_add against torch.add, forward and forward+backward, on 16
+and 1M float32, in one run; writes the "PyTorch" section of benchmarks/RESULTS.md.
+
+    .venv/bin/python benchmarks/bench_torch.py
+
+Targets: <= 3x native on 16 floats, <= 1.2x on 1M floats.
+"""
+
+from __future__ import annotations
+
+import sys
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "generated" / "python"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from results import machine, table, write_section  # noqa: E402
+
+TARGETS = {16: 3.0, 1 << 20: 1.2}
+
+
+def best_us(fn: Callable[[], object], number: int, repeat: int = 7) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def main() -> int:
+    import opgen_ops.registration.element_add  # noqa: F401 - registers the kernel
+    from opgen_ops.torch.element_add import element_add
+
+    rows = []
+    ok = True
+    for n, target in TARGETS.items():
+        x, y = torch.randn(n), torch.randn(n)
+        torch.testing.assert_close(element_add(x, y), torch.add(x, y))
+        xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
+        grad = torch.ones(n)
+        number = 20000 if n <= 16 else 50
+        cases = {
+            "forward": (lambda: element_add(x, y), lambda: torch.add(x, y)),
+            "forward+backward": (lambda: element_add(xg, yg).backward(grad),
+                                 lambda: torch.add(xg, yg).backward(grad)),
+        }
+        for case, (ours, native) in cases.items():
+            number_case = number if case == "forward" else max(number // 4, 20)
+            ours_us = best_us(ours, number_case)
+            native_us = best_us(native, number_case)
+            ratio = ours_us / native_us
+            ok &= ratio <= target
+            rows.append((f"{n:,} floats, {case}", f"{ours_us:.2f}", f"{native_us:.2f}",
+                         f"{ratio:.2f}x", f"<= {target}x", "yes" if ratio <= target else "no"))
+    body = (f"`benchmarks/bench_torch.py` on {machine()}, torch {torch.__version__}: the "
+            "generated `element_add` (torch.library op, CPU kernel on the simulator) against "
+            "`torch.add` in the same run, best of 7, microseconds per call.\n\n"
+            + table(("case", "opgen us", "torch.add us", "ratio", "target", "met"), rows))
+    print(body)
+    write_section("PyTorch", body)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
