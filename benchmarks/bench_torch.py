@@ -28,27 +28,34 @@ def best_us(fn: Callable[[], object], number: int, repeat: int = 7) -> float:
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
 
 
+Case = tuple[Callable[[], object], Callable[[], object]]
+
+
+def cases(n: int) -> dict[str, Case]:
+    """(opgen, native) per case on n floats."""
+    from opgen_ops.torch.element_add import element_add
+
+    x, y = torch.randn(n), torch.randn(n)
+    torch.testing.assert_close(element_add(x, y), torch.add(x, y))
+    xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
+    grad = torch.ones(n)
+    return {
+        "forward": (lambda: element_add(x, y), lambda: torch.add(x, y)),
+        "forward+backward": (lambda: element_add(xg, yg).backward(grad),
+                             lambda: torch.add(xg, yg).backward(grad)),
+    }
+
+
 def main() -> int:
     import opgen_ops.registration.element_add  # noqa: F401 - registers the kernel
-    from opgen_ops.torch.element_add import element_add
 
     rows = []
     ok = True
     for n, target in TARGETS.items():
-        x, y = torch.randn(n), torch.randn(n)
-        torch.testing.assert_close(element_add(x, y), torch.add(x, y))
-        xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
-        grad = torch.ones(n)
-        number = 20000 if n <= 16 else 50
-        cases = {
-            "forward": (lambda: element_add(x, y), lambda: torch.add(x, y)),
-            "forward+backward": (lambda: element_add(xg, yg).backward(grad),
-                                 lambda: torch.add(xg, yg).backward(grad)),
-        }
-        for case, (ours, native) in cases.items():
-            number_case = number if case == "forward" else max(number // 4, 20)
-            ours_us = best_us(ours, number_case)
-            native_us = best_us(native, number_case)
+        for case, (ours, native) in cases(n).items():
+            number = (20000 if n <= 16 else 50) // (1 if case == "forward" else 4)
+            ours_us = best_us(ours, number)
+            native_us = best_us(native, number)
             ratio = ours_us / native_us
             ok &= ratio <= target
             rows.append((f"{n:,} floats, {case}", f"{ours_us:.2f}", f"{native_us:.2f}",

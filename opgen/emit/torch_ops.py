@@ -246,9 +246,13 @@ def _sample_column(spec: OpSpec) -> Combination:
     def floating_outputs(c: Combination) -> bool:
         return any(d.is_floating for _, d in c.dtypes[n_in:])
 
-    for pred in (lambda c: all(d is DType.FLOAT32 for _, d in c.dtypes[:n_in])
-                 and floating_outputs(c),
-                 lambda c: all(d.is_floating for _, d in c.dtypes[:n_in]) and floating_outputs(c)):
+    def all_float32(c: Combination) -> bool:
+        return all(d is DType.FLOAT32 for _, d in c.dtypes[:n_in]) and floating_outputs(c)
+
+    def all_floating(c: Combination) -> bool:
+        return all(d.is_floating for _, d in c.dtypes[:n_in]) and floating_outputs(c)
+
+    for pred in (all_float32, all_floating):
         for c in combos:
             if pred(c):
                 return c
@@ -284,7 +288,7 @@ def _test_context(spec: OpSpec, config: Config) -> dict[str, object]:
     dtypes = dict(combo.dtypes)
     bw = spec.backward
     n_in = len(spec.inputs)
-    samples = []
+    samples: list[SampleInput] = []
     for t in spec.inputs:
         d = dtypes[t.name]
         differentiable = bw is not None and d.is_floating and (

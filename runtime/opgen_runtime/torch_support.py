@@ -29,7 +29,8 @@ def library(namespace: str) -> torch.library.Library:
     with _LIBRARIES_LOCK:
         lib = _LIBRARIES.get(namespace)
         if lib is None:
-            lib = _LIBRARIES[namespace] = torch.library.Library(namespace, "FRAGMENT")
+            lib = _LIBRARIES[namespace] = torch.library.Library(  # type: ignore[no-untyped-call]
+                namespace, "FRAGMENT")
         return lib
 
 
@@ -160,7 +161,7 @@ def reduce_shape(shape: Sequence[Any], axis: int | Sequence[int],
 
 
 def broadcast_shape(*shapes: Sequence[Any]) -> list[Any]:
-    return list(torch.broadcast_shapes(*shapes))
+    return list(torch.broadcast_shapes(*shapes))  # type: ignore[no-untyped-call]
 
 
 # -- autograd ------------------------------------------------------------------------------------
