@@ -7,6 +7,7 @@ Target: the generated op within 1.3x of tf.add on both sizes.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -20,9 +21,8 @@ sys.path.insert(0, str(ROOT / "generated" / "python"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
-import tensorflow as tf  # noqa: E402
-
 import opgen_ops.tf as ops  # noqa: E402
+import tensorflow as tf  # noqa: E402
 
 SIZES = (16, 1 << 20)
 TARGET = 1.3
@@ -54,8 +54,8 @@ def run() -> list[tuple[int, float, float]]:
         # interleave the two so that machine noise hits both alike
         t_custom, t_native = [], []
         for _ in range(3):
-            t_custom.append(_time(lambda: custom(x, y), repeats))
-            t_native.append(_time(lambda: native(x, y), repeats))
+            t_custom.append(_time(functools.partial(custom, x, y), repeats))
+            t_native.append(_time(functools.partial(native, x, y), repeats))
         rows.append((n, min(t_custom), min(t_native)))
     return rows
 

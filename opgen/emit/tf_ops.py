@@ -115,7 +115,8 @@ def _default_text(value: AttrValue, atype: AttrType) -> str:
         return repr(float(value))  # type: ignore[arg-type]
     if atype is AttrType.STRING:
         return json.dumps(str(value))
-    return str(int(value))  # type: ignore[call-overload]
+    assert isinstance(value, int)
+    return str(value)
 
 
 def _type_list(dtypes: Sequence[DType]) -> str:
@@ -322,10 +323,11 @@ def module_view(spec: OpSpec, config: Config) -> OpModuleView:
     tensor_attr, type_attrs = dtype_attrs(spec)
     spec_attr_names = {a.name for a in spec.attrs}
     backward = spec.backward
+    grads: tuple[GradView, ...] = ()
     if backward is None:
-        gradient, grads, grad_op = "none", (), ""
+        gradient, grad_op = "none", ""
     elif backward.grad_op is not None:
-        gradient, grads, grad_op = "op", (), backward.grad_op
+        gradient, grad_op = "op", backward.grad_op
     else:
         gradient, grad_op = "expr", ""
         grads = tuple(GradView(g.input, to_source(g.expr, TENSORFLOW))

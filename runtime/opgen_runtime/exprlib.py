@@ -70,7 +70,8 @@ def tf_sum_to(a: Any, like: Any) -> Any:
     import tensorflow as tf
 
     target = tf.shape(like)
-    _, axes = tf.raw_ops.BroadcastGradientArgs(s0=target, s1=tf.shape(a))
+    # r0: the axes along which `target` was broadcast to a's shape
+    axes, _ = tf.raw_ops.BroadcastGradientArgs(s0=target, s1=tf.shape(a))
     return tf.reshape(tf.reduce_sum(a, axis=axes), target)
 
 

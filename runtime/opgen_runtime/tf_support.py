@@ -40,8 +40,10 @@ from .metadef import load as load_metadef
 
 FORMAT = "opgen-tf-library-1"
 _MARKER = re.compile(rb"opgen-tf-library:([A-Za-z0-9_]+):tensorflow=([^;\x00]*);")
-_OBJECT_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden", "-Wno-deprecated-declarations",
-                 "-Wno-ignored-attributes", "-Wno-attributes", "-Wno-interference-size")
+_OBJECT_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden",
+                 # TensorFlow's own headers trip these; they are not about the generated code
+                 "-Wno-deprecated-declarations", "-Wno-ignored-attributes", "-Wno-attributes",
+                 "-Wno-interference-size")
 _SUPPORT_HEADER_DIRS = ("opgen_host", "opgen_tf")
 
 
@@ -410,6 +412,10 @@ def gradient_from_op(sig: Signature, op: Any, grads: Sequence[Any], grad_sig: Si
     result = grad_fn(*args, **kwargs)
     results = tuple(result) if len(grad_sig.outputs) > 1 else (result,)
     by_name = dict(zip(grad_sig.outputs, results, strict=True))
-    fns = {n: (lambda v=by_name.get(f"grad_{n}", by_name.get(n)): v)
-           for n in sig.inputs if f"grad_{n}" in by_name or n in by_name}
-    return input_grads(sig, op, fns)
+    values = {n: by_name[f"grad_{n}"] if f"grad_{n}" in by_name else by_name[n]
+              for n in sig.inputs if f"grad_{n}" in by_name or n in by_name}
+    return input_grads(sig, op, {n: _constant(v) for n, v in values.items()})
+
+
+def _constant(value: Any) -> Callable[[], Any]:
+    return lambda: value

@@ -34,6 +34,21 @@ def library(namespace: str) -> torch.library.Library:
         return lib
 
 
+_DEFINED: set[str] = set()
+
+
+def define(lib: torch.library.Library, schema: str, qualname: str) -> bool:
+    """Define the op unless this process already has: False when an earlier import of the
+    generated module (since dropped from sys.modules) defined and registered it, whose kernels
+    then stay in place (torch allows one definition per process)."""
+    with _LIBRARIES_LOCK:
+        if qualname in _DEFINED:
+            return False
+        lib.define(schema)
+        _DEFINED.add(qualname)
+        return True
+
+
 def dtype_name(dtype: torch.dtype) -> str:
     """torch.float32 -> float32 (the spec's and numpy's spelling)."""
     return str(dtype).removeprefix("torch.")

@@ -141,7 +141,9 @@ def check_compile(op: Any, args: Sequence[Any], attrs: Mapping[str, Any]) -> Non
 
 def _import_root(module_name: str) -> str:
     """The sys.path entry from which `module_name` was imported."""
-    path = Path(sys.modules[module_name].__file__ or "")
+    import importlib
+
+    path = Path(importlib.import_module(module_name).__file__ or "")
     for _ in module_name.split("."):
         path = path.parent
     return str(path)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch_env  # noqa: F401 - generated/python on sys.path, a private OPGEN_OPP_PATH
 
 from opgen import gen
 from opgen.diagnostics import DiagnosticSink

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 
+import torch_env  # noqa: F401 - generated/python on sys.path, a private OPGEN_OPP_PATH
 from opgen_ops.torch import OPS
 
 for _op in OPS:

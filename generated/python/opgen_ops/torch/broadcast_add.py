@@ -40,7 +40,7 @@ SIGNATURE = _ts.OpSignature(
 # wraps every call in further Python layers (about 8-10x a native op on small tensors against
 # 3-4x here). See "Registration path" in docs/pytorch.md.
 _lib = _ts.library(NAMESPACE)
-_lib.define(SCHEMA)
+_first_import = _ts.define(_lib, SCHEMA, SIGNATURE.qualname)
 
 
 def _cpu(
@@ -59,8 +59,9 @@ def _fake(
     return x.new_empty(_ts.broadcast_shape(x.shape, y.shape), dtype=dtypes[0])
 
 
-_lib.impl("broadcast_add", _cpu, "CPU")
-torch.library.register_fake("opgen::broadcast_add", _fake, lib=_lib)
+if _first_import:
+    _lib.impl("broadcast_add", _cpu, "CPU")
+    torch.library.register_fake("opgen::broadcast_add", _fake, lib=_lib)
 
 
 def _setup_context(
@@ -83,8 +84,9 @@ def _backward(ctx: Any, grad_z: Any) -> Any:
     return grad_x, grad_y
 
 
-torch.library.register_autograd("opgen::broadcast_add", _backward, setup_context=_setup_context,
-                                lib=_lib)
+if _first_import:
+    torch.library.register_autograd("opgen::broadcast_add", _backward, setup_context=_setup_context,
+                                    lib=_lib)
 
 OP = torch.ops.opgen.broadcast_add.default
 

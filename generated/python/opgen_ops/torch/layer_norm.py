@@ -40,7 +40,7 @@ SIGNATURE = _ts.OpSignature(
 # wraps every call in further Python layers (about 8-10x a native op on small tensors against
 # 3-4x here). See "Registration path" in docs/pytorch.md.
 _lib = _ts.library(NAMESPACE)
-_lib.define(SCHEMA)
+_first_import = _ts.define(_lib, SCHEMA, SIGNATURE.qualname)
 
 
 def _cpu(
@@ -69,8 +69,9 @@ def _fake(
     )
 
 
-_lib.impl("layer_norm", _cpu, "CPU")
-torch.library.register_fake("opgen::layer_norm", _fake, lib=_lib)
+if _first_import:
+    _lib.impl("layer_norm", _cpu, "CPU")
+    torch.library.register_fake("opgen::layer_norm", _fake, lib=_lib)
 
 
 def _setup_context(
@@ -99,8 +100,9 @@ def _backward(ctx: Any, grad_y: Any, grad_mean: Any, grad_rstd: Any) -> Any:
     return (grad_x, grad_gamma, grad_beta)[:len(ctx.needs_input_grad)]
 
 
-torch.library.register_autograd("opgen::layer_norm", _backward, setup_context=_setup_context,
-                                lib=_lib)
+if _first_import:
+    torch.library.register_autograd("opgen::layer_norm", _backward, setup_context=_setup_context,
+                                    lib=_lib)
 
 OP = torch.ops.opgen.layer_norm.default
 

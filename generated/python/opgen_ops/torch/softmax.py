@@ -40,7 +40,7 @@ SIGNATURE = _ts.OpSignature(
 # wraps every call in further Python layers (about 8-10x a native op on small tensors against
 # 3-4x here). See "Registration path" in docs/pytorch.md.
 _lib = _ts.library(NAMESPACE)
-_lib.define(SCHEMA)
+_first_import = _ts.define(_lib, SCHEMA, SIGNATURE.qualname)
 
 
 def _cpu(
@@ -61,8 +61,9 @@ def _fake(
     return x.new_empty(x.shape, dtype=dtypes[0])
 
 
-_lib.impl("softmax", _cpu, "CPU")
-torch.library.register_fake("opgen::softmax", _fake, lib=_lib)
+if _first_import:
+    _lib.impl("softmax", _cpu, "CPU")
+    torch.library.register_fake("opgen::softmax", _fake, lib=_lib)
 
 
 def _setup_context(
@@ -85,8 +86,9 @@ def _backward(ctx: Any, grad_y: Any) -> Any:
     return grad_x
 
 
-torch.library.register_autograd("opgen::softmax", _backward, setup_context=_setup_context,
-                                lib=_lib)
+if _first_import:
+    torch.library.register_autograd("opgen::softmax", _backward, setup_context=_setup_context,
+                                    lib=_lib)
 
 OP = torch.ops.opgen.softmax.default
 
