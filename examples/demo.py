@@ -13,6 +13,7 @@ The working project is build/demo/.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -166,6 +167,8 @@ def profile() -> None:
 
 def main() -> int:
     started = time.perf_counter()
+    logging.basicConfig(format="    %(message)s")  # the runtime's progress: compiles
+    logging.getLogger("opgen_runtime").setLevel(logging.INFO)
     os.environ["OPGEN_OPP_PATH"] = str(WORK / "opp")  # the demo's own op package dir
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up log is noise here
     scaffold()

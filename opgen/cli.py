@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -322,9 +323,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _StderrHandler(logging.Handler):
+    """Writes to whatever sys.stderr is at the time (not the stream of when it was made)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"opgen: {record.getMessage()}\n")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # progress of slow steps (kernel and library compiles) from the runtime, on stderr
+    progress = logging.getLogger("opgen_runtime")
+    if not any(isinstance(h, _StderrHandler) for h in progress.handlers):
+        progress.addHandler(_StderrHandler())
+        progress.setLevel(logging.INFO)
     try:
         code: int = args.func(args)
     except DiagnosticError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import logging
 import os
 import shutil
 import subprocess
@@ -16,6 +17,8 @@ from pathlib import Path
 from filelock import FileLock
 
 from .errors import BuildError
+
+_log = logging.getLogger("opgen_runtime")  # progress of slow steps; apps choose to show it
 
 BASE_FLAGS: tuple[str, ...] = (
     "-O3",
@@ -195,6 +198,8 @@ def build_kernel(
     if not final.exists():
         with FileLock(str(final) + ".lock"):
             if not final.exists():
+                shown = ", ".join(f"{k}={v}" for k, v in sorted(defs.items()))
+                _log.info("compiling %s%s", src.name, f" ({shown})" if shown else "")
                 _compile(cxx, src, final, defs, incs, extra)
     _check_entries(final, src, entries)
     return KernelLibrary(final, entries, src, key)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import subprocess
@@ -110,6 +111,9 @@ def _run(cmd: Sequence[str], what: str) -> None:
         raise TfSupportError(f"{what} failed:\n{detail}\ncommand: {' '.join(cmd)}")
 
 
+_log = logging.getLogger("opgen_runtime")
+
+
 def _cached(target: Path, produce: Callable[[Path], None]) -> Path:
     """Produce `target` once (file lock, temp file + rename: readers never see half a file)."""
     if target.exists():
@@ -131,6 +135,8 @@ def _cached(target: Path, produce: Callable[[Path], None]) -> Path:
 
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     """The generated translation unit, compiled against TensorFlow's headers (the slow step)."""
+    _log.info("compiling the TensorFlow op library lib%s.so against TensorFlow's headers "
+              "(once per change; about 30 s)", stem)
     tf = _tf()
     cflags = [str(f) for f in tf.sysconfig.get_compile_flags()]
     inc = include_dir()
