@@ -17,7 +17,25 @@ from .errors import (
     VectorCountError,
 )
 from .launch import aligned_empty, gm_empty, launch
+from .metadef import MetadefError
+from .oplib import LibraryError, build_operator_library
 from .profile import BlockCounters, LaunchProfile
+from .registry import (
+    GradientNotRegisteredError,
+    KernelNotFoundError,
+    LibraryPathError,
+    OpCallError,
+    OpNotRegisteredError,
+    RegistrationConflictError,
+    RegistrationOrderError,
+    RegistryError,
+    backward,
+    call,
+    load_operator_library,
+    register_operator,
+    register_operator_gradient,
+    register_operator_model,
+)
 from .soc import DEFAULT_SOC, SOC_PROFILES, SocProfile, get_soc
 from .tiling import TensorSpec, TilingField, TilingLayout, camel, default_tiling, plan_elementwise
 
@@ -32,13 +50,23 @@ __all__ = [
     "BuildRequest",
     "DataType",
     "GlobalMemoryOutOfBounds",
+    "GradientNotRegisteredError",
     "KernelAssertError",
     "KernelCrash",
     "KernelLibrary",
+    "KernelNotFoundError",
     "LaunchError",
     "LaunchProfile",
+    "LibraryError",
+    "LibraryPathError",
     "LocalMemoryOutOfBounds",
+    "MetadefError",
+    "OpCallError",
+    "OpNotRegisteredError",
     "QueueError",
+    "RegistrationConflictError",
+    "RegistrationOrderError",
+    "RegistryError",
     "SimulatorError",
     "SocProfile",
     "TensorSpec",
@@ -48,9 +76,12 @@ __all__ = [
     "UnifiedBufferOverflow",
     "VectorCountError",
     "aligned_empty",
+    "backward",
     "build_kernel",
     "build_kernels",
+    "build_operator_library",
     "cache_dir",
+    "call",
     "camel",
     "cpp_type",
     "data_type",
@@ -60,5 +91,9 @@ __all__ = [
     "gm_empty",
     "include_dir",
     "launch",
+    "load_operator_library",
     "plan_elementwise",
+    "register_operator",
+    "register_operator_gradient",
+    "register_operator_model",
 ]

@@ -44,7 +44,7 @@ def define(lib: torch.library.Library, schema: str, qualname: str) -> bool:
     with _LIBRARIES_LOCK:
         if qualname in _DEFINED:
             return False
-        lib.define(schema)
+        lib.define(schema)  # type: ignore[no-untyped-call]
         _DEFINED.add(qualname)
         return True
 
