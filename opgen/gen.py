@@ -25,6 +25,7 @@ from opgen.emit import (
     cann_op_host,
     cann_op_kernel,
     cann_op_proto,
+    host_policy,
     metadef,
     python_pkg,
     tf_ops,
@@ -64,8 +65,8 @@ def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
 
 
 PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package,
-                                               cann_cmake.emit, torch_ops.emit_package,
-                                               tf_ops.emit_package)
+                                               cann_cmake.emit, host_policy.emit,
+                                               torch_ops.emit_package, tf_ops.emit_package)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from opgen.dtypes import AttrType, DType
 from opgen.emit import tf_naming as names
 from opgen.emit.common import banner_text, render
+from opgen.emit.host_policy import field_desc
 from opgen.emit.metadef import metadef_path, metadef_path_for
 from opgen.emit.python_pkg import package_dir, relative_to_module
 from opgen.expr_translate import TENSORFLOW, to_source
@@ -31,11 +32,6 @@ from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeR
 
 TF_DIR = "tf"
 
-_CTYPES = {
-    "bool": "Bool", "int8_t": "I8", "uint8_t": "U8", "int16_t": "I16", "uint16_t": "U16",
-    "int32_t": "I32", "uint32_t": "U32", "int64_t": "I64", "uint64_t": "U64", "float": "F32",
-    "double": "F64", "half": "F16",
-}
 _ATTR_KINDS = {
     AttrType.INT: "kInt", AttrType.FLOAT: "kFloat", AttrType.BOOL: "kBool",
     AttrType.STRING: "kString", AttrType.TYPE: "kType", AttrType.LIST_INT: "kListInt",
@@ -241,10 +237,7 @@ class OpSourceView:
 def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSourceView:
     tensor_attr, _ = dtype_attrs(spec)
     tiling = kernel.tiling
-    fields = tuple(
-        f'{{"{f.name}", ::opgen_host::CType::{_CTYPES[f.ctype or "uint32_t"]}, "{f.ctype}", '
-        f"{f.offset}, {f.array_len if f.array_len is not None else -1}}}"
-        for f in (tiling.fields if tiling is not None else ()))
+    fields = tuple(field_desc(f) for f in (tiling.fields if tiling is not None else ()))
     variants = tuple(
         VariantView(names.blob_symbol(spec.op_name, c.index),
                     "{" + ", ".join(f"::tensorflow::{names.tf_enum(d)}" for _n, d in c.dtypes)

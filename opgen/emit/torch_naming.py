@@ -109,3 +109,33 @@ def schema(spec: OpSpec) -> str:
     else:
         returns = "(" + ", ".join(f"Tensor {t.name}" for t in spec.outputs) + ")"
     return f"{spec.op_name}({', '.join(args)}) -> {returns}"
+
+
+# -- the C++ kernel library ----------------------------------------------------------------------
+_SCALAR_TYPE_ENUM: dict[DType, str] = {
+    DType.UINT8: "Byte", DType.INT8: "Char", DType.INT16: "Short", DType.INT32: "Int",
+    DType.INT64: "Long", DType.FLOAT16: "Half", DType.FLOAT32: "Float", DType.FLOAT64: "Double",
+    DType.BOOL: "Bool", DType.BFLOAT16: "BFloat16", DType.UINT16: "UInt16",
+    DType.UINT32: "UInt32", DType.UINT64: "UInt64",
+}
+
+
+def scalar_type(dtype: DType) -> str:
+    """float16 -> ::c10::ScalarType::Half"""
+    return f"::c10::ScalarType::{_SCALAR_TYPE_ENUM[dtype]}"
+
+
+def library_stem(package: str) -> str:
+    """opgen_ops -> opgen_ops_torch: the kernel library is lib<stem>.so, its source <stem>.cc."""
+    return f"{package}_torch"
+
+
+def cc_namespace(op_name: str) -> str:
+    """The C++ namespace of an op's description: opgen_torch_leaky_relu."""
+    return f"opgen_torch_{op_name}"
+
+
+def blob_symbol(op_name: str, column: int) -> str:
+    """A kernel variant embedded in the library: 'opgen_torch_blob_cast_3' (the runtime's
+    opgen_runtime.torch_library names it the same)."""
+    return f"opgen_torch_blob_{op_name}_{column}"

@@ -1,9 +1,14 @@
-"""The PyTorch target: per op a `torch.library` op with fake kernel and autograd, the seed-style
-autograd.Function and nn.Module, and a generated test module; per package an index.
+"""The PyTorch target: per op a `torch.library` op with fake kernel and autograd, its C++ CPU
+kernel, the seed-style autograd.Function and nn.Module, and a generated test module; per package
+an index and the C++ kernel library.
 
 Layout under <output_dir>/python/<package>/torch/:
     __init__.py           OPS, NAMESPACE, load(op) / load_all()
     <op>.py               the op (importing it defines `torch.ops.<namespace>.<op>`)
+    cc/<op>.h             the op's description, its C++ CPU and AutogradCPU kernel registrations
+                          (runtime/include/opgen_torch/sim_op.h)
+    cc/<package>_torch.cc includes every cc/<op>.h: torch's headers compile once
+    _library.py           builds (cached by content hash) and loads lib<package>_torch.so
     tests/test_<op>.py    opcheck, gradcheck, torch.compile and torch.export checks
 
 See "Registration path" in docs/pytorch.md for why the op is built from Library.define + impl
@@ -17,13 +22,16 @@ from dataclasses import dataclass
 
 from opgen import expr as ex
 from opgen.dtypes import AttrType, DType
+from opgen.emit import host_desc
 from opgen.emit import torch_naming as names
 from opgen.emit.common import banner_text, render
-from opgen.emit.python_pkg import package_dir
+from opgen.emit.metadef import metadef_path_for
+from opgen.emit.python_pkg import package_dir, relative_to_module
 from opgen.expr_translate import TORCH, to_source
 from opgen.gencache import OpRecord
 from opgen.kernel_frontend import CheckedKernel
 from opgen.model import AttrDesc, Combination, OpSpec, TensorDesc
+from opgen.naming import lower_camel
 from opgen.project import Config
 from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
 
@@ -214,6 +222,7 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         combinations=[_combination_source(spec, c) for c in spec.combinations()],
         dtype_attrs=[t.dtype_from for t in spec.outputs],
         type_attrs=[a.name for a in spec.attrs if a.type is AttrType.TYPE],
+        native_kernel=spec.kernel.tiling_hook is None,
         fake_like=required_inputs[0].name if required_inputs else spec.inputs[0].name,
         fake_outputs=[FakeOutput(t.name, shape_source(t.infer) if t.infer else
                                  f"{spec.inputs[0].name}.shape") for t in spec.outputs],
@@ -316,10 +325,95 @@ def _test_context(spec: OpSpec, config: Config) -> dict[str, object]:
     )
 
 
+# -- the C++ kernel library (initialisers of opgen_torch::OpDesc) --------------------------------
+
+_ATTR_KINDS = {
+    AttrType.INT: "kInt", AttrType.FLOAT: "kFloat", AttrType.BOOL: "kBool",
+    AttrType.STRING: "kString", AttrType.TYPE: "kType", AttrType.LIST_INT: "kListInt",
+    AttrType.LIST_FLOAT: "kListFloat", AttrType.LIST_BOOL: "kListBool",
+    AttrType.LIST_STRING: "kListString",
+}
+
+
+@dataclass(frozen=True)
+class VariantView:
+    symbol: str
+    dtypes: str  # C++ initialiser: {::c10::ScalarType::Float, ...}
+
+
+@dataclass(frozen=True)
+class OpSourceView:
+    banner: str
+    op_name: str
+    qualname: str
+    torch_namespace: str
+    namespace: str  # the C++ namespace of the description
+    library_source: str
+    spec_path: str
+    hook: str  # the spec's Python tiling hook ("": none, the op gets a C++ kernel)
+    entry: str
+    tiling_struct: str
+    tiling_size: int
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[str, ...]
+    fields: tuple[str, ...]
+    variants: tuple[VariantView, ...]
+
+
+def cc_dir(config: Config) -> str:
+    return f"{package_dir(config)}/torch/cc"
+
+
+def _cc_tensor(spec: OpSpec, t: TensorDesc, is_input: bool) -> str:
+    if is_input:
+        optional = "true" if t.is_optional else "false"
+        rank = -1 if t.shape is None else len(t.shape)
+        return f'{{"{t.name}", "{lower_camel(t.name)}", {optional}, -1, {rank}, {{}}}}'
+    attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
+    dtype_attr = attr_index[t.dtype_from] if t.dtype_from else -1
+    return (f'{{"{t.name}", "{lower_camel(t.name)}", false, {dtype_attr}, -1, '
+            f"{host_desc.rule(spec, t, 'opgen_torch')}}}")
+
+
+def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSourceView:
+    tiling = kernel.tiling
+    return OpSourceView(
+        banner=banner_text(spec.spec_path),
+        op_name=spec.op_name,
+        qualname=names.qualname(config.namespace, spec),
+        torch_namespace=config.namespace,
+        namespace=names.cc_namespace(spec.op_name),
+        library_source=f"{names.library_stem(config.package)}.cc",
+        spec_path=spec.spec_path,
+        hook=spec.kernel.tiling_hook or "",
+        entry=spec.kernel.entry,
+        tiling_struct=tiling.name if tiling is not None else "",
+        tiling_size=tiling.size if tiling is not None else 0,
+        inputs=tuple(_cc_tensor(spec, t, True) for t in spec.inputs),
+        outputs=tuple(_cc_tensor(spec, t, False) for t in spec.outputs),
+        attrs=tuple(f'{{"{a.name}", "{lower_camel(a.name)}", ::opgen_torch::AttrKind::'
+                    f"{_ATTR_KINDS[a.type]}}}" for a in spec.attrs),
+        fields=host_desc.fields(kernel),
+        variants=tuple(
+            VariantView(names.blob_symbol(spec.op_name, c.index),
+                        "{" + ", ".join(names.scalar_type(d) for _n, d in c.dtypes) + "}")
+            for c in spec.combinations()),
+    )
+
+
+@dataclass(frozen=True)
+class PackageOpView:
+    op_name: str
+    metadef: str  # relative to torch/
+
+
 # -- targets -------------------------------------------------------------------------------------
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
     return {
+        f"{cc_dir(config)}/{spec.op_name}.h": render("python/torch/op.h.j2",
+                                                     v=source_view(spec, kernel, config)),
         op_path(spec, config): render("python/torch/op.py.j2", **_op_context(spec, config)),
         test_path(spec, config): render("python/torch/test_op.py.j2",
                                         **_test_context(spec, config)),
@@ -328,7 +422,15 @@ def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
 
 def emit_package(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
     base = f"{package_dir(config)}/torch"
+    stem = names.library_stem(config.package)
+    library = f"{base}/_library.py"
+    views = tuple(PackageOpView(o.op_name, relative_to_module(library, metadef_path_for(o.op_name)))
+                  for o in ops)
     return {
+        f"{cc_dir(config)}/{stem}.cc": render("python/torch/library.cc.j2", banner=banner_text(),
+                                              package=config.package, ops=views),
+        library: render("python/torch/library.py.j2", banner=banner_text(),
+                        package=config.package, stem=stem, ops=views),
         f"{base}/__init__.py": render("python/torch/package_init.py.j2", banner=banner_text(),
                                       package=config.package, namespace=config.namespace,
                                       ops=[o.op_name for o in ops]),

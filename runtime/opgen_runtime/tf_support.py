@@ -11,13 +11,10 @@ TensorFlow is imported only when a function here needs it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import re
-import subprocess
-import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,19 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
-from .build import (
-    BuildRequest,
-    _compiler,
-    _compiler_identity,
-    build_kernels,
-    cache_dir,
-    include_dir,
-)
-from .dtypes import dtype_defines
+from . import native_library
+from .build import _compiler, _compiler_identity, cache_dir, include_dir
 from .errors import BuildError
-from .metadef import load as load_metadef
 
 FORMAT = "opgen-tf-library-1"
 _MARKER = re.compile(rb"opgen-tf-library:([A-Za-z0-9_]+):tensorflow=([^;\x00]*);")
@@ -85,52 +72,11 @@ def tensorflow_version() -> str:
 
 
 # -- build ---------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Variant:
-    symbol: str
-    path: Path
-
-
-def _hash(*parts: bytes) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(len(p).to_bytes(8, "little") + p)
-    return h.hexdigest()
-
-
-def _files(d: Path, suffixes: tuple[str, ...]) -> list[Path]:
-    return sorted(p for p in d.rglob("*") if p.suffix in suffixes and p.is_file())
-
-
 def _run(cmd: Sequence[str], what: str) -> None:
-    proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        # TensorFlow's headers warn a lot; the errors are what the user needs.
-        lines = [ln for ln in proc.stderr.splitlines() if "error" in ln]
-        detail = "\n".join(lines[:40]) or proc.stderr[-4000:]
-        raise TfSupportError(f"{what} failed:\n{detail}\ncommand: {' '.join(cmd)}")
+    native_library.run(cmd, what, TfSupportError)
 
 
 _log = logging.getLogger("opgen_runtime")
-
-
-def _cached(target: Path, produce: Callable[[Path], None]) -> Path:
-    """Produce `target` once (file lock, temp file + rename: readers never see half a file)."""
-    if target.exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target) + ".lock"):
-        if target.exists():
-            return target
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.",
-                                   suffix=target.suffix)
-        os.close(fd)
-        try:
-            produce(Path(tmp))
-            os.replace(tmp, target)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-    return target
 
 
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
@@ -142,57 +88,32 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     inc = include_dir()
     parts = [FORMAT.encode(), _compiler_identity(cxx).encode(), tf.__version__.encode(),
              "\0".join(cflags).encode(), "\0".join(_OBJECT_FLAGS).encode()]
-    for p in _files(source.parent, (".h", ".cc")):
+    for p in native_library.files(source.parent, (".h", ".cc")):
         parts += [p.name.encode(), p.read_bytes()]
     for d in _SUPPORT_HEADER_DIRS:
-        for p in _files(inc / d, (".h",)):
+        for p in native_library.files(inc / d, (".h",)):
             parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
-    target = cache_dir() / "tf" / f"{stem}-{_hash(*parts)[:24]}.o"
+    target = cache_dir() / "tf" / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
         version = f"-DOPGEN_TF_VERSION={json.dumps(str(tf.__version__))}"
         _run([cxx, *_OBJECT_FLAGS, *cflags, version, f"-I{inc}", f"-I{source.parent}", "-c",
               str(source), "-o", str(out)], f"compiling the TensorFlow op library {source}")
 
-    return _cached(target, compile_)
+    return native_library.cached(target, compile_)
 
 
-def _variants(metadefs: Sequence[str | os.PathLike[str]]) -> list[_Variant]:
-    """Every dtype column of every op, built by the runtime (the same builds the operator
-    libraries bundle), in the order the generated op sources declare them."""
-    requests: list[BuildRequest] = []
-    symbols: list[str] = []
-    for path in metadefs:
-        op = load_metadef(Path(path))
-        if op.kernel_source is None:
-            raise TfSupportError(f"{path}: the metadef names no kernel source")
-        names = [t.name for t in (*op.inputs, *op.outputs)]
-        for column, combo in enumerate(op.combinations):
-            dtypes = dict(zip(names, combo, strict=True))
-            requests.append(BuildRequest(op.kernel_source, op.kernel_entry,
-                                         dtype_defines(dtypes)))
-            symbols.append(f"opgen_tf_blob_{op.op_name}_{column}")
-    libs = build_kernels(requests)
-    return [_Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)]
+def _variants(metadefs: Sequence[str | os.PathLike[str]]) -> list[native_library.Variant]:
+    """Every dtype column of every op, in the order the generated op sources declare them."""
+    return native_library.variants(metadefs, _blob_symbol, TfSupportError)
 
 
-def _variants_object(cxx: str, variants: Sequence[_Variant], stem: str) -> Path:
-    parts = [FORMAT.encode()]
-    for v in variants:
-        parts += [v.symbol.encode(), v.path.read_bytes()]
-    target = cache_dir() / "tf" / f"{stem}-kernels-{_hash(*parts)[:24]}.o"
-    asm = "".join(
-        f'.section .rodata.{v.symbol},"a"\n.balign 64\n.global {v.symbol}\n{v.symbol}:\n'
-        f'.incbin "{v.path}"\n.global {v.symbol}_end\n{v.symbol}_end:\n.byte 0\n'
-        for v in variants)
+def _blob_symbol(op_name: str, column: int) -> str:
+    return f"opgen_tf_blob_{op_name}_{column}"
 
-    def compile_(out: Path) -> None:
-        with tempfile.TemporaryDirectory() as tmp:
-            src = Path(tmp) / "kernels.cc"
-            src.write_text(f"__asm__({json.dumps(asm)});\n")
-            _run([cxx, "-fPIC", "-c", str(src), "-o", str(out)], "embedding the kernel variants")
 
-    return _cached(target, compile_)
+def _variants_object(cxx: str, variants: Sequence[native_library.Variant], stem: str) -> Path:
+    return native_library.variants_object(cxx, variants, "tf", stem, FORMAT, TfSupportError)
 
 
 def build_library(package: str, source: str | os.PathLike[str],
@@ -217,14 +138,15 @@ def build_library(package: str, source: str | os.PathLike[str],
         kernels = _variants_object(cxx, variants, stem)
         ops = ops_future.result()
     lflags = [str(f) for f in tf.sysconfig.get_link_flags()]
-    key = _hash(ops.name.encode(), kernels.name.encode(), "\0".join(lflags).encode())
+    key = native_library.content_hash(ops.name.encode(), kernels.name.encode(),
+                                      "\0".join(lflags).encode())
     target = cache_dir() / "tf" / f"lib{stem}-{key[:24]}.so"
 
     def link(out: Path) -> None:
         _run([cxx, "-shared", "-o", str(out), str(ops), str(kernels), *lflags],
              f"linking lib{stem}.so")
 
-    return _cached(target, link)
+    return native_library.cached(target, link)
 
 
 # -- load ----------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
-"""What the generated PyTorch modules import: the op's signature checks, the CPU kernel path
-into the runtime, shape helpers for fake kernels, and gradient plumbing.
+"""What the generated PyTorch modules import: the op's signature checks, the Python CPU kernel
+path into the runtime (the fallback of the C++ kernel library, opgen_runtime.torch_library),
+shape helpers for fake kernels, and gradient plumbing.
 
-Generated code imports this runtime module, never the compiler. Tensors cross into the
-simulator zero-copy: inputs as `Tensor.numpy()` views (launch copies only a misaligned or
-strided one), outputs are the runtime's 32-byte aligned GM buffers wrapped with
+Generated code imports this runtime module, never the compiler. On the Python path tensors
+cross into the simulator zero-copy: inputs as `Tensor.numpy()` views (launch copies only a
+misaligned or strided one), outputs are the runtime's 32-byte aligned GM buffers wrapped with
 `torch.from_numpy`.
 """
 
@@ -147,6 +148,14 @@ class OpSignature:
             f"the output gradients ({', '.join('grad_' + o for o in self.outputs)}), e.g. "
             f"`backward: {{{self.inputs[0]}: ...}}`, or `backward: {{op: <gradient op>}}` — "
             "and run `opgen generate`")
+
+
+def call_error(sig: OpSignature, exc: TypeError) -> TypeError:
+    """An argument error of the C++ kernel (a c10::TypeError, `<qualname>: ...`, which Python
+    sees as a TypeError) as the runtime's OpCallError; other TypeErrors unchanged."""
+    if isinstance(exc, OpCallError) or not str(exc).startswith(f"{sig.qualname}: "):
+        return exc
+    return OpCallError(str(exc))
 
 
 _CALL: Callable[..., Any] = registry.call

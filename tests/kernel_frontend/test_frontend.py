@@ -211,10 +211,13 @@ def test_generate_emits_tiling_header_and_layout(tmp_path: Path) -> None:
     assert macro_h.startswith(f"// {BANNER} from specs/scale_add.yaml.")
     assert "TILING_DATA_FIELD_DEF_ARR(int64_t, 8, xShape);" in macro_h
     assert "REGISTER_TILING_DATA_CLASS(ScaleAdd, ScaleAddTilingData)" in macro_h
-    assert "tiling.set_alpha(value);" in macro_h and "Put(value, attr_alpha)" in macro_h
+    assert "tiling.set_alpha(value);" in macro_h
+    assert 'args.AddAttr("alpha", "alpha", attrs->GetFloat(0));' in macro_h
     assert "static_assert(offsetof(MixTilingData, negativeSlope) == 76" in struct_h
-    assert "MakeTensor(context->GetOptionalInputShape(0), context->GetOptionalInputDesc(0))" \
-        in struct_h and "Put(tiling->xPresent, (xT.shape != nullptr))" in struct_h
+    assert 'addTensor("x", true, context->GetOptionalInputShape(0), ' \
+           "context->GetOptionalInputDesc(0));" in struct_h
+    assert '{"xPresent", ::opgen_host::CType::U8, "uint8_t", 4, -1},' in struct_h
+    assert (out / "cann/op_host/opgen_tiling_policy.h").is_file()
     layout = json.loads((out / "metadef/mixed.json").read_text())["tiling"]
     assert layout["struct"] == "MixTilingData" and layout["size"] == 80
     assert layout["fields"][4] == {"name": "xShape", "ctype": "int64_t", "offset": 8,

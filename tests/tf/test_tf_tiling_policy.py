@@ -241,3 +241,16 @@ def test_examples_and_random_cases_agree(harness: Any) -> None:
             continue
         assert got == want, (layout, ins, outs, attrs, soc, bd)
     assert 0 < errors < len(cases) // 2  # both paths were exercised
+
+
+def test_the_last_tensor_or_attr_of_a_name_wins(harness: Any) -> None:
+    """Names that meet in lowerCamelCase (a_b and aB) resolve as default_tiling's dicts do."""
+    layout = TilingLayout.from_fields(
+        "S", [("fooBar", "int32_t"), ("aBRank", "int32_t"), ("aBShape", "int64_t", 4)])
+    inputs: dict[str, TensorSpec | None] = {"a_b": TensorSpec((3,), "float32")}
+    outputs = {"aB": TensorSpec((2, 5), "float32")}
+    attrs = {"foo_bar": 1, "fooBar": 2}
+    _, values = default_tiling(layout, inputs, outputs, attrs)
+    assert (values["fooBar"], values["aBRank"], values["aBShape"]) == (2, 2, [2, 5, 1, 1])
+    want = _python(layout, inputs, outputs, attrs, "ascend910b", None)
+    assert _cpp(harness, layout, inputs, outputs, attrs, "ascend910b", None) == want

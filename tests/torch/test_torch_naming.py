@@ -38,3 +38,11 @@ def test_defaults() -> None:
     assert names.schema_default(DType.FLOAT32, AttrType.TYPE) == "6"
     assert names.py_default(DType.FLOAT16, AttrType.TYPE) == "torch.float16"
     assert names.py_default((3,), AttrType.LIST_INT) == "(3,)"
+
+
+def test_kernel_library_names() -> None:
+    assert names.scalar_type(DType.FLOAT16) == "::c10::ScalarType::Half"
+    assert names.scalar_type(DType.INT8) == "::c10::ScalarType::Char"
+    assert names.library_stem("opgen_ops") == "opgen_ops_torch"
+    assert names.cc_namespace("leaky_relu") == "opgen_torch_leaky_relu"
+    assert names.blob_symbol("cast", 3) == "opgen_torch_blob_cast_3"

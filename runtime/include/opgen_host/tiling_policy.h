@@ -1,15 +1,24 @@
 // opgen host: the runtime's default tiling policy in C++, for framework ops that must fill a
-// kernel's tiling struct without Python (the TensorFlow OpKernel computes it per call).
+// kernel's tiling struct without Python: the TensorFlow OpKernel (opgen_tf/sim_op.h) computes it
+// per call, and the CANN host tiling of every op (generated/cann/op_host/<stem>_tiling.h) calls
+// it from `<OpType>DefaultTiling`.
 //
 // This is a port of opgen_runtime/tiling.py (plan_elementwise, default_tiling and the packing
 // of TilingLayout.pack); docs/simulator.md "Default tiling" is the specification. The two are
-// proven equal, byte for byte, by tests/tf/test_tiling_policy.py over random shapes, dtypes,
-// layouts and SoCs. Framework-neutral: no TensorFlow, no simulator headers.
-#pragma once
+// proven equal, byte for byte, by tests/tf/test_tf_tiling_policy.py over random shapes, dtypes,
+// layouts and SoCs, and through the CANN host tiling by tests/cann/test_tiling_equivalence.py.
+//
+// Framework-neutral and self-contained (standard headers only): `opgen generate` copies it into
+// the CANN tree as op_host/opgen_tiling_policy.h, which is built on a machine without opgen.
+// An include guard, not `#pragma once`: tools check that copy as a file of its own.
+#ifndef OPGEN_HOST_TILING_POLICY_H
+#define OPGEN_HOST_TILING_POLICY_H
 
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -352,7 +361,8 @@ inline std::string DefaultTiling(const char* struct_name, const FieldDesc* field
         else if (!std::strcmp(n, "cols") || !std::strcmp(n, "axisSize")) v = Value::Int(p.cols);
         else if (!std::strcmp(n, "rank")) v = Value::Int(p.rank);
         else found = false;
-        for (int t = 0; !found && t < ntensors; ++t) {
+        // The last tensor or attr of a name wins, as in default_tiling's dicts.
+        for (int t = ntensors - 1; !found && t >= 0; --t) {
             const TensorArg& a = tensors[t];
             const int32_t rank = a.present ? a.rank : 0;
             if (detail::EndsWithName(n, a.camel, "Shape")) {
@@ -366,7 +376,7 @@ inline std::string DefaultTiling(const char* struct_name, const FieldDesc* field
                 found = true;
             }
         }
-        for (int k = 0; !found && k < nattrs; ++k) {
+        for (int k = nattrs - 1; !found && k >= 0; --k) {
             if (!std::strcmp(n, attrs[k].name) || !std::strcmp(n, attrs[k].camel)) {
                 v = attrs[k].value;
                 found = true;
@@ -415,4 +425,76 @@ inline std::string DefaultTiling(const char* struct_name, const FieldDesc* field
     return "";
 }
 
+// -- gathering a framework's tensors and attrs ------------------------------------------------
+inline constexpr int32_t kMaxRank = 32;  // the most dims PolicyArgs holds (gert::Shape has 25)
+
+// DefaultTiling's tensors and attrs, added one by one from a framework's own objects (the CANN
+// host tiling adds them from its gert::TilingContext), holding the dims its TensorArgs point at.
+// kTensors and kAttrs are how many will be added.
+template <int kTensors, int kAttrs>
+class PolicyArgs {
+public:
+    // An input or output, inputs first, in the op's order. `shape`: anything with GetDimNum() and
+    // GetDim(i), such as gert::Shape, or nullptr for an absent optional input; `itemsize`: the
+    // size of its dtype. A tensor the policy cannot take makes Fill fail with the reason.
+    template <typename Shape>
+    void AddTensor(const char* camel, bool is_input, const Shape* shape, int64_t itemsize) {
+        if (n_tensors_ == kTensors) return Fail(std::string("no room for tensor '") + camel + "'");
+        int64_t* dims = dims_[n_tensors_];
+        tensors_[n_tensors_++] = TensorArg{camel, is_input, shape != nullptr, itemsize, dims, 0};
+        if (shape == nullptr) {
+            if (!is_input) Fail(std::string("output '") + camel + "' has no shape");
+            return;
+        }
+        if (itemsize <= 0) return Fail(std::string("the dtype of '") + camel + "' has no size");
+        const int64_t rank = static_cast<int64_t>(shape->GetDimNum());
+        if (rank > kMaxRank) {
+            return Fail(std::string("'") + camel + "' has rank " + std::to_string(rank) +
+                        ", above " + std::to_string(kMaxRank));
+        }
+        for (int64_t k = 0; k < rank; ++k) dims[k] = shape->GetDim(static_cast<size_t>(k));
+        tensors_[n_tensors_ - 1].rank = static_cast<int32_t>(rank);
+    }
+
+    // An attr, under its snake_case and lowerCamelCase names; a dtype attr is its ge::DataType
+    // code. `value` nullptr (the framework holds none) offers nothing: a field that names the
+    // attr then fails as one no rule fills.
+    void AddAttr(const char* name, const char* camel, const int64_t* value) {
+        if (value != nullptr) Offer(name, camel, Value::Int(*value));
+    }
+    void AddAttr(const char* name, const char* camel, const float* value) {
+        if (value != nullptr) Offer(name, camel, Value::Float(static_cast<double>(*value)));
+    }
+    void AddAttr(const char* name, const char* camel, const bool* value) {
+        if (value != nullptr) Offer(name, camel, Value::Bool(*value));
+    }
+
+    // DefaultTiling over what was added, with the policy's blockDim; "" or the error.
+    std::string Fill(const char* struct_name, const FieldDesc* fields, int nfields,
+                     size_t struct_size, const SocProfile& soc, uint8_t* out,
+                     int64_t* block_dim) const {
+        if (!error_.empty()) return std::string("tiling struct ") + struct_name + ": " + error_;
+        return DefaultTiling(struct_name, fields, nfields, struct_size, tensors_, n_tensors_,
+                             attrs_, n_attrs_, soc, kAutoBlockDim, out, block_dim);
+    }
+
+private:
+    void Fail(const std::string& error) {
+        if (error_.empty()) error_ = error;
+    }
+    void Offer(const char* name, const char* camel, const Value& value) {
+        if (n_attrs_ == kAttrs) return Fail(std::string("no room for attr '") + name + "'");
+        attrs_[n_attrs_++] = AttrArg{name, camel, value};
+    }
+
+    TensorArg tensors_[kTensors > 0 ? kTensors : 1] = {};
+    int64_t dims_[kTensors > 0 ? kTensors : 1][kMaxRank] = {};
+    AttrArg attrs_[kAttrs > 0 ? kAttrs : 1] = {};
+    int n_tensors_ = 0;
+    int n_attrs_ = 0;
+    std::string error_;
+};
+
 }  // namespace opgen_host
+
+#endif  // OPGEN_HOST_TILING_POLICY_H

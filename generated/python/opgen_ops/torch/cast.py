@@ -3,10 +3,12 @@
 
     torch.ops.opgen.cast(Tensor x, *, ScalarType dst_type) -> Tensor
 
-Importing this module defines the op in this process (import it in every worker). Its CPU
-kernel runs the registered Ascend C kernel on the simulator: register the kernel once with
-`import opgen_ops.registration.cast` (in a multi-process job on rank 0 only, then
-barrier; the others find it in the op package directory, OPGEN_OPP_PATH).
+Importing this module defines the op in this process (import it in every worker) and loads
+the package's C++ kernel library, whose CPU kernel runs the Ascend C kernel embedded in it on the
+simulator. Without that library (no C++ compiler) the Python CPU kernel runs the kernel
+registered with the runtime: register it once with `import opgen_ops.registration.cast`
+(in a multi-process job on rank 0 only, then barrier; the others find it in the op package
+directory, OPGEN_OPP_PATH). See docs/pytorch.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import torch
 
 from opgen_runtime import exprlib as _x  # noqa: F401 - helpers of the translated expressions
 from opgen_runtime import torch_support as _ts
+
+from . import _library
 
 NAMESPACE = "opgen"
 SCHEMA = "cast(Tensor x, *, ScalarType dst_type) -> Tensor"
@@ -54,6 +58,7 @@ def _cpu(
     *,
     dst_type: torch.dtype,
 ) -> Any:
+    """The Python CPU kernel (the fallback): the registered kernel through the runtime."""
     return SIGNATURE.run((x,), {"dst_type": dst_type})
 
 
@@ -68,7 +73,8 @@ def _fake(
 
 
 if _first_import:
-    _lib.impl("cast", _cpu, "CPU")
+    if _library.PATH is None:  # no C++ kernel library: the Python CPU kernel
+        _lib.impl("cast", _cpu, "CPU")
     torch.library.register_fake("opgen::cast", _fake, lib=_lib)
 
 
@@ -102,7 +108,10 @@ def cast(
     dst_type: torch.dtype,
 ) -> Any:
     """Converts x to the dtype named by dst_type (float to int truncates toward zero, as numpy, PyTorch and TensorFlow do)."""
-    return OP(x, dst_type=dst_type)
+    try:
+        return OP(x, dst_type=dst_type)
+    except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
+        raise _ts.call_error(SIGNATURE, exc) from None
 
 
 class Cast(torch.autograd.Function):

@@ -3,10 +3,12 @@
 
     torch.ops.opgen.layer_norm(Tensor x, Tensor? gamma=None, Tensor? beta=None, *, float epsilon=1e-05) -> (Tensor y, Tensor mean, Tensor rstd)
 
-Importing this module defines the op in this process (import it in every worker). Its CPU
-kernel runs the registered Ascend C kernel on the simulator: register the kernel once with
-`import opgen_ops.registration.layer_norm` (in a multi-process job on rank 0 only, then
-barrier; the others find it in the op package directory, OPGEN_OPP_PATH).
+Importing this module defines the op in this process (import it in every worker) and loads
+the package's C++ kernel library, whose CPU kernel runs the Ascend C kernel embedded in it on the
+simulator. Without that library (no C++ compiler) the Python CPU kernel runs the kernel
+registered with the runtime: register it once with `import opgen_ops.registration.layer_norm`
+(in a multi-process job on rank 0 only, then barrier; the others find it in the op package
+directory, OPGEN_OPP_PATH). See docs/pytorch.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import torch
 
 from opgen_runtime import exprlib as _x  # noqa: F401 - helpers of the translated expressions
 from opgen_runtime import torch_support as _ts
+
+from . import _library
 
 NAMESPACE = "opgen"
 SCHEMA = "layer_norm(Tensor x, Tensor? gamma=None, Tensor? beta=None, *, float epsilon=1e-05) -> (Tensor y, Tensor mean, Tensor rstd)"
@@ -50,6 +54,7 @@ def _cpu(
     *,
     epsilon: float = 1e-05,
 ) -> Any:
+    """The Python CPU kernel (the fallback): the registered kernel through the runtime."""
     return SIGNATURE.run((x, gamma, beta), {"epsilon": epsilon})
 
 
@@ -70,7 +75,8 @@ def _fake(
 
 
 if _first_import:
-    _lib.impl("layer_norm", _cpu, "CPU")
+    if _library.PATH is None:  # no C++ kernel library: the Python CPU kernel
+        _lib.impl("layer_norm", _cpu, "CPU")
     torch.library.register_fake("opgen::layer_norm", _fake, lib=_lib)
 
 
@@ -115,7 +121,10 @@ def layer_norm(
     epsilon: float = 1e-05,
 ) -> Any:
     """Layer normalisation over the last axis, with optional affine gamma and beta. Also returns the per-row mean and reciprocal standard deviation."""
-    return OP(x, gamma, beta, epsilon=epsilon)
+    try:
+        return OP(x, gamma, beta, epsilon=epsilon)
+    except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
+        raise _ts.call_error(SIGNATURE, exc) from None
 
 
 class LayerNorm(torch.autograd.Function):

@@ -3,10 +3,12 @@
 
     torch.ops.opgen.leaky_relu(Tensor x, *, float negative_slope=0.01) -> Tensor
 
-Importing this module defines the op in this process (import it in every worker). Its CPU
-kernel runs the registered Ascend C kernel on the simulator: register the kernel once with
-`import opgen_ops.registration.leaky_relu` (in a multi-process job on rank 0 only, then
-barrier; the others find it in the op package directory, OPGEN_OPP_PATH).
+Importing this module defines the op in this process (import it in every worker) and loads
+the package's C++ kernel library, whose CPU kernel runs the Ascend C kernel embedded in it on the
+simulator. Without that library (no C++ compiler) the Python CPU kernel runs the kernel
+registered with the runtime: register it once with `import opgen_ops.registration.leaky_relu`
+(in a multi-process job on rank 0 only, then barrier; the others find it in the op package
+directory, OPGEN_OPP_PATH). See docs/pytorch.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import torch
 
 from opgen_runtime import exprlib as _x  # noqa: F401 - helpers of the translated expressions
 from opgen_runtime import torch_support as _ts
+
+from . import _library
 
 NAMESPACE = "opgen"
 SCHEMA = "leaky_relu(Tensor x, *, float negative_slope=0.01) -> Tensor"
@@ -48,6 +52,7 @@ def _cpu(
     *,
     negative_slope: float = 0.01,
 ) -> Any:
+    """The Python CPU kernel (the fallback): the registered kernel through the runtime."""
     return SIGNATURE.run((x,), {"negative_slope": negative_slope})
 
 
@@ -62,7 +67,8 @@ def _fake(
 
 
 if _first_import:
-    _lib.impl("leaky_relu", _cpu, "CPU")
+    if _library.PATH is None:  # no C++ kernel library: the Python CPU kernel
+        _lib.impl("leaky_relu", _cpu, "CPU")
     torch.library.register_fake("opgen::leaky_relu", _fake, lib=_lib)
 
 
@@ -98,7 +104,10 @@ def leaky_relu(
     negative_slope: float = 0.01,
 ) -> Any:
     """Leaky ReLU, element-wise."""
-    return OP(x, negative_slope=negative_slope)
+    try:
+        return OP(x, negative_slope=negative_slope)
+    except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
+        raise _ts.call_error(SIGNATURE, exc) from None
 
 
 class LeakyRelu(torch.autograd.Function):

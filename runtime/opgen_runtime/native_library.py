@@ -1,0 +1,117 @@
+"""What the framework op libraries (TensorFlow, PyTorch) share in their builds: content hashes,
+cached build steps, and the kernel variants embedded as bytes in a small object.
+
+docs/tensorflow.md, "Kernel variants: embedded in the library", says why the variants are
+embedded rather than loaded from the kernel cache. Each framework builds into its own
+subfolder of the kernel cache (`$OPGEN_CACHE_DIR/tf`, `.../torch`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from .build import BuildRequest, build_kernels, cache_dir
+from .dtypes import dtype_defines
+from .metadef import load as load_metadef
+
+_log = logging.getLogger("opgen_runtime")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kernel variant (a dtype column of an op) as a symbol of the op library."""
+
+    symbol: str
+    path: Path
+
+
+def content_hash(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little") + p)
+    return h.hexdigest()
+
+
+def files(d: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    return sorted(p for p in d.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
+def run(cmd: Sequence[str], what: str, error: type[Exception]) -> None:
+    """Run a compiler command; on failure raise `error` with the error lines (framework
+    headers warn a lot; the errors are what the user needs)."""
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.splitlines() if "error" in ln]
+        detail = "\n".join(lines[:40]) or proc.stderr[-4000:]
+        raise error(f"{what} failed:\n{detail}\ncommand: {' '.join(cmd)}")
+
+
+def cached(target: Path, produce: Callable[[Path], None]) -> Path:
+    """Produce `target` once (file lock, temp file + rename: readers never see half a file)."""
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(target) + ".lock"):
+        if target.exists():
+            return target
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.",
+                                   suffix=target.suffix)
+        os.close(fd)
+        try:
+            produce(Path(tmp))
+            os.replace(tmp, target)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+    return target
+
+
+def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, int], str],
+             error: type[Exception]) -> list[Variant]:
+    """Every dtype column of every op, built by the runtime (the same builds the operator
+    libraries bundle), named `symbol(op_name, column)`, in the metadefs' order."""
+    requests: list[BuildRequest] = []
+    symbols: list[str] = []
+    for path in metadefs:
+        op = load_metadef(Path(path))
+        if op.kernel_source is None:
+            raise error(f"{path}: the metadef names no kernel source")
+        names = [t.name for t in (*op.inputs, *op.outputs)]
+        for column, combo in enumerate(op.combinations):
+            dtypes = dict(zip(names, combo, strict=True))
+            requests.append(BuildRequest(op.kernel_source, op.kernel_entry,
+                                         dtype_defines(dtypes)))
+            symbols.append(symbol(op.op_name, column))
+    libs = build_kernels(requests)
+    return [Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)]
+
+
+def variants_object(cxx: str, built: Sequence[Variant], subdir: str, stem: str, fmt: str,
+                    error: type[Exception]) -> Path:
+    """An object defining <symbol> and <symbol>_end around each variant's bytes (cached)."""
+    parts = [fmt.encode()]
+    for v in built:
+        parts += [v.symbol.encode(), v.path.read_bytes()]
+    target = cache_dir() / subdir / f"{stem}-kernels-{content_hash(*parts)[:24]}.o"
+    asm = "".join(
+        f'.section .rodata.{v.symbol},"a"\n.balign 64\n.global {v.symbol}\n{v.symbol}:\n'
+        f'.incbin "{v.path}"\n.global {v.symbol}_end\n{v.symbol}_end:\n.byte 0\n'
+        for v in built)
+
+    def compile_(out: Path) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "kernels.cc"
+            src.write_text(f"__asm__({json.dumps(asm)});\n")
+            run([cxx, "-fPIC", "-c", str(src), "-o", str(out)], "embedding the kernel variants",
+                error)
+
+    return cached(target, compile_)

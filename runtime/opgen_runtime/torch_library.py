@@ -1,0 +1,152 @@
+"""The C++ kernel library of a generated PyTorch package: build (cached), load, and the choice
+between its CPU kernels and the Python fallback.
+
+One shared object per package (docs/pytorch.md, "The C++ kernel library"): the generated
+translation unit `torch/cc/<package>_torch.cc` compiled against the installed torch's headers
+(the include paths and flags of torch.utils.cpp_extension), linked with every kernel variant
+embedded as bytes. It registers, per op, a CPU kernel and an AutogradCPU kernel from C++
+(TORCH_LIBRARY_IMPL); the schemas, fake kernels and autograd formulas stay registered from
+Python by the generated op modules. Builds go to `$OPGEN_CACHE_DIR/torch`, keyed by content
+hash: the source, the headers it includes, the flags, the compiler, the torch version and the
+kernel variants. Without a compiler, or with OPGEN_TORCH_KERNELS=python, the ops keep their
+Python CPU kernel (opgen_runtime.registry.call).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sysconfig
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import torch
+
+from . import native_library
+from .build import _compiler, _compiler_identity, cache_dir, include_dir
+from .errors import BuildError
+
+FORMAT = "opgen-torch-library-1"
+SUBDIR = "torch"
+# The flags torch.utils.cpp_extension passes (C++20, PIC) plus optimisation and hidden
+# visibility: only the static registrations matter, nothing is exported.
+_OBJECT_FLAGS = ("-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden",
+                 "-Wno-deprecated-declarations")
+_SUPPORT_HEADER_DIRS = ("opgen_host", "opgen_torch")
+KERNELS_ENV = "OPGEN_TORCH_KERNELS"  # "python": skip the C++ library, use the fallback
+
+_log = logging.getLogger("opgen_runtime")
+
+
+class TorchLibraryError(RuntimeError):
+    """The C++ kernel library cannot be built or loaded."""
+
+
+def _torch_dir() -> Path:
+    return Path(torch.__file__).resolve().parent
+
+
+def compile_flags() -> list[str]:
+    """torch.utils.cpp_extension.include_paths("cpu") and its ABI define, computed without
+    importing cpp_extension (which imports setuptools: slow, and only needed to build)."""
+    inc = _torch_dir() / "include"
+    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+    return [f"-isystem{inc}", f"-isystem{inc / 'torch' / 'csrc' / 'api' / 'include'}",
+            f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
+
+
+def link_flags() -> list[str]:
+    lib = _torch_dir() / "lib"
+    return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lc10", "-ltorch_cpu", "-ltorch"]
+
+
+def _blob_symbol(op_name: str, column: int) -> str:
+    return f"opgen_torch_blob_{op_name}_{column}"
+
+
+def _ops_object(cxx: str, source: Path, stem: str) -> Path:
+    """The generated translation unit, compiled against torch's headers (the slow step)."""
+    cflags = compile_flags()
+    inc = include_dir()
+    parts = [FORMAT.encode(), _compiler_identity(cxx).encode(), torch.__version__.encode(),
+             "\0".join(cflags).encode(), "\0".join(_OBJECT_FLAGS).encode(),
+             sysconfig.get_platform().encode()]
+    for p in native_library.files(source.parent, (".h", ".cc")):
+        parts += [p.name.encode(), p.read_bytes()]
+    for d in _SUPPORT_HEADER_DIRS:
+        for p in native_library.files(inc / d, (".h",)):
+            parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
+    target = cache_dir() / SUBDIR / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
+
+    def compile_(out: Path) -> None:
+        _log.info("compiling the PyTorch kernel library lib%s.so against torch's headers "
+                  "(once per change; about 40 s)", stem)
+        native_library.run([cxx, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}",
+                            "-c", str(source), "-o", str(out)],
+                           f"compiling the PyTorch kernel library {source}", TorchLibraryError)
+
+    return native_library.cached(target, compile_)
+
+
+def build_library(package: str, source: str | os.PathLike[str],
+                  metadefs: Sequence[str | os.PathLike[str]]) -> Path:
+    """lib<package>_torch.so for the generated `source` and the ops' metadefs (cached).
+
+    The torch translation unit compiles while the kernel variants build."""
+    src = Path(source).resolve()
+    if not src.is_file():
+        raise TorchLibraryError(f"the kernel library source {src} does not exist; run "
+                                "`opgen generate`")
+    cxx = _compiler()
+    stem = f"{package}_torch"
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        ops_future = pool.submit(_ops_object, cxx, src, stem)
+        built = native_library.variants(metadefs, _blob_symbol, TorchLibraryError)
+        kernels = native_library.variants_object(cxx, built, SUBDIR, stem, FORMAT,
+                                                 TorchLibraryError)
+        ops = ops_future.result()
+    lflags = link_flags()
+    key = native_library.content_hash(ops.name.encode(), kernels.name.encode(),
+                                      "\0".join(lflags).encode())
+    target = cache_dir() / SUBDIR / f"lib{stem}-{key[:24]}.so"
+
+    def link(out: Path) -> None:
+        native_library.run([cxx, "-shared", "-o", str(out), str(ops), str(kernels), *lflags],
+                           f"linking lib{stem}.so", TorchLibraryError)
+
+    return native_library.cached(target, link)
+
+
+_LOCK = threading.Lock()
+_LOADED: dict[str, Path | None] = {}
+
+
+def load_package_library(package: str, source: str | os.PathLike[str],
+                         metadefs: Sequence[str | os.PathLike[str]]) -> Path | None:
+    """Build (cached) and load the package's kernel library once per process; None when the
+    ops keep their Python CPU kernels (no compiler, or OPGEN_TORCH_KERNELS=python)."""
+    with _LOCK:
+        if package in _LOADED:
+            return _LOADED[package]
+        path: Path | None = None
+        if os.environ.get(KERNELS_ENV, "") == "python":
+            _log.info("%s=python: the %s ops run their Python CPU kernels", KERNELS_ENV,
+                      package)
+        else:
+            try:
+                _compiler()
+            except BuildError as exc:
+                _log.info("no C++ kernel library for %s (%s): its ops run their Python CPU "
+                          "kernels (docs/pytorch.md, \"Fallback\")", package, exc)
+            else:
+                path = build_library(package, source, metadefs)
+                torch.ops.load_library(str(path))
+        _LOADED[package] = path
+        return path
+
+
+def loaded_path(package: str) -> Path | None:
+    with _LOCK:
+        return _LOADED.get(package)
