@@ -61,7 +61,8 @@ def main() -> int:
             rows.append((f"{n:,} floats, {case}", f"{ours_us:.2f}", f"{native_us:.2f}",
                          f"{ratio:.2f}x", f"<= {target}x", "yes" if ratio <= target else "no"))
     body = (f"`benchmarks/bench_torch.py` on {machine()}, torch {torch.__version__}: the "
-            "generated `element_add` (torch.library op, CPU kernel on the simulator) against "
+            "generated `element_add` (torch.library op, C++ CPU kernel launching the simulator; "
+            "autograd formula in Python) against "
             "`torch.add` in the same run, best of 7, microseconds per call.\n\n"
             + table(("case", "opgen us", "torch.add us", "ratio", "target", "met"), rows))
     print(body)

@@ -12,6 +12,7 @@ from opgen.kernel_frontend import CheckedKernel
 from opgen.model import OpSpec, TensorDesc
 from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
 
+
 def ints(values: Sequence[int]) -> str:
     return "{" + ", ".join(str(v) for v in values) + "}"
 

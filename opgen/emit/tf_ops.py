@@ -8,6 +8,8 @@ Layout under <output_dir>/python/<package>/tf/ (docs/tensorflow.md):
     _library.py            builds (cached by content hash) and loads lib<package>_tf.so
     <op>.py                the wrapper, @tf.RegisterGradient from the spec's backward, the layer
     __init__.py            re-exports every wrapper and layer
+    tests/test_<op>.py     reference, static shape, gradient and SavedModel checks, calling
+                           runtime/opgen_runtime/tf_testing.py
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ from opgen.emit.common import banner_text, render
 from opgen.emit.host_policy import field_desc
 from opgen.emit.metadef import metadef_path, metadef_path_for
 from opgen.emit.python_pkg import package_dir, relative_to_module
+from opgen.expr import names as free_names
 from opgen.expr_translate import TENSORFLOW, to_source
 from opgen.gencache import OpRecord
 from opgen.kernel_frontend import CheckedKernel
-from opgen.model import AttrDesc, AttrValue, OpSpec, TensorDesc
+from opgen.model import AttrDesc, AttrValue, Combination, OpSpec, TensorDesc
 from opgen.naming import lower_camel
 from opgen.project import Config
 from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
@@ -50,6 +53,10 @@ def op_source_path(spec: OpSpec, config: Config) -> str:
 
 def module_path(spec: OpSpec, config: Config) -> str:
     return f"{tf_dir(config)}/{spec.op_name}.py"
+
+
+def op_tests_path(spec: OpSpec, config: Config) -> str:
+    return f"{tf_dir(config)}/tests/test_{spec.op_name}.py"
 
 
 # -- dtypes: which TF type attr carries each tensor's dtype -------------------------------------
@@ -351,11 +358,154 @@ def module_view(spec: OpSpec, config: Config) -> OpModuleView:
     )
 
 
+# -- the generated tests of one op --------------------------------------------------------------
+# Sample sizes: any-size dims become SAMPLE_DIM, any-rank tensors get SAMPLE_SHAPE (8 float32 =
+# 32 bytes: one aligned block, as the kernels' DataCopy wants).
+SAMPLE_DIM = 8
+SAMPLE_SHAPE = (4, SAMPLE_DIM)
+_SAMPLE_ATTRS = {AttrType.INT: "1", AttrType.FLOAT: "0.5", AttrType.BOOL: "False",
+                 AttrType.STRING: "''", AttrType.TYPE: "'float32'", AttrType.LIST_INT: "[1]",
+                 AttrType.LIST_FLOAT: "[0.5]", AttrType.LIST_BOOL: "[False]",
+                 AttrType.LIST_STRING: "['']"}
+_HALF = (DType.FLOAT16, DType.BFLOAT16)
+
+
+@dataclass(frozen=True)
+class OpTestsView:
+    banner: str
+    op_name: str
+    tf_package: str
+    layer: str
+    metadef: str  # relative to the test module
+    shapes: tuple[tuple[str, str], ...]  # input -> Python source of its sample shape
+    attrs: tuple[tuple[str, str], ...]  # attr -> Python source (type attrs of outputs: per column)
+    columns: tuple[int, ...]
+    sample_column: int  # of the static-shape, gradient and SavedModel checks
+    optional: str  # Python source of a tuple of names, "" when none; so are the next two
+    static_cases: tuple[str, ...]  # Python source of {input: static shape}
+    differentiable: str
+    grad_outputs: str  # the outputs whose gradient the backward uses; "": no gradient check
+    tolerances: str
+
+
+def _sample_column(spec: OpSpec) -> Combination:
+    """All-float32 inputs if a column has them (the most precise for gradients), else the first
+    with floating inputs, else the first; always with a floating output when there is one."""
+    combos = list(spec.combinations())
+    n_in = len(spec.inputs)
+
+    def all_float32(c: Combination) -> bool:
+        return all(d is DType.FLOAT32 for _, d in c.dtypes[:n_in])
+
+    def all_floating(c: Combination) -> bool:
+        return all(d.is_floating for _, d in c.dtypes[:n_in])
+
+    for pred in (all_float32, all_floating):
+        for c in combos:
+            if pred(c) and any(d.is_floating for _, d in c.dtypes[n_in:]):
+                return c
+    return combos[0]
+
+
+def _sample_shape(spec: OpSpec, t: TensorDesc) -> tuple[int, ...]:
+    if t.shape is not None:
+        return tuple(SAMPLE_DIM if d < 0 else d for d in t.shape)
+    broadcast_later = any(isinstance(o.infer, Broadcast) and t.name in o.infer.inputs[1:]
+                          for o in spec.outputs)
+    if t is not spec.inputs[0] and broadcast_later:
+        return (SAMPLE_DIM,)  # exercises broadcasting (and sum_to in the gradient)
+    return SAMPLE_SHAPE
+
+
+def _rule_inputs(rule: ShapeRule | None) -> set[str]:
+    if isinstance(rule, SameAs | Reduce):
+        return {rule.input}
+    if isinstance(rule, Broadcast):
+        return set(rule.inputs)
+    if isinstance(rule, Explicit):
+        return {d.input for d in rule.dims if isinstance(d, DimOf)}
+    return set()
+
+
+StaticShape = list[int | None] | None
+
+
+def _py_literal(value: dict[str, StaticShape] | StaticShape | tuple[str, ...]) -> str:
+    """Python source of a shape, a case of shapes or a tuple of names, in the generated
+    code's quoting ({"x": [None, 8]}, ("x",))."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {_py_literal(v)}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        items = ", ".join(json.dumps(n) for n in value)
+        return f"({items},)" if len(value) == 1 else f"({items})"
+    if value is None:
+        return "None"
+    return "[" + ", ".join("None" if d is None else str(d) for d in value) + "]"
+
+
+def _static_cases(spec: OpSpec, shapes: dict[str, tuple[int, ...]]) -> tuple[str, ...]:
+    """Input signatures for the static-shape check: every dim unknown; the first input's
+    leading dim unknown; only the first input's dims known (unknown against known dims); the
+    first input of unknown rank, without the optional inputs that no shape rule reads."""
+    first = spec.inputs[0].name
+    read = {n for t in spec.outputs for n in _rule_inputs(t.infer)}
+    unknown: dict[str, StaticShape] = {n: [None] * len(s) for n, s in shapes.items()}
+    leading: dict[str, StaticShape] = {n: list(s) for n, s in shapes.items()}
+    if shapes[first]:
+        leading[first] = [None, *shapes[first][1:]]
+    first_known: dict[str, StaticShape] = {**unknown, first: list(shapes[first])}
+    any_rank: dict[str, StaticShape] = {
+        t.name: list(shapes[t.name]) for t in spec.inputs
+        if not t.is_optional or t.name in read}
+    any_rank[first] = None
+    cases = [_py_literal(c) for c in (unknown, leading, first_known, any_rank)]
+    return tuple(dict.fromkeys(cases))
+
+
+def op_tests_view(spec: OpSpec, config: Config) -> OpTestsView:
+    combo = _sample_column(spec)
+    dtypes = dict(combo.dtypes)
+    shapes = {t.name: _sample_shape(spec, t) for t in spec.inputs}
+    per_column = {t.dtype_from for t in spec.outputs if t.dtype_from is not None}
+    bw = spec.backward
+    differentiable: tuple[str, ...] = ()
+    grad_outputs: tuple[str, ...] = ()
+    if bw is not None:
+        differentiable = tuple(t.name for t in spec.inputs if dtypes[t.name].is_floating and (
+            bw.grad_op is not None or bw.for_input(t.name) is not None))
+        used = {n for g in bw.gradients for n in free_names(g.expr)}
+        grad_outputs = tuple(t.name for t in spec.outputs if dtypes[t.name].is_floating and (
+            bw.grad_op is not None or f"grad_{t.name}" in used))
+    half = any(dtypes[n] in _HALF for n in (*differentiable, *grad_outputs))
+    optional = tuple(t.name for t in spec.inputs if t.is_optional)
+    path = op_tests_path(spec, config)
+    return OpTestsView(
+        banner=banner_text(spec.spec_path),
+        op_name=spec.op_name,
+        tf_package=f"{config.package}.tf",
+        layer=names.layer_class(spec.op_name),
+        metadef=relative_to_module(path, metadef_path(spec)),
+        shapes=tuple((n, repr(s)) for n, s in shapes.items()),
+        attrs=tuple((a.name, _py_default(a) or _SAMPLE_ATTRS[a.type]) for a in spec.attrs
+                    if a.name not in per_column),
+        columns=tuple(c.index for c in spec.combinations()),
+        sample_column=combo.index,
+        optional=_py_literal(optional) if optional else "",
+        static_cases=_static_cases(spec, shapes),
+        differentiable=_py_literal(differentiable),
+        grad_outputs=_py_literal(grad_outputs) if differentiable and grad_outputs else "",
+        tolerances="_tft.HALF_TOLERANCES" if half else "_tft.FLOAT_TOLERANCES",
+    )
+
+
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
     return {
         op_source_path(spec, config): render("python/tf/op.h.j2",
                                              v=source_view(spec, kernel, config)),
         module_path(spec, config): render("python/tf/op.py.j2", v=module_view(spec, config)),
+        op_tests_path(spec, config): render("python/tf/test_op.py.j2",
+                                            v=op_tests_view(spec, config)),
     }
 
 
@@ -381,4 +531,6 @@ def emit_package(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
                                       package=config.package, stem=stem, ops=views),
         init: render("python/tf/package_init.py.j2", banner=banner_text(),
                      package=config.package, ops=views),
+        f"{base}/tests/__init__.py": render("python/tf/tests_init.py.j2", banner=banner_text(),
+                                            package=config.package),
     }

@@ -5,7 +5,7 @@ an index and the C++ kernel library.
 Layout under <output_dir>/python/<package>/torch/:
     __init__.py           OPS, NAMESPACE, load(op) / load_all()
     <op>.py               the op (importing it defines `torch.ops.<namespace>.<op>`)
-    cc/<op>.h             the op's description, its C++ CPU and AutogradCPU kernel registrations
+    cc/<op>.h             the op's description and its C++ CPU kernel registration
                           (runtime/include/opgen_torch/sim_op.h)
     cc/<package>_torch.cc includes every cc/<op>.h: torch's headers compile once
     _library.py           builds (cached by content hash) and loads lib<package>_torch.so

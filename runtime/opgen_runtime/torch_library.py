@@ -4,7 +4,7 @@ between its CPU kernels and the Python fallback.
 One shared object per package (docs/pytorch.md, "The C++ kernel library"): the generated
 translation unit `torch/cc/<package>_torch.cc` compiled against the installed torch's headers
 (the include paths and flags of torch.utils.cpp_extension), linked with every kernel variant
-embedded as bytes. It registers, per op, a CPU kernel and an AutogradCPU kernel from C++
+embedded as bytes. It registers, per op, a CPU kernel from C++
 (TORCH_LIBRARY_IMPL); the schemas, fake kernels and autograd formulas stay registered from
 Python by the generated op modules. Builds go to `$OPGEN_CACHE_DIR/torch`, keyed by content
 hash: the source, the headers it includes, the flags, the compiler, the torch version and the
@@ -142,7 +142,7 @@ def load_package_library(package: str, source: str | os.PathLike[str],
                           "kernels (docs/pytorch.md, \"Fallback\")", package, exc)
             else:
                 path = build_library(package, source, metadefs)
-                torch.ops.load_library(str(path))
+                torch.ops.load_library(str(path))  # type: ignore[no-untyped-call]
         _LOADED[package] = path
         return path
 

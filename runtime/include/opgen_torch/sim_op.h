@@ -5,17 +5,14 @@
 // that, per call, picks the kernel variant for the call's dtypes (the error names the spec's
 // combinations, in the words of opgen_runtime.torch_support.OpSignature), infers the output
 // shapes, allocates the outputs, fills the tiling struct with opgen_host's default policy and
-// launches the simulator kernel. AutogradKernel<&Desc> keeps calls that need no gradient in C++;
-// the others go to the Python autograd formula. No Python runs in a forward call without
-// gradients. See docs/pytorch.md, "The C++ kernel library".
+// launches the simulator kernel. The autograd formula stays registered from Python
+// (torch.library.register_autograd). See docs/pytorch.md, "The C++ kernel library".
 #pragma once
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
-#include <c10/core/GradMode.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/util/SmallVector.h>
 #include <torch/library.h>
 
@@ -434,36 +431,6 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
     for (size_t o = 0; o < no; ++o) stack->emplace_back(std::move(gm[ni + o]));
 }
 
-// -- autograd -----------------------------------------------------------------------------------
-// Whether any tensor argument of the call on `stack` requires grad (with grad mode on).
-inline bool NeedsGrad(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
-    if (!c10::GradMode::is_enabled()) return false;
-    const size_t nargs = op.schema().arguments().size();
-    for (const c10::IValue& v : torch::jit::last(stack, nargs)) {
-        if (v.isTensor() && v.toTensor().requires_grad()) return true;
-    }
-    return false;
-}
-
-// The AutogradCPU kernel. Without gradients, the call goes straight to the CPU kernel, as
-// torch.library's Python autograd kernel would do but without entering Python. With gradients,
-// it goes to the autograd formula registered from Python (torch.library.register_autograd, at
-// the Autograd alias key): redispatching under AutogradOther, which that alias also covers,
-// reaches it.
-inline void RunAutograd(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
-                        torch::jit::Stack* stack) {
-    if (!NeedsGrad(op, *stack)) {
-        c10::impl::ExcludeDispatchKeyGuard below_autograd(
-            c10::autograd_dispatch_keyset_with_ADInplaceOrView);
-        op.redispatchBoxed(ks & c10::after_ADInplaceOrView_keyset, stack);
-        return;
-    }
-    const c10::DispatchKeySet python_autograd =
-        (ks - c10::getAutogradRelatedKeySetFromBackend(c10::BackendComponent::CPUBit))
-            .add(c10::DispatchKey::AutogradOther);
-    op.redispatchBoxed(python_autograd, stack);
-}
-
 template <const OpDesc& (*Desc)()>
 void CpuKernelFn(const c10::OperatorHandle&, torch::jit::Stack* stack) {
     static const std::string names = GmNames(Desc());
@@ -473,10 +440,6 @@ void CpuKernelFn(const c10::OperatorHandle&, torch::jit::Stack* stack) {
 template <const OpDesc& (*Desc)()>
 torch::CppFunction CpuKernel() {
     return torch::CppFunction::makeFromBoxedFunction<&CpuKernelFn<Desc>>();
-}
-
-inline torch::CppFunction AutogradKernel() {
-    return torch::CppFunction::makeFromBoxedFunction<&RunAutograd>();
 }
 
 }  // namespace opgen_torch

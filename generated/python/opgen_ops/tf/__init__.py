@@ -16,8 +16,18 @@ from .layer_norm import LayerNorm, layer_norm
 from .leaky_relu import LeakyRelu, leaky_relu
 from .softmax import Softmax, softmax
 
+OPS: tuple[str, ...] = (
+    "broadcast_add",
+    "cast",
+    "element_add",
+    "layer_norm",
+    "leaky_relu",
+    "softmax",
+)
+
 __all__ = [
     "LIBRARY",
+    "OPS",
     "BroadcastAdd",
     "Cast",
     "ElementAdd",

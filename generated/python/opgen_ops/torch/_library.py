@@ -2,7 +2,7 @@
 """Builds and loads libopgen_ops_torch.so: the C++ CPU kernels of every `opgen_ops` op.
 
 Importing this module (every op module does) loads the library once per process; it registers
-each op's CPU and AutogradCPU kernels. The build compiles cc/opgen_ops_torch.cc against the installed
+each op's CPU kernel. The build compiles cc/opgen_ops_torch.cc against the installed
 torch and links in each op's kernel variants; it is cached by content hash, so only the first
 import after a change compiles. `PATH` is None when the ops keep their Python CPU kernels (no
 C++ compiler, or OPGEN_TORCH_KERNELS=python): docs/pytorch.md, "Fallback".
