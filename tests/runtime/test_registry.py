@@ -216,8 +216,10 @@ def test_generated_registration_module(opp: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(ROOT / "generated" / "python"))
     registry.REGISTRY.reset()
+    # Restored afterwards: other tests (tests/torch, tests/tf) hold the package's modules, and
+    # importing opgen_ops.tf twice would register its gradients twice.
     for name in [m for m in sys.modules if m.startswith("opgen_ops")]:
-        del sys.modules[name]
+        monkeypatch.delitem(sys.modules, name)
     package = importlib.import_module("opgen_ops")
     package.register("leaky_relu")
     module = importlib.import_module("opgen_ops.registration.leaky_relu")
