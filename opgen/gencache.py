@@ -46,9 +46,9 @@ def sha(content: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def stat_of(path: Path) -> tuple[int, int] | None:
+def stat_of(path: str | Path) -> tuple[int, int] | None:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns
@@ -111,17 +111,19 @@ class GenerateCache:
         if entry is None or entry.key != self.key(content):
             return None
         for dep, recorded in entry.deps.items():
-            if stat_of(Path(dep)) != tuple(recorded):
+            if stat_of(dep) != tuple(recorded):
                 return None
+        out = str(output_dir)
         for op in entry.ops:
             for rel, (digest, size, mtime) in op.outputs.items():
-                path = output_dir / rel
+                path = os.path.join(out, rel)
                 now = stat_of(path)
                 if now == (size, mtime):
                     continue
                 try:
-                    if now is None or sha(path.read_bytes()) != digest:
-                        return None
+                    with open(path, "rb") as f:
+                        if now is None or sha(f.read()) != digest:
+                            return None
                 except OSError:
                     return None
                 op.outputs[rel] = (digest, now[0], now[1])
@@ -148,8 +150,9 @@ class GenerateCache:
 
 def record_outputs(op: OpRecord, files: dict[str, str], output_dir: Path) -> None:
     """Fill op.outputs with each file's digest and its current size/mtime on disk."""
+    out = str(output_dir)
     for rel, content in files.items():
-        now = stat_of(output_dir / rel)
+        now = stat_of(os.path.join(out, rel))
         if now is not None:
             op.outputs[rel] = (sha(content), now[0], now[1])
 

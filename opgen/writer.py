@@ -94,12 +94,15 @@ class FileManager:
         if not self.prune or not self.output_dir.is_dir():
             return []
         stale = []
-        for dirpath, _dirs, names in os.walk(self.output_dir):
+        root = str(self.output_dir)
+        for dirpath, _dirs, names in os.walk(root):
+            # plain strings: this walk visits every output of a project on each run
+            prefix = os.path.relpath(dirpath, root).replace(os.sep, "/")
+            prefix = "" if prefix == "." else prefix + "/"
             for name in names:
-                full = Path(dirpath) / name
-                rel = full.relative_to(self.output_dir).as_posix()
+                rel = prefix + name
                 if (rel not in self.files and rel not in self.kept and not name.startswith(".")
-                        and is_generated(full)):
+                        and is_generated(Path(dirpath, name))):
                     stale.append(rel)
         return sorted(stale)
 

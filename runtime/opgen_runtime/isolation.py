@@ -109,7 +109,7 @@ def _crash(entry: str, rc: int, stderr: str) -> errors.KernelCrash:
 
 
 def _child(req_path: str, res_path: str) -> None:
-    from .launch import launch
+    from .launcher import launch
 
     req = pickle.loads(Path(req_path).read_bytes())
     arrays = req["arrays"]

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import oppkg
-from .launch import gm_empty, launch
+from .launcher import gm_empty, launch
 from .metadef import AttrDef, OpDef, load
 from .oplib import KernelVariant, OperatorLibrary, open_library
 from .profile import LaunchProfile

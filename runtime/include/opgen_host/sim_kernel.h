@@ -1,5 +1,5 @@
 // opgen host: loading and launching a simulator kernel from C++ (the caller side of
-// opgen_sim/launch.h's C ABI, which opgen_runtime/launch.py drives from Python).
+// opgen_sim/launch.h's C ABI, which opgen_runtime/launcher.py drives from Python).
 //
 // A framework op library embeds each kernel variant's shared object as bytes (see
 // docs/tensorflow.md, "Kernel variants"); LoadEmbeddedKernel turns those bytes back into a

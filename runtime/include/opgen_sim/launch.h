@@ -1,6 +1,6 @@
 // opgen NPU simulator: the host ABI of a kernel library. Runs blockDim simulated cores on a
 // persistent thread pool and carries the first error of a launch back to Python (see
-// opgen_runtime/launch.py for the caller).
+// opgen_runtime/launcher.py for the caller).
 #pragma once
 
 #include <pthread.h>
