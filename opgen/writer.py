@@ -12,7 +12,6 @@ import contextlib
 import difflib
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,10 +139,15 @@ class FileManager:
         return plan
 
     def commit(self, plan: Plan) -> None:
-        # file creation dominates a cold run; threads overlap it (open/rename release the GIL)
-        with ThreadPoolExecutor(max_workers=8) as pool:
-            list(pool.map(lambda rel: atomic_write(self.output_dir / rel, self.files[rel]),
-                          plan.written))
+        # One writer, in order: on this kind of file system parallel creates only contend.
+        made: set[str] = set()
+        root = str(self.output_dir)
+        for rel in plan.written:
+            folder = os.path.dirname(rel)
+            if folder not in made:
+                os.makedirs(os.path.join(root, folder), exist_ok=True)
+                made.add(folder)
+            atomic_write(self.output_dir / rel, self.files[rel])
         for rel in plan.removed:
             path = self.output_dir / rel
             path.unlink()
