@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from . import oppkg
+from .errors import TilingError
 from .launcher import gm_empty, launch
 from .metadef import AttrDef, OpDef, load
 from .oplib import KernelVariant, OperatorLibrary, open_library
@@ -335,7 +336,8 @@ class Registry:
         outs = {t.name: _Spec(s, d)
                 for t, s, d in zip(opdef.outputs, out_shapes, out_dtypes, strict=True)}
         tiling_attrs = {k: _tiling_value(opdef.attr(k), v) for k, v in attrs.items()}
-        block_dim, values = default_tiling(op.layout, ins, outs, tiling_attrs, self.soc)
+        hook = _tiling_hook(opdef)
+        block_dim, values = hook(op.layout, ins, outs, tiling_attrs, self.soc)
         return _Plan(op.library.kernel(variant), variant.entry, tuple(out_shapes), out_dtypes,
                      tuple(names), block_dim, op.layout.pack(values), ())
 
@@ -352,6 +354,49 @@ def _layout(opdef: OpDef) -> TilingLayout | None:
         return None
     return TilingLayout.from_fields(
         tiling["struct"], [(f["name"], f["ctype"], f.get("array_len")) for f in tiling["fields"]])
+
+
+def _tiling_hook(opdef: OpDef) -> Any:
+    """The spec's `kernel.tiling_hook` ("module:function"), else the default tiling policy.
+
+    The module is imported normally, or else loaded from `<module>.py` beside the spec. The
+    hook is called like default_tiling: (layout, inputs, outputs, attrs, soc) -> (blockDim,
+    {field: value}); it may call default_tiling itself and adjust what it returns."""
+    text = (opdef.raw.get("kernel") or {}).get("tiling_hook")
+    if not text:
+        return default_tiling
+    cached = _HOOKS.get((str(opdef.path), text))
+    if cached is not None:
+        return cached
+    module_name, _, function = str(text).partition(":")
+    import importlib
+    import importlib.util
+    import sys
+
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        spec_file = opdef.raw.get("spec")
+        base = (opdef.path.parent / spec_file).parent if spec_file else opdef.path.parent
+        candidate = base / f"{module_name.replace('.', '/')}.py"
+        if not candidate.is_file():
+            raise TilingError(f"{opdef.op_name}: tiling_hook '{text}': no module '{module_name}' "
+                              f"on sys.path nor at {candidate}") from None
+        loader_spec = importlib.util.spec_from_file_location(
+            f"opgen_tiling_hook_{opdef.op_name}", candidate)
+        assert loader_spec is not None and loader_spec.loader is not None
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[loader_spec.name] = module
+        loader_spec.loader.exec_module(module)
+    fn = getattr(module, function, None)
+    if not callable(fn):
+        raise TilingError(f"{opdef.op_name}: tiling_hook '{text}': {module_name} has no function "
+                          f"'{function}'")
+    _HOOKS[(str(opdef.path), text)] = fn
+    return fn
+
+
+_HOOKS: dict[tuple[str, str], Any] = {}
 
 
 def _tiling_value(attr: AttrDef | None, value: Any) -> Any:
