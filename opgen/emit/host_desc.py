@@ -1,16 +1,28 @@
-"""C++ initialisers of an op's description for framework glue that runs kernels from C++
-(runtime/include/opgen_torch/sim_op.h; opgen_tf/sim_op.h has the same shape): shape rules and
-tiling struct fields. `ns` is the C++ namespace holding RuleKind and DimSpec."""
+"""C++ initialisers of an op's description for the framework glue that runs kernels from C++
+(runtime/include/opgen_tf/sim_op.h and opgen_torch/sim_op.h, over opgen_host/op_desc.h):
+attrs, shape rules, tiling struct fields and kernel variants. The TensorFlow and PyTorch
+emitters add their own tensor descriptions and dtype spellings."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from opgen.dtypes import AttrType, DType
 from opgen.emit.host_policy import CTYPE_ENUMS
 from opgen.kernel_frontend import CheckedKernel
-from opgen.model import OpSpec, TensorDesc
+from opgen.kernel_frontend.model import TilingField
+from opgen.model import AttrDesc, OpSpec, TensorDesc
+from opgen.naming import lower_camel
 from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
+
+_ATTR_KINDS = {
+    AttrType.INT: "kInt", AttrType.FLOAT: "kFloat", AttrType.BOOL: "kBool",
+    AttrType.STRING: "kString", AttrType.TYPE: "kType", AttrType.LIST_INT: "kListInt",
+    AttrType.LIST_FLOAT: "kListFloat", AttrType.LIST_BOOL: "kListBool",
+    AttrType.LIST_STRING: "kListString",
+}
 
 
 def ints(values: Sequence[int]) -> str:
@@ -21,12 +33,26 @@ def cstr(value: str | None) -> str:
     return "nullptr" if value is None else json.dumps(value)
 
 
-def rule(spec: OpSpec, t: TensorDesc, ns: str) -> str:
-    """An output's shape rule as a `ns::ShapeRule` initialiser."""
+def cbool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def tensor_head(t: TensorDesc) -> str:
+    """The fields every glue's TensorDesc starts with: name, camelName, optional."""
+    return f'"{t.name}", "{lower_camel(t.name)}", {cbool(t.is_optional)}'
+
+
+def attr(a: AttrDesc) -> str:
+    """An attr as an opgen_host::AttrDesc initialiser."""
+    return f'{{"{a.name}", "{lower_camel(a.name)}", ::opgen_host::AttrKind::{_ATTR_KINDS[a.type]}}}'
+
+
+def rule(spec: OpSpec, t: TensorDesc) -> str:
+    """An output's shape rule as an opgen_host::ShapeRule initialiser."""
     r: ShapeRule = t.infer if t.infer is not None else SameAs(spec.inputs[0].name)
     index = {x.name: i for i, x in enumerate(spec.inputs)}
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
-    k = f"::{ns}::RuleKind::"
+    k = "::opgen_host::RuleKind::"
     if isinstance(r, SameAs):
         return f"{{{k}kSameAs, {{{index[r.input]}}}}}"
     if isinstance(r, Broadcast):
@@ -40,11 +66,11 @@ def rule(spec: OpSpec, t: TensorDesc, ns: str) -> str:
         if isinstance(r.keepdim, str):
             keep, keep_attr = "false", attr_index[r.keepdim]
         else:
-            keep, keep_attr = ("true" if r.keepdim else "false"), -1
+            keep, keep_attr = cbool(r.keepdim), -1
         return f"{{{k}kReduce, {{{index[r.input]}}}, {axes}, {axis_attr}, {keep}, {keep_attr}}}"
     assert isinstance(r, Explicit)
     dims = []
-    d = f"::{ns}::DimSpec::"
+    d = "::opgen_host::DimSpec::"
     for dim in r.dims:
         if isinstance(dim, DimOf):
             dims.append(f"{{{d}kDimOf, {dim.index}, {index[dim.input]}}}")
@@ -55,10 +81,49 @@ def rule(spec: OpSpec, t: TensorDesc, ns: str) -> str:
     return f"{{{k}kExplicit, {{}}, {{}}, -1, false, -1, {{{', '.join(dims)}}}}}"
 
 
-def fields(kernel: CheckedKernel) -> tuple[str, ...]:
-    """The tiling struct's fields as opgen_host::FieldDesc initialisers."""
+def field(f: TilingField) -> str:
+    """A tiling struct field as an opgen_host::FieldDesc initialiser."""
+    assert f.ctype is not None, "the kernel frontend reports fields of unsupported types"
+    array_len = f.array_len if f.array_len is not None else -1
+    return (f'{{"{f.name}", ::opgen_host::CType::{CTYPE_ENUMS[f.ctype]}, "{f.ctype}", '
+            f"{f.offset}, {array_len}}}")
+
+
+@dataclass(frozen=True)
+class VariantView:
+    symbol: str
+    dtypes: str  # C++ initialiser: {DT_FLOAT, ...} / {::c10::ScalarType::Float, ...}
+
+
+@dataclass(frozen=True)
+class DescView:
+    """What both glues' OpDesc hold besides their names for the op."""
+    entry: str
+    tiling_struct: str
+    tiling_size: int
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[str, ...]
+    fields: tuple[str, ...]
+    variants: tuple[VariantView, ...]
+
+
+def desc_view(spec: OpSpec, kernel: CheckedKernel, inputs: Sequence[str],
+              outputs: Sequence[str], blob_symbol: Callable[[str, int], str],
+              dtype: Callable[[DType], str]) -> DescView:
+    """`inputs` / `outputs`: the glue's TensorDesc initialisers; `blob_symbol` names a kernel
+    variant's embedded bytes; `dtype` spells a dtype in the framework's C++."""
     tiling = kernel.tiling
-    return tuple(
-        f'{{"{f.name}", ::opgen_host::CType::{CTYPE_ENUMS[f.ctype or "uint32_t"]}, "{f.ctype}", '
-        f"{f.offset}, {f.array_len if f.array_len is not None else -1}}}"
-        for f in (tiling.fields if tiling is not None else ()))
+    return DescView(
+        entry=spec.kernel.entry,
+        tiling_struct=tiling.name if tiling is not None else "",
+        tiling_size=tiling.size if tiling is not None else 0,
+        inputs=tuple(inputs),
+        outputs=tuple(outputs),
+        attrs=tuple(attr(a) for a in spec.attrs),
+        fields=tuple(field(f) for f in (tiling.fields if tiling is not None else ())),
+        variants=tuple(
+            VariantView(blob_symbol(spec.op_name, c.index),
+                        "{" + ", ".join(dtype(d) for _n, d in c.dtypes) + "}")
+            for c in spec.combinations()),
+    )

@@ -11,7 +11,6 @@ from importlib import resources
 
 from opgen.emit.common import banner_text
 from opgen.gencache import OpRecord
-from opgen.kernel_frontend.model import TilingField
 from opgen.project import Config
 
 POLICY_HEADER = "cann/op_host/opgen_tiling_policy.h"
@@ -23,14 +22,6 @@ CTYPE_ENUMS: dict[str, str] = {
     "int32_t": "I32", "uint32_t": "U32", "int64_t": "I64", "uint64_t": "U64", "float": "F32",
     "double": "F64", "half": "F16",
 }
-
-
-def field_desc(f: TilingField) -> str:
-    """A tiling struct field as an opgen_host::FieldDesc initialiser."""
-    assert f.ctype is not None, "the kernel frontend reports fields of unsupported types"
-    array_len = f.array_len if f.array_len is not None else -1
-    return (f'{{"{f.name}", ::opgen_host::CType::{CTYPE_ENUMS[f.ctype]}, "{f.ctype}", '
-            f"{f.offset}, {array_len}}}")
 
 
 def runtime_header_text() -> str:

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opgen.dtypes import AttrType, DType
+from opgen.emit import host_desc
 from opgen.emit import tf_naming as names
 from opgen.emit.common import banner_text, render
-from opgen.emit.host_policy import field_desc
 from opgen.emit.metadef import metadef_path, metadef_path_for
 from opgen.emit.python_pkg import package_dir, relative_to_module
 from opgen.expr import names as free_names
@@ -29,19 +29,10 @@ from opgen.expr_translate import TENSORFLOW, to_source
 from opgen.gencache import OpRecord
 from opgen.kernel_frontend import CheckedKernel
 from opgen.model import AttrDesc, AttrValue, Combination, OpSpec, TensorDesc
-from opgen.naming import lower_camel
 from opgen.project import Config
 from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
 
 TF_DIR = "tf"
-
-_ATTR_KINDS = {
-    AttrType.INT: "kInt", AttrType.FLOAT: "kFloat", AttrType.BOOL: "kBool",
-    AttrType.STRING: "kString", AttrType.TYPE: "kType", AttrType.LIST_INT: "kListInt",
-    AttrType.LIST_FLOAT: "kListFloat", AttrType.LIST_BOOL: "kListBool",
-    AttrType.LIST_STRING: "kListString",
-}
-
 
 def tf_dir(config: Config) -> str:
     return f"{package_dir(config)}/{TF_DIR}"
@@ -166,60 +157,12 @@ def op_lines(spec: OpSpec) -> list[str]:
 
 
 # -- the op description (C++ initialisers for opgen_tf::OpDesc) ---------------------------------
-def _ints(values: Sequence[int]) -> str:
-    return "{" + ", ".join(str(v) for v in values) + "}"
-
-
-def _rule(spec: OpSpec, t: TensorDesc) -> str:
-    rule: ShapeRule = t.infer if t.infer is not None else SameAs(spec.inputs[0].name)
-    index = {x.name: i for i, x in enumerate(spec.inputs)}
-    attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
-    k = "::opgen_tf::RuleKind::"
-    if isinstance(rule, SameAs):
-        return f"{{{k}kSameAs, {{{index[rule.input]}}}}}"
-    if isinstance(rule, Broadcast):
-        return f"{{{k}kBroadcast, {_ints([index[n] for n in rule.inputs])}}}"
-    if isinstance(rule, Reduce):
-        if isinstance(rule.axis, str):
-            axes, axis_attr = "{}", attr_index[rule.axis]
-        else:
-            axes = _ints(rule.axis if isinstance(rule.axis, tuple) else (rule.axis,))
-            axis_attr = -1
-        if isinstance(rule.keepdim, str):
-            keep, keep_attr = "false", attr_index[rule.keepdim]
-        else:
-            keep, keep_attr = ("true" if rule.keepdim else "false"), -1
-        return f"{{{k}kReduce, {{{index[rule.input]}}}, {axes}, {axis_attr}, {keep}, {keep_attr}}}"
-    assert isinstance(rule, Explicit)
-    dims = []
-    d = "::opgen_tf::DimSpec::"
-    for dim in rule.dims:
-        if isinstance(dim, DimOf):
-            dims.append(f"{{{d}kDimOf, {dim.index}, {index[dim.input]}}}")
-        elif isinstance(dim, str):
-            dims.append(f"{{{d}kAttr, {attr_index[dim]}, -1}}")
-        else:
-            dims.append(f"{{{d}kLiteral, {dim}, -1}}")
-    return f"{{{k}kExplicit, {{}}, {{}}, -1, false, -1, {{{', '.join(dims)}}}}}"
-
-
-def _cstr(value: str | None) -> str:
-    return "nullptr" if value is None else json.dumps(value)
-
-
 def _tensor(spec: OpSpec, t: TensorDesc, dtype_attr: str | None, is_input: bool) -> str:
     count = names.count_attr(t.name) if t.is_optional else None
     rank = -1 if t.shape is None else len(t.shape)
-    dims = _ints(t.shape or ())
-    rule = "{}" if is_input else _rule(spec, t)
-    return (f'{{"{t.name}", "{lower_camel(t.name)}", {"true" if t.is_optional else "false"}, '
-            f"{_cstr(count)}, {_cstr(dtype_attr)}, {rank}, {dims}, {rule}}}")
-
-
-@dataclass(frozen=True)
-class VariantView:
-    symbol: str
-    dtypes: str  # C++ initialiser: {DT_FLOAT, DT_FLOAT, ...}
+    rule = "{}" if is_input else host_desc.rule(spec, t)
+    return (f"{{{host_desc.tensor_head(t)}, {host_desc.cstr(count)}, "
+            f"{host_desc.cstr(dtype_attr)}, {rank}, {host_desc.ints(t.shape or ())}, {rule}}}")
 
 
 @dataclass(frozen=True)
@@ -229,43 +172,26 @@ class OpSourceView:
     tf_name: str
     namespace: str
     library_source: str
-    entry: str
-    tiling_struct: str
-    tiling_size: int
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
-    attrs: tuple[str, ...]
-    fields: tuple[str, ...]
-    variants: tuple[VariantView, ...]
+    desc: host_desc.DescView
     tiling_hook: str
     op_lines: tuple[str, ...]
 
 
 def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSourceView:
     tensor_attr, _ = dtype_attrs(spec)
-    tiling = kernel.tiling
-    fields = tuple(field_desc(f) for f in (tiling.fields if tiling is not None else ()))
-    variants = tuple(
-        VariantView(names.blob_symbol(spec.op_name, c.index),
-                    "{" + ", ".join(f"::tensorflow::{names.tf_enum(d)}" for _n, d in c.dtypes)
-                    + "}")
-        for c in spec.combinations())
     return OpSourceView(
         banner=banner_text(spec.spec_path),
         op_name=spec.op_name,
         tf_name=names.tf_op_name(config.namespace, spec.op_name),
         namespace=names.cc_namespace(spec.op_name),
         library_source=f"{names.library_stem(config.package)}.cc",
-        entry=spec.kernel.entry,
-        tiling_struct=tiling.name if tiling is not None else "",
-        tiling_size=tiling.size if tiling is not None else 0,
-        inputs=tuple(_tensor(spec, t, tensor_attr[t.name], True) for t in spec.inputs),
-        outputs=tuple(_tensor(spec, t, tensor_attr[t.name], False) for t in spec.outputs),
-        attrs=tuple(f'{{"{a.name}", "{lower_camel(a.name)}", ::opgen_tf::AttrKind::'
-                    f"{_ATTR_KINDS[a.type]}}}" for a in spec.attrs),
-        fields=fields,
-        variants=variants,
-        tiling_hook=_cstr(spec.kernel.tiling_hook),
+        desc=host_desc.desc_view(
+            spec, kernel,
+            inputs=[_tensor(spec, t, tensor_attr[t.name], True) for t in spec.inputs],
+            outputs=[_tensor(spec, t, tensor_attr[t.name], False) for t in spec.outputs],
+            blob_symbol=names.blob_symbol,
+            dtype=lambda d: f"::tensorflow::{names.tf_enum(d)}"),
+        tiling_hook=host_desc.cstr(spec.kernel.tiling_hook),
         op_lines=tuple(op_lines(spec)),
     )
 

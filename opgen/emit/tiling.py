@@ -16,9 +16,10 @@ import posixpath
 from dataclasses import dataclass
 
 from opgen.dtypes import AttrType
+from opgen.emit import host_desc
 from opgen.emit.cann_naming import cann_stem
 from opgen.emit.common import banner_text, kernel_source_path, render
-from opgen.emit.host_policy import POLICY_HEADER, field_desc
+from opgen.emit.host_policy import POLICY_HEADER
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.kernel_frontend.model import TilingField, TilingStruct, TilingStyle
 from opgen.model import OpSpec, TensorDesc
@@ -110,7 +111,7 @@ def view(spec: OpSpec, tiling: TilingStruct, kernel_source: str) -> TilingView:
         align=tiling.align,
         fields=tuple(FieldView(f.name, _host_ctype(f), f.array_len, f.offset,
                                "half, as its binary16 bits" if f.ctype == "half" else "",
-                               field_desc(f))
+                               host_desc.field(f))
                      for f in tiling.fields),
         fields_arg=f"kFields, {len(tiling.fields)}" if tiling.fields else "nullptr, 0",
         buffer_size=max(tiling.size, 1),  # C++ has no empty arrays

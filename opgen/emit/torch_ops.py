@@ -31,7 +31,6 @@ from opgen.expr_translate import TORCH, to_source
 from opgen.gencache import OpRecord
 from opgen.kernel_frontend import CheckedKernel
 from opgen.model import AttrDesc, Combination, OpSpec, TensorDesc
-from opgen.naming import lower_camel
 from opgen.project import Config
 from opgen.shape_rules import Broadcast, DimOf, Explicit, Reduce, SameAs, ShapeRule
 
@@ -327,20 +326,6 @@ def _test_context(spec: OpSpec, config: Config) -> dict[str, object]:
 
 # -- the C++ kernel library (initialisers of opgen_torch::OpDesc) --------------------------------
 
-_ATTR_KINDS = {
-    AttrType.INT: "kInt", AttrType.FLOAT: "kFloat", AttrType.BOOL: "kBool",
-    AttrType.STRING: "kString", AttrType.TYPE: "kType", AttrType.LIST_INT: "kListInt",
-    AttrType.LIST_FLOAT: "kListFloat", AttrType.LIST_BOOL: "kListBool",
-    AttrType.LIST_STRING: "kListString",
-}
-
-
-@dataclass(frozen=True)
-class VariantView:
-    symbol: str
-    dtypes: str  # C++ initialiser: {::c10::ScalarType::Float, ...}
-
-
 @dataclass(frozen=True)
 class OpSourceView:
     banner: str
@@ -351,14 +336,7 @@ class OpSourceView:
     library_source: str
     spec_path: str
     hook: str  # the spec's Python tiling hook ("": none, the op gets a C++ kernel)
-    entry: str
-    tiling_struct: str
-    tiling_size: int
-    inputs: tuple[str, ...]
-    outputs: tuple[str, ...]
-    attrs: tuple[str, ...]
-    fields: tuple[str, ...]
-    variants: tuple[VariantView, ...]
+    desc: host_desc.DescView
 
 
 def cc_dir(config: Config) -> str:
@@ -367,17 +345,14 @@ def cc_dir(config: Config) -> str:
 
 def _cc_tensor(spec: OpSpec, t: TensorDesc, is_input: bool) -> str:
     if is_input:
-        optional = "true" if t.is_optional else "false"
         rank = -1 if t.shape is None else len(t.shape)
-        return f'{{"{t.name}", "{lower_camel(t.name)}", {optional}, -1, {rank}, {{}}}}'
+        return f"{{{host_desc.tensor_head(t)}, -1, {rank}, {{}}}}"
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}
     dtype_attr = attr_index[t.dtype_from] if t.dtype_from else -1
-    return (f'{{"{t.name}", "{lower_camel(t.name)}", false, {dtype_attr}, -1, '
-            f"{host_desc.rule(spec, t, 'opgen_torch')}}}")
+    return f"{{{host_desc.tensor_head(t)}, {dtype_attr}, -1, {host_desc.rule(spec, t)}}}"
 
 
 def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSourceView:
-    tiling = kernel.tiling
     return OpSourceView(
         banner=banner_text(spec.spec_path),
         op_name=spec.op_name,
@@ -387,18 +362,11 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
         library_source=f"{names.library_stem(config.package)}.cc",
         spec_path=spec.spec_path,
         hook=spec.kernel.tiling_hook or "",
-        entry=spec.kernel.entry,
-        tiling_struct=tiling.name if tiling is not None else "",
-        tiling_size=tiling.size if tiling is not None else 0,
-        inputs=tuple(_cc_tensor(spec, t, True) for t in spec.inputs),
-        outputs=tuple(_cc_tensor(spec, t, False) for t in spec.outputs),
-        attrs=tuple(f'{{"{a.name}", "{lower_camel(a.name)}", ::opgen_torch::AttrKind::'
-                    f"{_ATTR_KINDS[a.type]}}}" for a in spec.attrs),
-        fields=host_desc.fields(kernel),
-        variants=tuple(
-            VariantView(names.blob_symbol(spec.op_name, c.index),
-                        "{" + ", ".join(names.scalar_type(d) for _n, d in c.dtypes) + "}")
-            for c in spec.combinations()),
+        desc=host_desc.desc_view(
+            spec, kernel,
+            inputs=[_cc_tensor(spec, t, True) for t in spec.inputs],
+            outputs=[_cc_tensor(spec, t, False) for t in spec.outputs],
+            blob_symbol=names.blob_symbol, dtype=names.scalar_type),
     )
 
 

@@ -15,8 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "opgen_host/sim_kernel.h"
-#include "opgen_host/tiling_policy.h"
+#include "opgen_host/op_desc.h"
 #include "tensorflow/core/framework/common_shape_fns.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
@@ -34,36 +33,14 @@ using ::tensorflow::shape_inference::DimensionHandle;
 using ::tensorflow::shape_inference::InferenceContext;
 using ::tensorflow::shape_inference::ShapeHandle;
 
-inline constexpr int64_t kGmAlign = 32;  // the simulator's GM alignment
+using ::opgen_host::AttrDesc;
+using ::opgen_host::AttrKind;
+using ::opgen_host::DimSpec;
+using ::opgen_host::RuleKind;
+using ::opgen_host::ShapeRule;
 
 // -- the op description the generated code fills in -----------------------------------------
-enum class AttrKind { kInt, kFloat, kBool, kString, kType, kListInt, kListFloat, kListBool,
-                      kListString };
-
-struct AttrDesc {
-    const char* name;
-    const char* camel;
-    AttrKind kind;
-};
-
-enum class RuleKind { kNone, kSameAs, kBroadcast, kReduce, kExplicit };
-
-struct DimSpec {
-    enum Kind { kLiteral, kAttr, kDimOf } kind;
-    int64_t value;  // the literal, the attr index, or the dim index of dim(input, i)
-    int input;      // kDimOf: the input index
-};
-
-struct ShapeRule {
-    RuleKind kind = RuleKind::kNone;
-    std::vector<int> inputs;       // same_as / broadcast / reduce: input indices
-    std::vector<int64_t> axes;     // reduce: literal axes...
-    int axis_attr = -1;            // ...or the index of an int / list_int attr
-    bool keepdim = false;          // reduce: literal keepdim...
-    int keepdim_attr = -1;         // ...or the index of a bool attr
-    std::vector<DimSpec> dims;     // explicit
-};
-
+// (attrs and shape rules: opgen_host/op_desc.h)
 struct TensorDesc {
     const char* name;
     const char* camel;
@@ -177,16 +154,8 @@ absl::Status ResolveVariant(Ctx* ctx, const OpDesc& d, int* variant) {
 }
 
 // -- attrs --------------------------------------------------------------------------------------
-// An attr's value as the shape rules and the tiling policy use it.
-struct AttrValueStore {
-    opgen_host::Value value;
-    std::vector<int64_t> ints;
-    std::vector<double> floats;
-    bool known = true;  // false: a string attr (no tiling value)
-};
-
 template <typename Ctx>
-absl::Status ReadAttr(Ctx* ctx, const AttrDesc& a, AttrValueStore* out) {
+absl::Status ReadAttr(Ctx* ctx, const AttrDesc& a, opgen_host::AttrValue* out) {
     using opgen_host::Value;
     switch (a.kind) {
         case AttrKind::kInt: {
@@ -216,23 +185,19 @@ absl::Status ReadAttr(Ctx* ctx, const AttrDesc& a, AttrValueStore* out) {
         case AttrKind::kListInt: {
             std::vector<int64_t> v;
             TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
-            out->ints = v;
-            out->value = Value::Ints(out->ints.data(), static_cast<int32_t>(out->ints.size()));
+            out->SetInts(std::move(v));
             break;
         }
         case AttrKind::kListBool: {
             std::vector<bool> v;
             TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
-            out->ints.assign(v.begin(), v.end());
-            out->value = Value::Bools(out->ints.data(), static_cast<int32_t>(out->ints.size()));
+            out->SetBools(std::vector<int64_t>(v.begin(), v.end()));
             break;
         }
         case AttrKind::kListFloat: {
             std::vector<float> v;
             TF_RETURN_IF_ERROR(ctx->GetAttr(a.name, &v));
-            out->floats.assign(v.begin(), v.end());
-            out->value =
-                Value::Floats(out->floats.data(), static_cast<int32_t>(out->floats.size()));
+            out->SetFloats(std::vector<double>(v.begin(), v.end()));
             break;
         }
         default:
@@ -242,34 +207,11 @@ absl::Status ReadAttr(Ctx* ctx, const AttrDesc& a, AttrValueStore* out) {
     return absl::OkStatus();
 }
 
-// Axes of a reduce rule (normalised against `rank`), or an error naming the bad axis.
-inline absl::Status ReduceAxes(const OpDesc& d, const ShapeRule& r,
-                               const std::vector<AttrValueStore>& attrs, int64_t rank,
-                               std::vector<bool>* reduced, bool* keepdim) {
-    std::vector<int64_t> axes = r.axes;
-    if (r.axis_attr >= 0) {
-        const opgen_host::Value& v = attrs[r.axis_attr].value;
-        axes.clear();
-        for (int32_t k = 0; k < v.size(); ++k) axes.push_back(v.At(k).i);
-    }
-    *keepdim = r.keepdim_attr >= 0 ? attrs[r.keepdim_attr].value.i != 0 : r.keepdim;
-    reduced->assign(static_cast<size_t>(rank), false);
-    for (int64_t a : axes) {
-        if (rank == 0) continue;
-        if (a < -rank || a >= rank) {
-            return OpError(d, "axis " + std::to_string(a) + " is out of range for a rank-" +
-                                  std::to_string(rank) + " tensor");
-        }
-        (*reduced)[static_cast<size_t>((a % rank + rank) % rank)] = true;
-    }
-    return absl::OkStatus();
-}
-
 // -- static shapes ------------------------------------------------------------------------------
 inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
     int variant = 0;
     TF_RETURN_IF_ERROR(ResolveVariant(c, d, &variant));
-    std::vector<AttrValueStore> attrs(d.attrs.size());
+    std::vector<opgen_host::AttrValue> attrs(d.attrs.size());
     for (size_t k = 0; k < d.attrs.size(); ++k) TF_RETURN_IF_ERROR(ReadAttr(c, d.attrs[k], &attrs[k]));
     std::vector<ShapeHandle> in(d.inputs.size());
     std::vector<bool> present(d.inputs.size(), true);
@@ -325,7 +267,8 @@ inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
                 const int64_t rank = c->Rank(s);
                 std::vector<bool> reduced;
                 bool keep = false;
-                TF_RETURN_IF_ERROR(ReduceAxes(d, r, attrs, rank, &reduced, &keep));
+                const std::string err = opgen_host::ReduceAxes(r, attrs, rank, &reduced, &keep);
+                if (!err.empty()) return OpError(d, err);
                 std::vector<DimensionHandle> dims;
                 for (int64_t k = 0; k < rank; ++k) {
                     if (!reduced[static_cast<size_t>(k)]) dims.push_back(c->Dim(s, k));
@@ -408,9 +351,7 @@ public:
         const std::string err =
             opgen_host::LoadEmbeddedKernel(v.begin, v.end, label.c_str(), d.entry, &kernel_);
         OP_REQUIRES(ctx, err.empty(), absl::InternalError(std::string(d.op_name) + ": " + err));
-        for (const TensorDesc& t : d.inputs) names_ += std::string(t.name) + '\0';
-        for (const TensorDesc& t : d.outputs) names_ += std::string(t.name) + '\0';
-        names_ += std::string("workspace") + '\0' + "tiling" + '\0';
+        names_ = opgen_host::GmNames(d.inputs, d.outputs);
         soc_ = opgen_host::FindSoc(opgen_host::kDefaultSoc);
     }
 
@@ -427,8 +368,15 @@ public:
             for (int k = 0; k < s.dims(); ++k) dims[i].push_back(s.dim_size(k));
             OP_REQUIRES_OK(ctx, CheckDeclared(t, dims[i]));
         }
+        std::vector<opgen_host::ShapeRef> shapes(ni);
+        for (size_t i = 0; i < ni; ++i) {
+            shapes[i] = {dims[i].data(), dims[i].size(), in[i] != nullptr};
+        }
         for (size_t o = 0; o < no; ++o) {
-            OP_REQUIRES_OK(ctx, OutputDims(d.outputs[o].rule, in, dims, &dims[ni + o]));
+            const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
+                                                           shapes.data(), attrs_, false,
+                                                           &dims[ni + o]);
+            OP_REQUIRES(ctx, err.empty(), OpError(d, err));
         }
         std::vector<Tensor*> out(no, nullptr);
         bool any = false;
@@ -458,7 +406,7 @@ public:
             if (x == nullptr) continue;
             uint8_t* p = static_cast<uint8_t*>(const_cast<void*>(
                 static_cast<const void*>(x->tensor_data().data())));
-            if (reinterpret_cast<uintptr_t>(p) % kGmAlign != 0) {
+            if (reinterpret_cast<uintptr_t>(p) % opgen_host::kGmAlign != 0) {
                 copies.emplace_back();
                 Tensor& c = copies.back();
                 OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, x->shape(), &c));
@@ -469,26 +417,13 @@ public:
             args[i] = p;
             sizes[i] = static_cast<int64_t>(x->TotalBytes());
         }
-        alignas(64) uint8_t small[256];
-        std::vector<uint8_t> large;
-        uint8_t* tiling = small;
-        if (d.tiling_size > sizeof small) {
-            large.resize(d.tiling_size + 64);
-            tiling = large.data() + (64 - reinterpret_cast<uintptr_t>(large.data()) % 64) % 64;
-        }
-        int64_t block_dim = 1;
-        std::string err = opgen_host::DefaultTiling(
-            d.tiling_struct, d.fields.data(), static_cast<int>(d.fields.size()), d.tiling_size,
-            targs.data(), static_cast<int>(n), policy_attrs_.data(),
-            static_cast<int>(policy_attrs_.size()), *soc_, opgen_host::kAutoBlockDim, tiling,
-            &block_dim);
-        OP_REQUIRES(ctx, err.empty(), OpError(d, err));
-        args[n + 1] = tiling;
-        sizes[n + 1] = static_cast<int64_t>(d.tiling_size);
+        bool tiling_failed = false;
         int32_t block = -1;
-        err = opgen_host::LaunchSimKernel(kernel_, static_cast<int32_t>(n + 2), args, sizes,
-                                          names_.data(), block_dim, soc_->ub_bytes,
-                                          static_cast<int64_t>(d.tiling_size), &block);
+        const std::string err = opgen_host::TileAndLaunch(
+            kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
+            static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
+            *soc_, names_.data(), args, sizes, &tiling_failed, &block);
+        OP_REQUIRES(ctx, !tiling_failed, OpError(d, err));
         OP_REQUIRES(ctx, err.empty(),
                     absl::InternalError(std::string(d.op_name) + ": kernel '" + d.entry +
                                         "', block " + std::to_string(block) + ": " + err));
@@ -508,75 +443,9 @@ private:
                                want + "], got shape (" + have + ")");
     }
 
-    absl::Status OutputDims(const ShapeRule& r, const std::vector<const Tensor*>& in,
-                            const std::vector<std::vector<int64_t>>& dims,
-                            std::vector<int64_t>* out) const {
-        for (int i : r.inputs) {
-            if (in[static_cast<size_t>(i)] == nullptr) {
-                return OpError(d_, std::string("an output's shape follows the absent optional "
-                                               "input '") + d_.inputs[static_cast<size_t>(i)].name +
-                                       "'");
-            }
-        }
-        switch (r.kind) {
-            case RuleKind::kSameAs: *out = dims[static_cast<size_t>(r.inputs[0])]; break;
-            case RuleKind::kBroadcast: {
-                size_t rank = 0;
-                for (int i : r.inputs) rank = std::max(rank, dims[static_cast<size_t>(i)].size());
-                out->assign(rank, 1);
-                for (size_t k = 0; k < rank; ++k) {
-                    for (int i : r.inputs) {
-                        const auto& s = dims[static_cast<size_t>(i)];
-                        const int64_t j = static_cast<int64_t>(k) - static_cast<int64_t>(rank) +
-                                          static_cast<int64_t>(s.size());
-                        const int64_t v = j >= 0 ? s[static_cast<size_t>(j)] : 1;
-                        if (v == 1) continue;
-                        if ((*out)[k] != 1 && (*out)[k] != v) {
-                            return OpError(d_, "the input shapes do not broadcast");
-                        }
-                        (*out)[k] = v;
-                    }
-                }
-                break;
-            }
-            case RuleKind::kReduce: {
-                const auto& s = dims[static_cast<size_t>(r.inputs[0])];
-                std::vector<bool> reduced;
-                bool keep = false;
-                TF_RETURN_IF_ERROR(ReduceAxes(d_, r, attrs_, static_cast<int64_t>(s.size()),
-                                              &reduced, &keep));
-                out->clear();
-                for (size_t k = 0; k < s.size(); ++k) {
-                    if (!reduced[k]) out->push_back(s[k]);
-                    else if (keep) out->push_back(1);
-                }
-                break;
-            }
-            case RuleKind::kExplicit: {
-                out->clear();
-                for (const DimSpec& ds : r.dims) {
-                    if (ds.kind == DimSpec::kLiteral) {
-                        out->push_back(ds.value);
-                    } else if (ds.kind == DimSpec::kAttr) {
-                        out->push_back(attrs_[static_cast<size_t>(ds.value)].value.i);
-                    } else {
-                        const auto& s = dims[static_cast<size_t>(ds.input)];
-                        const int64_t rank = static_cast<int64_t>(s.size());
-                        const int64_t k = ds.value < 0 ? ds.value + rank : ds.value;
-                        if (k < 0 || k >= rank) return OpError(d_, "dim() index out of range");
-                        out->push_back(s[static_cast<size_t>(k)]);
-                    }
-                }
-                break;
-            }
-            case RuleKind::kNone: return OpError(d_, "an output has no shape rule");
-        }
-        return absl::OkStatus();
-    }
-
     const OpDesc& d_;
     int variant_ = 0;
-    std::vector<AttrValueStore> attrs_;
+    std::vector<opgen_host::AttrValue> attrs_;
     std::vector<opgen_host::AttrArg> policy_attrs_;
     std::vector<int> flat_index_;
     opgen_host::SimKernel kernel_;

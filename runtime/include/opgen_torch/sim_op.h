@@ -21,41 +21,16 @@
 #include <string>
 #include <vector>
 
-#include "opgen_host/sim_kernel.h"
-#include "opgen_host/tiling_policy.h"
+#include "opgen_host/op_desc.h"
 
 namespace opgen_torch {
 
-inline constexpr int64_t kGmAlign = 32;  // the simulator's GM alignment
+using ::opgen_host::AttrDesc;
+using ::opgen_host::AttrKind;
+using ::opgen_host::ShapeRule;
 
 // -- the op description the generated code fills in -----------------------------------------
-enum class AttrKind { kInt, kFloat, kBool, kString, kType, kListInt, kListFloat, kListBool,
-                      kListString };
-
-struct AttrDesc {
-    const char* name;
-    const char* camel;
-    AttrKind kind;
-};
-
-enum class RuleKind { kNone, kSameAs, kBroadcast, kReduce, kExplicit };
-
-struct DimSpec {
-    enum Kind { kLiteral, kAttr, kDimOf } kind;
-    int64_t value;  // the literal, the attr index, or the dim index of dim(input, i)
-    int input;      // kDimOf: the input index
-};
-
-struct ShapeRule {
-    RuleKind kind = RuleKind::kNone;
-    std::vector<int> inputs;       // same_as / broadcast / reduce: input indices
-    std::vector<int64_t> axes;     // reduce: literal axes...
-    int axis_attr = -1;            // ...or the index of an int / list_int attr
-    bool keepdim = false;          // reduce: literal keepdim...
-    int keepdim_attr = -1;         // ...or the index of a bool attr
-    std::vector<DimSpec> dims;     // explicit
-};
-
+// (attrs and shape rules: opgen_host/op_desc.h)
 struct TensorDesc {
     const char* name;
     const char* camel;
@@ -134,12 +109,8 @@ inline int64_t GeCode(c10::ScalarType t) {
 
 // -- attrs --------------------------------------------------------------------------------------
 // An attr's value as the shape rules and the tiling policy use it.
-struct AttrValueStore {
-    opgen_host::Value value;
-    std::vector<int64_t> ints;
-    std::vector<double> floats;
+struct AttrValueStore : opgen_host::AttrValue {
     c10::ScalarType dtype = c10::ScalarType::Undefined;  // kType
-    bool known = true;  // false: a string attr (no tiling value)
 };
 
 inline void ReadAttr(const c10::IValue& v, AttrKind kind, AttrValueStore* out) {
@@ -152,29 +123,21 @@ inline void ReadAttr(const c10::IValue& v, AttrKind kind, AttrValueStore* out) {
             out->dtype = v.toScalarType();
             out->value = Value::Int(GeCode(out->dtype));
             break;
-        case AttrKind::kListInt:
-            out->ints = v.toIntVector();
-            out->value = Value::Ints(out->ints.data(), static_cast<int32_t>(out->ints.size()));
-            break;
+        case AttrKind::kListInt: out->SetInts(v.toIntVector()); break;
         case AttrKind::kListBool: {
-            for (bool b : v.toBoolList()) out->ints.push_back(b ? 1 : 0);
-            out->value = Value::Bools(out->ints.data(), static_cast<int32_t>(out->ints.size()));
+            std::vector<int64_t> bools;
+            for (bool b : v.toBoolList()) bools.push_back(b ? 1 : 0);
+            out->SetBools(std::move(bools));
             break;
         }
-        case AttrKind::kListFloat:
-            out->floats = v.toDoubleVector();
-            out->value =
-                Value::Floats(out->floats.data(), static_cast<int32_t>(out->floats.size()));
-            break;
+        case AttrKind::kListFloat: out->SetFloats(v.toDoubleVector()); break;
         default: out->known = false; break;
     }
 }
 
 // -- checks -------------------------------------------------------------------------------------
 inline std::string ShapeText(c10::IntArrayRef s) {  // Python's tuple repr: (), (8,), (2, 8)
-    std::string out = "(";
-    for (size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
-    return out + (s.size() == 1 ? ",)" : ")");
+    return opgen_host::ShapeText({s.data(), s.size(), true});
 }
 
 // The column of the spec's dtype table this call selects; the error names every column.
@@ -226,94 +189,14 @@ inline size_t ResolveVariant(const OpDesc& d, const at::Tensor* const* in,
 // -- output shapes ------------------------------------------------------------------------------
 using Dims = c10::SmallVector<int64_t, 6>;
 
-inline void ReduceAxes(const OpDesc& d, const ShapeRule& r, const AttrValueStore* attrs,
-                       int64_t rank, std::vector<bool>* reduced, bool* keepdim) {
-    std::vector<int64_t> axes = r.axes;
-    if (r.axis_attr >= 0) {
-        const opgen_host::Value& v = attrs[r.axis_attr].value;
-        axes.clear();
-        for (int32_t k = 0; k < v.size(); ++k) axes.push_back(v.At(k).i);
-    }
-    *keepdim = r.keepdim_attr >= 0 ? attrs[r.keepdim_attr].value.i != 0 : r.keepdim;
-    reduced->assign(static_cast<size_t>(rank), false);
-    for (int64_t a : axes) {
-        if (rank == 0) continue;
-        if (a < -rank || a >= rank) {
-            CallError(d, "axis " + std::to_string(a) + " is out of range for a rank-" +
-                             std::to_string(rank) + " tensor");
-        }
-        (*reduced)[static_cast<size_t>((a % rank + rank) % rank)] = true;
-    }
-}
-
 inline void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* const* in,
                        const AttrValueStore* attrs, Dims* out) {
-    for (int i : r.inputs) {
-        if (in[i] == nullptr) {
-            CallError(d, std::string("an output's shape follows the absent optional input '") +
-                             d.inputs[static_cast<size_t>(i)].name + "'");
-        }
+    opgen_host::ShapeRef shapes[opgen_host::kSimMaxArgs];
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
+        if (in[i] != nullptr) shapes[i] = {in[i]->sizes().data(), in[i]->sizes().size(), true};
     }
-    switch (r.kind) {
-        case RuleKind::kSameAs: {
-            const auto s = in[r.inputs[0]]->sizes();
-            out->assign(s.begin(), s.end());
-            break;
-        }
-        case RuleKind::kBroadcast: {
-            size_t rank = 0;
-            for (int i : r.inputs) rank = std::max(rank, in[i]->sizes().size());
-            out->assign(rank, 1);
-            for (size_t k = 0; k < rank; ++k) {
-                for (int i : r.inputs) {
-                    const auto s = in[i]->sizes();
-                    const int64_t j = static_cast<int64_t>(k) - static_cast<int64_t>(rank) +
-                                      static_cast<int64_t>(s.size());
-                    const int64_t v = j >= 0 ? s[static_cast<size_t>(j)] : 1;
-                    if (v == 1) continue;
-                    if ((*out)[k] != 1 && (*out)[k] != v) {
-                        std::string shapes;
-                        for (int x : r.inputs) {
-                            shapes += (shapes.empty() ? "" : ", ") + ShapeText(in[x]->sizes());
-                        }
-                        CallError(d, "the input shapes " + shapes + " do not broadcast");
-                    }
-                    (*out)[k] = v;
-                }
-            }
-            break;
-        }
-        case RuleKind::kReduce: {
-            const auto s = in[r.inputs[0]]->sizes();
-            std::vector<bool> reduced;
-            bool keep = false;
-            ReduceAxes(d, r, attrs, static_cast<int64_t>(s.size()), &reduced, &keep);
-            out->clear();
-            for (size_t k = 0; k < s.size(); ++k) {
-                if (!reduced[k]) out->push_back(s[k]);
-                else if (keep) out->push_back(1);
-            }
-            break;
-        }
-        case RuleKind::kExplicit: {
-            out->clear();
-            for (const DimSpec& ds : r.dims) {
-                if (ds.kind == DimSpec::kLiteral) {
-                    out->push_back(ds.value);
-                } else if (ds.kind == DimSpec::kAttr) {
-                    out->push_back(attrs[ds.value].value.i);
-                } else {
-                    const auto s = in[ds.input]->sizes();
-                    const int64_t rank = static_cast<int64_t>(s.size());
-                    const int64_t k = ds.value < 0 ? ds.value + rank : ds.value;
-                    if (k < 0 || k >= rank) CallError(d, "dim() index out of range");
-                    out->push_back(s[static_cast<size_t>(k)]);
-                }
-            }
-            break;
-        }
-        case RuleKind::kNone: CallError(d, "an output has no shape rule");
-    }
+    const std::string err = opgen_host::OutputDims(r, d.inputs, shapes, attrs, true, out);
+    if (!err.empty()) CallError(d, err);
 }
 
 // -- the CPU kernel -----------------------------------------------------------------------------
@@ -338,20 +221,11 @@ inline const opgen_host::SimKernel& LoadVariant(const OpDesc& d, size_t v) {
 // A tensor as a GM buffer: contiguous and 32-byte aligned (torch's CPU allocator aligns to 64;
 // a view with a storage offset may not be), else an aligned contiguous copy.
 inline at::Tensor AsGm(const at::Tensor& t) {
-    if (t.is_contiguous() && reinterpret_cast<uintptr_t>(t.data_ptr()) % kGmAlign == 0) {
-        return t;
-    }
+    const uintptr_t address = reinterpret_cast<uintptr_t>(t.data_ptr());
+    if (t.is_contiguous() && address % opgen_host::kGmAlign == 0) return t;
     at::Tensor c = at::detail::empty_cpu(t.sizes(), t.scalar_type(), false, std::nullopt);
     c.copy_(t);
     return c;
-}
-
-// The GM arguments' names, joined by '\0', for the simulator's bounds messages.
-inline std::string GmNames(const OpDesc& d) {
-    std::string s;
-    for (const TensorDesc& t : d.inputs) s += std::string(t.name) + '\0';
-    for (const TensorDesc& t : d.outputs) s += std::string(t.name) + '\0';
-    return s + "workspace" + '\0' + "tiling" + '\0';
 }
 
 inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack) {
@@ -402,28 +276,15 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
             args[i] = static_cast<uint8_t*>(gm[i].data_ptr());
             sizes[i] = static_cast<int64_t>(gm[i].nbytes());
         }
-        alignas(64) uint8_t small[256];
-        std::vector<uint8_t> large;
-        uint8_t* tiling = small;
-        if (d.tiling_size > sizeof small) {
-            large.resize(d.tiling_size + 64);
-            tiling = large.data() + (64 - reinterpret_cast<uintptr_t>(large.data()) % 64) % 64;
-        }
         static const opgen_host::SocProfile* const soc =
             opgen_host::FindSoc(opgen_host::kDefaultSoc);
-        int64_t block_dim = 1;
-        std::string err = opgen_host::DefaultTiling(
-            d.tiling_struct, d.fields.data(), static_cast<int>(d.fields.size()), d.tiling_size,
-            targs, static_cast<int>(n), policy_attrs.data(),
-            static_cast<int>(policy_attrs.size()), *soc, opgen_host::kAutoBlockDim, tiling,
-            &block_dim);
-        TORCH_CHECK(err.empty(), d.qualname, ": ", err);
-        args[n + 1] = tiling;
-        sizes[n + 1] = static_cast<int64_t>(d.tiling_size);
+        bool tiling_failed = false;
         int32_t block = -1;
-        err = opgen_host::LaunchSimKernel(LoadVariant(d, variant), static_cast<int32_t>(n + 2),
-                                          args, sizes, names.data(), block_dim, soc->ub_bytes,
-                                          static_cast<int64_t>(d.tiling_size), &block);
+        const std::string err = opgen_host::TileAndLaunch(
+            LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
+            static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),
+            *soc, names.data(), args, sizes, &tiling_failed, &block);
+        TORCH_CHECK(!tiling_failed, d.qualname, ": ", err);
         TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block, ": ",
                     err);
     }
@@ -433,7 +294,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
 
 template <const OpDesc& (*Desc)()>
 void CpuKernelFn(const c10::OperatorHandle&, torch::jit::Stack* stack) {
-    static const std::string names = GmNames(Desc());
+    static const std::string names = opgen_host::GmNames(Desc().inputs, Desc().outputs);
     RunCpu(Desc(), names, stack);
 }
 

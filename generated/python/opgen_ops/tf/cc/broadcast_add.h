@@ -21,7 +21,7 @@ const ::opgen_tf::OpDesc& Desc() {
             {"y", "y", false, nullptr, "T", -1, {}, {}},
         },
         {  // outputs: ... and the shape rule
-            {"z", "z", false, nullptr, "T", -1, {}, {::opgen_tf::RuleKind::kBroadcast, {0, 1}}},
+            {"z", "z", false, nullptr, "T", -1, {}, {::opgen_host::RuleKind::kBroadcast, {0, 1}}},
         },
         {  // attrs
         },

@@ -28,10 +28,10 @@ const ::opgen_tf::OpDesc& Desc() {
             {"x", "x", false, nullptr, "T", -1, {}, {}},
         },
         {  // outputs: ... and the shape rule
-            {"y", "y", false, nullptr, "dst_type", -1, {}, {::opgen_tf::RuleKind::kSameAs, {0}}},
+            {"y", "y", false, nullptr, "dst_type", -1, {}, {::opgen_host::RuleKind::kSameAs, {0}}},
         },
         {  // attrs
-            {"dst_type", "dstType", ::opgen_tf::AttrKind::kType},
+            {"dst_type", "dstType", ::opgen_host::AttrKind::kType},
         },
         {  // tiling struct fields: name, type, offset, array length (-1: scalar)
             {"totalLength", ::opgen_host::CType::U32, "uint32_t", 0, -1},

@@ -19,7 +19,7 @@ const ::opgen_tf::OpDesc& Desc() {
             {"y", "y", false, nullptr, nullptr, 1, {-1}, {}},
         },
         {  // outputs: ... and the shape rule
-            {"z", "z", false, nullptr, nullptr, 1, {-1}, {::opgen_tf::RuleKind::kSameAs, {0}}},
+            {"z", "z", false, nullptr, nullptr, 1, {-1}, {::opgen_host::RuleKind::kSameAs, {0}}},
         },
         {  // attrs
         },

@@ -22,12 +22,12 @@ const ::opgen_tf::OpDesc& Desc() {
             {"beta", "beta", true, "N_beta", "T", 1, {-1}, {}},
         },
         {  // outputs: ... and the shape rule
-            {"y", "y", false, nullptr, "T", -1, {}, {::opgen_tf::RuleKind::kSameAs, {0}}},
-            {"mean", "mean", false, nullptr, nullptr, -1, {}, {::opgen_tf::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
-            {"rstd", "rstd", false, nullptr, nullptr, -1, {}, {::opgen_tf::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
+            {"y", "y", false, nullptr, "T", -1, {}, {::opgen_host::RuleKind::kSameAs, {0}}},
+            {"mean", "mean", false, nullptr, nullptr, -1, {}, {::opgen_host::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
+            {"rstd", "rstd", false, nullptr, nullptr, -1, {}, {::opgen_host::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
         },
         {  // attrs
-            {"epsilon", "epsilon", ::opgen_tf::AttrKind::kFloat},
+            {"epsilon", "epsilon", ::opgen_host::AttrKind::kFloat},
         },
         {  // tiling struct fields: name, type, offset, array length (-1: scalar)
             {"rows", ::opgen_host::CType::U32, "uint32_t", 0, -1},

@@ -20,10 +20,10 @@ const ::opgen_tf::OpDesc& Desc() {
             {"x", "x", false, nullptr, "T", -1, {}, {}},
         },
         {  // outputs: ... and the shape rule
-            {"y", "y", false, nullptr, "T", -1, {}, {::opgen_tf::RuleKind::kSameAs, {0}}},
+            {"y", "y", false, nullptr, "T", -1, {}, {::opgen_host::RuleKind::kSameAs, {0}}},
         },
         {  // attrs
-            {"axis", "axis", ::opgen_tf::AttrKind::kInt},
+            {"axis", "axis", ::opgen_host::AttrKind::kInt},
         },
         {  // tiling struct fields: name, type, offset, array length (-1: scalar)
             {"rows", ::opgen_host::CType::U32, "uint32_t", 0, -1},

@@ -29,10 +29,10 @@ const ::opgen_torch::OpDesc& Desc() {
             {"x", "x", false, -1, -1, {}},
         },
         {  // outputs: name, camelName, false, dtype attr (-1: the column's), -1, shape rule
-            {"y", "y", false, 0, -1, {::opgen_torch::RuleKind::kSameAs, {0}}},
+            {"y", "y", false, 0, -1, {::opgen_host::RuleKind::kSameAs, {0}}},
         },
         {  // attrs
-            {"dst_type", "dstType", ::opgen_torch::AttrKind::kType},
+            {"dst_type", "dstType", ::opgen_host::AttrKind::kType},
         },
         {  // tiling struct fields: name, type, offset, array length (-1: scalar)
             {"totalLength", ::opgen_host::CType::U32, "uint32_t", 0, -1},

@@ -20,7 +20,7 @@ const ::opgen_torch::OpDesc& Desc() {
             {"y", "y", false, -1, 1, {}},
         },
         {  // outputs: name, camelName, false, dtype attr (-1: the column's), -1, shape rule
-            {"z", "z", false, -1, -1, {::opgen_torch::RuleKind::kSameAs, {0}}},
+            {"z", "z", false, -1, -1, {::opgen_host::RuleKind::kSameAs, {0}}},
         },
         {  // attrs
         },

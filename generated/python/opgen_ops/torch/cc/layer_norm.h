@@ -23,12 +23,12 @@ const ::opgen_torch::OpDesc& Desc() {
             {"beta", "beta", true, -1, 1, {}},
         },
         {  // outputs: name, camelName, false, dtype attr (-1: the column's), -1, shape rule
-            {"y", "y", false, -1, -1, {::opgen_torch::RuleKind::kSameAs, {0}}},
-            {"mean", "mean", false, -1, -1, {::opgen_torch::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
-            {"rstd", "rstd", false, -1, -1, {::opgen_torch::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
+            {"y", "y", false, -1, -1, {::opgen_host::RuleKind::kSameAs, {0}}},
+            {"mean", "mean", false, -1, -1, {::opgen_host::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
+            {"rstd", "rstd", false, -1, -1, {::opgen_host::RuleKind::kReduce, {0}, {-1}, -1, true, -1}},
         },
         {  // attrs
-            {"epsilon", "epsilon", ::opgen_torch::AttrKind::kFloat},
+            {"epsilon", "epsilon", ::opgen_host::AttrKind::kFloat},
         },
         {  // tiling struct fields: name, type, offset, array length (-1: scalar)
             {"rows", ::opgen_host::CType::U32, "uint32_t", 0, -1},
