@@ -37,6 +37,11 @@ docs: install
 
 bench: install
 	$(BIN)/python benchmarks/bench_generate.py
+	$(BIN)/python benchmarks/bench_frontend.py
+	$(BIN)/python benchmarks/bench_simulator.py
+	$(BIN)/python benchmarks/bench_registry.py
+	$(BIN)/python benchmarks/bench_torch.py
+	$(BIN)/python benchmarks/bench_tf.py --write
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
