@@ -56,6 +56,7 @@ class KernelRef:
     loc: SourceLoc
     tiling_struct: str | None = None
     tiling_hook: str | None = None
+    tiling_header: str | None = None  # relative to the spec file; force-included when built
 
 
 @dataclass(frozen=True)

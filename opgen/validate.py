@@ -340,7 +340,29 @@ class _Builder:
         loc = self.doc.loc(("kernel",)) if "kernel" in self.data else self.doc.loc(())
         struct = raw.get("tiling_struct")
         return KernelRef(source, entry, loc, struct if isinstance(struct, str) else None,
-                         hook if isinstance(hook, str) else None)
+                         hook if isinstance(hook, str) else None,
+                         self.tiling_header(raw.get("tiling_header"), source))
+
+    def tiling_header(self, given: Any, source: str) -> str | None:
+        """The op_host tiling header CANN's build gives the kernel (its struct is what
+        GET_TILING_DATA reads): `kernel.tiling_header`, or found in msopgen's layout
+        (op_kernel/<name>.cpp beside op_host/<name>_tiling.h)."""
+        if isinstance(given, str):
+            if os.path.isabs(given):
+                self.err(("kernel", "tiling_header"), f"tiling header '{given}' is an absolute "
+                         "path; give it relative to the spec file")
+            elif not os.path.isfile(os.path.join(self.spec_dir, given)):
+                shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.path), given))
+                self.err(("kernel", "tiling_header"), f"tiling header '{given}' not found "
+                         f"(looked for {shown})")
+            return given
+        kernel_dir, kernel_file = os.path.split(source)
+        if os.path.basename(os.path.normpath(kernel_dir)) != "op_kernel":
+            return None
+        name = os.path.splitext(kernel_file)[0]
+        candidate = os.path.join(os.path.dirname(os.path.normpath(kernel_dir)), "op_host",
+                                 f"{name}_tiling.h")
+        return candidate if os.path.isfile(os.path.join(self.spec_dir, candidate)) else None
 
     # -- expressions ----------------------------------------------------------------------
     def parse_expr(self, text: str, path: JsonPath) -> ex.Expr | None:

@@ -51,6 +51,12 @@ def kernel_source_path(spec: OpSpec) -> str:
     return posixpath.normpath(posixpath.join(spec_dir(spec), spec.kernel.source))
 
 
+def tiling_header_path(spec: OpSpec) -> str | None:
+    """The op_host tiling header the kernel is built with, project-relative (or None)."""
+    header = spec.kernel.tiling_header
+    return posixpath.normpath(posixpath.join(spec_dir(spec), header)) if header else None
+
+
 def _finalize(text: str, max_blank: int = 1) -> str:
     """One post-processing pass for all templates: no trailing blanks, at most `max_blank`
     blank lines in a row (2 for Python, as PEP 8 separates top-level definitions), one final

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgen.dtypes import DType
-from opgen.emit.common import kernel_source_path, relpath, render_json
+from opgen.emit.common import kernel_source_path, relpath, render_json, tiling_header_path
 from opgen.expr_translate import NUMPY, to_source
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.model import AttrDesc, OpSpec, TensorDesc
@@ -78,6 +78,9 @@ def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) 
     }
     if spec.kernel.tiling_hook:
         data["kernel"]["tiling_hook"] = spec.kernel.tiling_hook
+    header = tiling_header_path(spec)
+    if header is not None:
+        data["kernel"]["tiling_header"] = relpath(header, here)
     if kernel is not None:
         data["tiling"] = kernel.tiling.layout_json() if kernel.tiling is not None else None
     data["reference"] = {r.output: str(r.expr) for r in spec.reference}

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from opgen.diagnostics import DiagnosticSink
-from opgen.emit.common import kernel_source_path
+from opgen.emit.common import kernel_source_path, tiling_header_path
 from opgen.kernel_frontend.cache import ParseCache
 from opgen.kernel_frontend.check import CheckedKernel, check_kernel
 from opgen.kernel_frontend.model import KernelInfo
@@ -20,14 +20,24 @@ def kernel_path(spec: OpSpec, root: Path) -> Path:
     return root / kernel_source_path(spec)
 
 
+def dtype_defines(spec: OpSpec) -> tuple[str, ...]:
+    """The DTYPE_<NAME> macros CANN's build (and opgen's) gives a kernel, for the spec's
+    first dtype combination: real kernels use them in declarations, not only in bodies."""
+    from opgen_runtime.dtypes import cpp_type
+
+    combo = next(spec.combinations())
+    return tuple(f"DTYPE_{name.upper()}={cpp_type(dtype.value)}"
+                 for name, dtype in combo.dtypes)
+
+
 def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
             cache: ParseCache | None = None,
             display: Display | None = None) -> dict[str, CheckedKernel]:
     """Checked kernels by op name; every problem goes to `sink` (ops with one are left out)."""
     show = display or default_display(root)
     parses = cache or ParseCache()
-    infos: dict[str, KernelInfo] = {}
-    reported: set[str] = set()
+    infos: dict[tuple[str, tuple[str, ...]], KernelInfo] = {}
+    reported: set[tuple[str, tuple[str, ...]]] = set()
     checked: dict[str, CheckedKernel] = {}
     for spec in sorted(specs, key=lambda s: s.op_name):
         path = kernel_path(spec, root)
@@ -37,10 +47,14 @@ def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
                        "is required to generate: write it, create it with `opgen new`, or set "
                        "kernel.source")
             continue
-        key = os.path.abspath(path)
+        defines = dtype_defines(spec)
+        header = tiling_header_path(spec)
+        if header is not None:  # CANN's build gives the kernel its op_host tiling header
+            defines += (f"@include={root / header}",)
+        key = (os.path.abspath(path), defines)
         info = infos.get(key)
         if info is None:
-            info = infos[key] = parses.parse(path, show)
+            info = infos[key] = parses.parse(path, show, defines)
         if not info.ok:
             if key not in reported:  # a kernel shared by several ops reports its errors once
                 reported.add(key)

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict
 from importlib import metadata
 from pathlib import Path
@@ -60,10 +61,10 @@ def file_digest(path: str) -> str | None:
         return None
 
 
-def cache_key(main: str, shown: str, content: bytes) -> str:
+def cache_key(main: str, shown: str, content: bytes, defines: Sequence[str] = ()) -> str:
     h = hashlib.sha256()
     for part in (toolchain.FRONTEND_VERSION, _libclang_dist_version(), toolchain.stub_digest(),
-                 " ".join(toolchain.LANGUAGE_FLAGS), main, shown):
+                 " ".join(toolchain.LANGUAGE_FLAGS), main, shown, " ".join(defines)):
         h.update(part.encode() + b"\0")
     h.update(content)
     return h.hexdigest()
@@ -82,17 +83,17 @@ class ParseCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def parse(self, path: Path, display: Display) -> KernelInfo:
+    def parse(self, path: Path, display: Display, defines: Sequence[str] = ()) -> KernelInfo:
         main = os.path.abspath(path)
         content = Path(main).read_bytes()
-        key = cache_key(main, display(main), content)
+        key = cache_key(main, display(main), content, defines)
         cached = self._load(key)
         if cached is not None:
             self.hits += 1
             self.dependencies[main] = cached[1]
             return cached[0]
         self.misses += 1
-        result = parse_kernel(path, display)
+        result = parse_kernel(path, display, defines)
         self.dependencies[main] = result.dependencies
         if result.info.ok:
             self._store(key, result)

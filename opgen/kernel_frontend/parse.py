@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,12 +72,18 @@ def default_display(root: Path) -> Display:
     return show
 
 
-def parse_kernel(path: Path, display: Display) -> ParseResult:
-    """Parse `path` (which must exist) and extract what the cross-check needs."""
+def parse_kernel(path: Path, display: Display, defines: Sequence[str] = ()) -> ParseResult:
+    """Parse `path` (which must exist) and extract what the cross-check needs. `defines`
+    (NAME=VALUE) are the macros the build gives the kernel, e.g. DTYPE_X=float, and
+    `@include=<path>` a header it force-includes (the op_host tiling header)."""
     import clang.cindex as ci
 
     main = os.path.abspath(path)
-    tu = _index().parse(main, args=list(toolchain.parse_flags()),
+    args = list(toolchain.parse_flags())
+    for d in defines:  # NAME=VALUE, or @include=<path> for a forced include
+        forced = d.startswith("@include=")
+        args += ["-include", d.removeprefix("@include=")] if forced else [f"-D{d}"]
+    tu = _index().parse(main, args=args,
                         options=ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
     shown = display(main)
     errors = tuple(_diagnostics(tu, shown, display))

@@ -56,6 +56,7 @@ class OpDef:
     attrs: tuple[AttrDef, ...]
     kernel_source: Path | None  # absolute, resolved against the metadef's directory
     kernel_entry: str
+    tiling_header: Path | None  # the op_host tiling header the kernel is built with
     tiling: Mapping[str, Any] | None
     backward: Mapping[str, str] | None
     reference: Mapping[str, str]
@@ -106,6 +107,8 @@ def from_json(data: Mapping[str, Any], path: Path) -> OpDef:
                     for a in data.get("attr_desc", [])),
         kernel_source=(path.parent / source).resolve() if source else None,
         kernel_entry=kernel.get("entry", data["op_name"]),
+        tiling_header=((path.parent / kernel["tiling_header"]).resolve()
+                       if kernel.get("tiling_header") else None),
         tiling=data.get("tiling"),
         backward=data.get("backward"),
         reference=data.get("reference") or {},
@@ -127,6 +130,8 @@ def _normalise_with_compiler(path: Path) -> dict[str, Any]:
     data = metadef(spec, os.path.dirname(spec.spec_path) or ".")
     # metadef() writes paths relative to <output_dir>/metadef; re-anchor at the file itself
     data["kernel"]["source"] = spec.kernel.source
+    if spec.kernel.tiling_header:
+        data["kernel"]["tiling_header"] = spec.kernel.tiling_header
     return data
 
 

@@ -175,8 +175,11 @@ def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = ()) -> Pat
         raise LibraryError(f"{op.op_name}: the metadef names no kernel source")
     names = _tensor_names(op)
     combos = [dict(zip(names, combo, strict=True)) for combo in op.combinations]
+    flags = tuple(extra_flags)
+    if op.tiling_header is not None:  # as CANN's build does: the op_host tiling header first
+        flags = ("-include", str(op.tiling_header), *flags)
     requests = [BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
-                             extra_flags=tuple(extra_flags)) for c in combos]
+                             extra_flags=flags) for c in combos]
     libs = build_kernels(requests)
     return bundle(op.op_name, [(op.kernel_entry, c, lib.path) for c, lib in zip(combos, libs,
                                                                                  strict=True)])
