@@ -7,6 +7,7 @@
 #include "opgen_sim/data_copy.h"
 #include "opgen_sim/vector.h"
 #include "opgen_sim/vector_masked.h"
+#include "opgen_sim/vector_more.h"
 #include "opgen_sim/sync.h"
 #include "opgen_sim/tiling.h"
 #include "opgen_sim/launch.h"

@@ -1,0 +1,508 @@
+// opgen NPU simulator: more element-wise vector APIs.
+//
+// Basic APIs: Axpy (count and mask/repeat forms), And / Or (count and mask/repeat forms), Not
+// (mask/repeat forms; the count form is in vector.h), ShiftLeft / ShiftRight (count form), Brcb.
+// Advanced (math library) APIs, each with and without sharedTmpBuffer: Sigmoid, Tanh, Sin, Cos,
+// Erf, Power (tensor^tensor, tensor^scalar, scalar^tensor), Floor, Ceil, Round, Trunc, Gelu,
+// FasterGelu, FasterGeluV2, Silu, and Axpy's sharedTmpBuffer overload.
+//
+// Lanes compute in float for half/bfloat16 (libm for the transcendental functions) and round once
+// to T, as the existing vector instructions do. The hardware's approximations (e.g. Sin's
+// polynomial, Erf's rational P/Q) can differ from these by an ulp or more.
+#pragma once
+
+#include "vector_masked.h"
+
+namespace opgen_sim {
+
+// sharedTmpBuffer rules of the advanced APIs (the simulator's): a VECIN/VECOUT/VECCALC tensor,
+// 32-byte aligned, at least min_bytes long, not overlapping the operands it works for (CANN
+// documents "sharedTmpBuffer must not overlap src/dst" for these APIs).
+template <typename T>
+inline bool Overlaps(const AscendC::LocalTensor<uint8_t>& tmp, const AscendC::LocalTensor<T>& t,
+                     uint64_t count) {
+    if (t.ptr_ == nullptr || tmp.ptr_ == nullptr || count == 0 || tmp.size_ == 0) return false;
+    const uint8_t* a0 = tmp.ptr_;
+    const uint8_t* a1 = a0 + tmp.size_;
+    const uint8_t* b0 = reinterpret_cast<const uint8_t*>(t.ptr_);
+    const uint8_t* b1 = b0 + count * sizeof(T);
+    return a0 < b1 && b0 < a1;
+}
+
+template <typename T>
+inline void CheckTmp(const char* api, const AscendC::LocalTensor<uint8_t>& tmp, uint64_t min_bytes,
+                     const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>* src0,
+                     const AscendC::LocalTensor<T>* src1, uint64_t count) {
+    CheckUbAligned(tmp, api, "sharedTmpBuffer");
+    const AscendC::TPosition p = tmp.pos_;
+    if (p != AscendC::TPosition::VECIN && p != AscendC::TPosition::VECOUT &&
+        p != AscendC::TPosition::VECCALC) {
+        Fail(ErrorKind::Generic, api,
+             "sharedTmpBuffer must be a VECIN/VECOUT/VECCALC LocalTensor (TPosition " +
+                 std::to_string(static_cast<int>(p)) + ")");
+    }
+    if (tmp.size_ < min_bytes) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "sharedTmpBuffer holds " + Str(tmp.size_) + " bytes; the simulator requires at least " +
+                 Str(min_bytes) + " (one 256-byte repeat)");
+    }
+    if (Overlaps(tmp, dst, count) || (src0 != nullptr && Overlaps(tmp, *src0, count)) ||
+        (src1 != nullptr && Overlaps(tmp, *src1, count))) {
+        Fail(ErrorKind::Generic, api,
+             "sharedTmpBuffer (UB offset " + Str(tmp.UbOffset()) + ", " + Str(tmp.size_) +
+                 " bytes) overlaps a source or destination operand; CANN does not allow that");
+    }
+}
+
+constexpr uint64_t kTmpMinBytes = kRepeatBytes;
+
+template <typename T>
+inline Acc<T> PowLane(Acc<T> a, Acc<T> b) {
+    if constexpr (std::is_integral_v<T>) {
+        if (b < 0) {
+            if (a == 1) return 1;
+            if (a == -1) return (b % 2 == 0) ? 1 : -1;
+            return 0;
+        }
+        uint64_t base = static_cast<uint64_t>(static_cast<int64_t>(a));
+        uint64_t r = 1;
+        for (uint64_t e = static_cast<uint64_t>(b); e != 0; e >>= 1) {
+            if (e & 1u) r *= base;
+            base *= base;
+        }
+        return static_cast<Acc<T>>(static_cast<T>(r));
+    } else {
+        return std::pow(a, b);
+    }
+}
+
+template <typename A>
+inline A GeluLane(A x) {  // CANN Gelu: x / (1 + e^(-1.59576912 * (x + 0.044715 * x^3)))
+    return x / (A(1) + std::exp(A(-1.59576912) * (x + A(0.044715) * x * x * x)));
+}
+template <typename A>
+inline A FasterGeluLane(A x) {  // CANN FasterGelu: x / (1 + e^(-1.702 * x))
+    return x / (A(1) + std::exp(A(-1.702) * x));
+}
+template <typename A>
+inline A FasterGeluV2Lane(A x) {
+    // CANN FasterGeluV2: sgn(x) = (x + 1e-12) / |x + 1e-12|,
+    // y = x * (sgn(x) * [(-0.1444) * (min(|0.7071 * x|, 1.769) - 1.769)^2 + 0.5] + 0.5)
+    const A s = (x + A(1e-12)) / std::abs(x + A(1e-12));
+    const A c = std::min(std::abs(A(0.7071) * x), A(1.769)) - A(1.769);
+    return x * (s * (A(-0.1444) * c * c + A(0.5)) + A(0.5));
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+// ---- Axpy: dst = src * scalarValue + dst ---------------------------------------------------
+template <typename T, typename U>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue,
+                 const int32_t& calCount) {
+    constexpr const char* api = "Axpy";
+    opgen_sim::CheckCount(calCount, api);
+    opgen_sim::CheckOperand(dst, calCount, api, "dst");
+    opgen_sim::CheckOperand(src, calCount, api, "src");
+    using A = std::common_type_t<opgen_sim::Acc<T>, opgen_sim::Acc<U>>;
+    const A s = static_cast<A>(static_cast<opgen_sim::Acc<U>>(scalarValue));
+    T* d = dst.ptr_;
+    const U* x = src.ptr_;
+    for (int32_t i = 0; i < calCount; ++i) {
+        d[i] = static_cast<T>(static_cast<A>(static_cast<opgen_sim::Acc<U>>(x[i])) * s +
+                              static_cast<A>(static_cast<opgen_sim::Acc<T>>(d[i])));
+    }
+    if constexpr (sizeof(T) >= sizeof(U)) {
+        opgen_sim::CountVector<T>(static_cast<uint64_t>(calCount));
+    } else {
+        opgen_sim::CountVector<U>(static_cast<uint64_t>(calCount));
+    }
+}
+
+namespace axpy_detail {
+template <typename T, typename U, bool isSetMask>
+inline void Rep(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue,
+                bool is_bits, uint64_t count_mask, const uint64_t* bit_mask, uint8_t repeatTime,
+                const UnaryRepeatParams& p) {
+    constexpr const char* api = "Axpy";
+    if constexpr (!std::is_same_v<T, U>) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "the mask/repeat forms of Axpy with different dst and src types are not "
+                        "simulated; use the count form");
+    } else {
+        const opgen_sim::MaskSpec m =
+            opgen_sim::ResolveMask<T, isSetMask>(api, is_bits, count_mask, bit_mask, repeatTime);
+        opgen_sim::CheckReach(api, m, dst, p.dstBlkStride, p.dstRepStride, "dst");
+        opgen_sim::CheckReach(api, m, src, p.srcBlkStride, p.srcRepStride, "src");
+        using A = opgen_sim::Acc<T>;
+        const A s = static_cast<A>(scalarValue);
+        T* d = dst.ptr_;
+        const T* x = src.ptr_;
+        opgen_sim::ForActive(m, [&](int32_t r, uint32_t l) {
+            T& o = d[opgen_sim::LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)];
+            o = static_cast<T>(
+                static_cast<A>(x[opgen_sim::LaneOffset<T>(r, l, p.srcBlkStride, p.srcRepStride)]) * s +
+                static_cast<A>(o));
+        });
+        opgen_sim::CountMasked<T>(m);
+    }
+}
+}  // namespace axpy_detail
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue,
+                 const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {
+    axpy_detail::Rep<T, U, isSetMask>(dst, src, scalarValue, true, 0, mask, repeatTime, repeatParams);
+}
+
+template <typename T, typename U, bool isSetMask = true>
+inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue,
+                 uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {
+    axpy_detail::Rep<T, U, isSetMask>(dst, src, scalarValue, false, mask, nullptr, repeatTime,
+                                      repeatParams);
+}
+
+// Advanced-API Axpy (computed with Muls and Add on hardware) with a sharedTmpBuffer.
+template <typename T, typename U, bool isReuseSource = false>
+inline void Axpy(const LocalTensor<T>& dstTensor, const LocalTensor<U>& srcTensor, const U scalarValue,
+                 const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+    opgen_sim::CheckTmp<T>("Axpy", sharedTmpBuffer, opgen_sim::kTmpMinBytes, dstTensor, nullptr,
+                           nullptr, calCount);
+    if (opgen_sim::Overlaps(sharedTmpBuffer, srcTensor, calCount)) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "Axpy",
+                        "sharedTmpBuffer overlaps srcTensor; CANN does not allow that");
+    }
+    const U s = scalarValue;
+    Axpy(dstTensor, srcTensor, s, static_cast<int32_t>(calCount));
+}
+
+// ---- And / Or (count form) and And / Or / Not (mask/repeat forms) ---------------------------
+#define OPGEN_SIM_BITWISE(NAME, EXPR)                                                             \
+    template <typename T>                                                                         \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+                     const LocalTensor<T>& src1, const int32_t& count) {                          \
+        static_assert(std::is_integral_v<T>, #NAME " takes integer tensors (int16_t/uint16_t)");  \
+        opgen_sim::Binary(#NAME, dst, src0, src1, count, [](auto a, auto b) { return EXPR; });    \
+    }                                                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+                     const LocalTensor<T>& src1, const uint64_t mask[], const uint8_t repeatTime, \
+                     const BinaryRepeatParams& repeatParams) {                                    \
+        static_assert(std::is_integral_v<T>, #NAME " takes integer tensors (int16_t/uint16_t)");  \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
+        opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
+                             [](auto a, auto b) { return EXPR; });                                \
+    }                                                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+                     const LocalTensor<T>& src1, uint64_t mask, const uint8_t repeatTime,         \
+                     const BinaryRepeatParams& repeatParams) {                                    \
+        static_assert(std::is_integral_v<T>, #NAME " takes integer tensors (int16_t/uint16_t)");  \
+        const opgen_sim::MaskSpec m =                                                             \
+            opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
+        opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
+                             [](auto a, auto b) { return EXPR; });                                \
+    }
+OPGEN_SIM_BITWISE(And, a & b)
+OPGEN_SIM_BITWISE(Or, a | b)
+#undef OPGEN_SIM_BITWISE
+
+template <typename T, bool isSetMask = true>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+                const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {
+    static_assert(std::is_integral_v<T>, "Not takes integer tensors (int16_t/uint16_t)");
+    const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Not", true, 0, mask, repeatTime);
+    opgen_sim::UnaryRep("Not", dst, src, m, repeatParams, [](auto a) { return ~a; });
+}
+
+template <typename T, bool isSetMask = true>
+inline void Not(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,
+                const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {
+    static_assert(std::is_integral_v<T>, "Not takes integer tensors (int16_t/uint16_t)");
+    const opgen_sim::MaskSpec m =
+        opgen_sim::ResolveMask<T, isSetMask>("Not", false, mask, nullptr, repeatTime);
+    opgen_sim::UnaryRep("Not", dst, src, m, repeatParams, [](auto a) { return ~a; });
+}
+
+// ---- ShiftLeft / ShiftRight (count form) -----------------------------------------------------
+template <typename T, bool isSetMask = true>
+inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                      const typename opgen_sim::Id<T>::type& scalarValue, const int32_t& count) {
+    static_assert(std::is_integral_v<T>, "ShiftLeft takes integer tensors");
+    const int s = static_cast<int>(scalarValue);
+    opgen_sim::Unary("ShiftLeft", dst, src, count, [s](auto a) {
+        using UT = std::make_unsigned_t<T>;
+        return static_cast<T>(static_cast<UT>(static_cast<UT>(a) << s));
+    });
+}
+
+template <typename T, bool isSetMask = true>
+inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                       const typename opgen_sim::Id<T>::type& scalarValue, const int32_t& count) {
+    static_assert(std::is_integral_v<T>, "ShiftRight takes integer tensors");
+    const int s = static_cast<int>(scalarValue);
+    // logical for unsigned T, arithmetic for signed T
+    opgen_sim::Unary("ShiftRight", dst, src, count, [s](auto a) { return static_cast<T>(a >> s); });
+}
+
+// ---- Brcb -----------------------------------------------------------------------------------
+struct BrcbRepeatParams {
+    BrcbRepeatParams() {}
+    BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn)
+        : dstBlkStride(dstBlkStrideIn), dstRepStride(dstRepStrideIn) {}
+    uint32_t blockNumber = DEFAULT_BLK_NUM;
+    uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
+    uint16_t dstBlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src1BlkStride = DEFAULT_BLK_STRIDE;
+    uint8_t src0RepStride = DEFAULT_REPEAT_STRIDE;
+    uint8_t src1RepStride = DEFAULT_REPEAT_STRIDE;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+// Repeat r reads src[8r .. 8r+7] and fills data block j of the repeat (at block
+// r * dstRepStride + j * dstBlkStride of dst) with src[8r + j].
+template <typename T>
+inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t repeatTime,
+                 const BrcbRepeatParams& repeatParams) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Brcb takes 16- or 32-bit elements");
+    constexpr const char* api = "Brcb";
+    constexpr uint64_t B = opgen_sim::kBlockBytes / sizeof(T);
+    opgen_sim::CheckUbAligned(dst, api, "dst");
+    opgen_sim::CheckUbAligned(src0, api, "src0");
+    const uint64_t r = repeatTime;
+    if (r == 0) return;
+    const uint64_t rep = repeatParams.dstRepStride;
+    const uint64_t blk = repeatParams.dstBlkStride;
+    if (r * 8 > src0.size_) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                        "src0: " + std::to_string(r) + " repeat(s) read " + opgen_sim::Str(r * 8) +
+                            " elements but the LocalTensor<" + opgen_sim::TypeName<T>() + "> has " +
+                            opgen_sim::Str(src0.size_));
+    }
+    uint64_t reach = 0;  // one past the last dst element written
+    for (uint64_t j = 0; j < 8; ++j) reach = std::max(reach, ((r - 1) * rep + j * blk + 1) * B);
+    if (reach > dst.size_) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                        "dst: " + std::to_string(r) + " repeat(s) with dstBlkStride " +
+                            std::to_string(blk) + ", dstRepStride " + std::to_string(rep) +
+                            " reach element " + opgen_sim::Str(reach - 1) + " but the LocalTensor<" +
+                            opgen_sim::TypeName<T>() + "> has " + opgen_sim::Str(dst.size_) +
+                            " elements");
+    }
+    T vals[8 * 255];
+    std::memcpy(vals, src0.ptr_, r * 8 * sizeof(T));  // read all before writing (dst may alias)
+    for (uint64_t i = 0; i < r; ++i) {
+        for (uint64_t j = 0; j < 8; ++j) {
+            T* b = dst.ptr_ + (i * rep + j * blk) * B;
+            for (uint64_t k = 0; k < B; ++k) b[k] = vals[i * 8 + j];
+        }
+    }
+    opgen_sim::CountVector<T>(r * 8 * B);
+}
+
+// ---- advanced unary math APIs ---------------------------------------------------------------
+namespace more_detail {
+template <typename T, typename F>
+inline void AdvUnary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                     const LocalTensor<uint8_t>* tmp, uint64_t min_tmp, uint32_t calCount, F f) {
+    opgen_sim::CheckOperand(dst, calCount, api, "dstTensor");
+    opgen_sim::CheckOperand(src, calCount, api, "srcTensor");
+    if (tmp != nullptr) opgen_sim::CheckTmp<T>(api, *tmp, min_tmp, dst, &src, nullptr, calCount);
+    opgen_sim::Unary(api, dst, src, static_cast<int32_t>(calCount), f);
+}
+}  // namespace more_detail
+
+// Four overloads (with/without sharedTmpBuffer, with/without calCount), as CANN documents for
+// Sigmoid, Tanh, Sin, Cos and Erf.
+#define OPGEN_SIM_ADV_UNARY4(NAME, EXPR)                                                           \
+    template <typename T, bool isReuseSource = false>                                              \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,             \
+                     const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {       \
+        more_detail::AdvUnary(#NAME, dstTensor, srcTensor, &sharedTmpBuffer,                       \
+                              opgen_sim::kTmpMinBytes, calCount, [](auto x) {                      \
+                                  using A = decltype(x);                                           \
+                                  return static_cast<A>(EXPR);                                     \
+                              });                                                                  \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                              \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,             \
+                     const LocalTensor<uint8_t>& sharedTmpBuffer) {                                \
+        NAME<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcTensor.GetSize());        \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                              \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,             \
+                     const uint32_t calCount) {                                                    \
+        more_detail::AdvUnary(#NAME, dstTensor, srcTensor, nullptr, 0, calCount, [](auto x) {      \
+            using A = decltype(x);                                                                 \
+            return static_cast<A>(EXPR);                                                           \
+        });                                                                                        \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                              \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {           \
+        NAME<T, isReuseSource>(dstTensor, srcTensor, srcTensor.GetSize());                         \
+    }
+OPGEN_SIM_ADV_UNARY4(Sigmoid, A(1) / (A(1) + std::exp(-x)))
+OPGEN_SIM_ADV_UNARY4(Tanh, std::tanh(x))
+OPGEN_SIM_ADV_UNARY4(Sin, std::sin(x))
+OPGEN_SIM_ADV_UNARY4(Cos, std::cos(x))
+OPGEN_SIM_ADV_UNARY4(Erf, std::erf(x))
+#undef OPGEN_SIM_ADV_UNARY4
+
+// Two overloads (with/without sharedTmpBuffer, both with calCount), as CANN documents for Floor,
+// Ceil, Round (half to even) and Trunc. No minimum sharedTmpBuffer size is enforced for these.
+#define OPGEN_SIM_ADV_UNARY2(NAME, EXPR)                                                          \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,            \
+                     const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {      \
+        more_detail::AdvUnary(#NAME, dstTensor, srcTensor, &sharedTmpBuffer, 0, calCount,         \
+                              [](auto x) {                                                        \
+                                  using A = decltype(x);                                          \
+                                  return static_cast<A>(EXPR);                                    \
+                              });                                                                 \
+    }                                                                                             \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,            \
+                     const uint32_t calCount) {                                                   \
+        more_detail::AdvUnary(#NAME, dstTensor, srcTensor, nullptr, 0, calCount, [](auto x) {     \
+            using A = decltype(x);                                                                \
+            return static_cast<A>(EXPR);                                                          \
+        });                                                                                       \
+    }
+OPGEN_SIM_ADV_UNARY2(Floor, std::floor(x))
+OPGEN_SIM_ADV_UNARY2(Ceil, std::ceil(x))
+OPGEN_SIM_ADV_UNARY2(Round, std::nearbyint(x))
+OPGEN_SIM_ADV_UNARY2(Trunc, std::trunc(x))
+#undef OPGEN_SIM_ADV_UNARY2
+
+// Gelu / FasterGelu / FasterGeluV2: template <T, highPrecision, highPerformance>, argument named
+// dataSize; with and without sharedTmpBuffer.
+#define OPGEN_SIM_GELU(NAME, LANE)                                                                \
+    template <typename T, bool highPrecision = false, bool highPerformance = false>               \
+    inline void NAME(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,              \
+                     const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t dataSize) {      \
+        more_detail::AdvUnary(#NAME, dstLocal, srcLocal, &sharedTmpBuffer,                        \
+                              opgen_sim::kTmpMinBytes, dataSize,                                  \
+                              [](auto x) { return opgen_sim::LANE(x); });                         \
+    }                                                                                             \
+    template <typename T, bool highPrecision = false, bool highPerformance = false>               \
+    inline void NAME(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,              \
+                     const uint32_t dataSize) {                                                   \
+        more_detail::AdvUnary(#NAME, dstLocal, srcLocal, nullptr, 0, dataSize,                    \
+                              [](auto x) { return opgen_sim::LANE(x); });                         \
+    }
+OPGEN_SIM_GELU(Gelu, GeluLane)
+OPGEN_SIM_GELU(FasterGelu, FasterGeluLane)
+OPGEN_SIM_GELU(FasterGeluV2, FasterGeluV2Lane)
+#undef OPGEN_SIM_GELU
+
+// Silu: silu(x) = x / (1 + e^(-x)); CANN has only the count form (argument dataSize).
+template <typename T, bool isReuseSource = false>
+inline void Silu(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, uint32_t dataSize) {
+    more_detail::AdvUnary("Silu", dstLocal, srcLocal, nullptr, 0, dataSize,
+                          [](auto x) { return x / (decltype(x)(1) + std::exp(-x)); });
+}
+
+// ---- Power ----------------------------------------------------------------------------------
+namespace more_detail {
+template <typename T>
+inline void PowerTT(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b,
+                    const LocalTensor<uint8_t>* tmp, uint32_t calCount) {
+    constexpr const char* api = "Power";
+    opgen_sim::CheckOperand(dst, calCount, api, "dstTensor");
+    opgen_sim::CheckOperand(a, calCount, api, "src0Tensor");
+    opgen_sim::CheckOperand(b, calCount, api, "src1Tensor");
+    if (tmp != nullptr) opgen_sim::CheckTmp<T>(api, *tmp, opgen_sim::kTmpMinBytes, dst, &a, &b, calCount);
+    opgen_sim::Binary(api, dst, a, b, static_cast<int32_t>(calCount),
+                      [](auto x, auto y) { return opgen_sim::PowLane<T>(x, y); });
+}
+template <typename T>
+inline void PowerTS(const LocalTensor<T>& dst, const LocalTensor<T>& a, T s,
+                    const LocalTensor<uint8_t>* tmp, uint32_t calCount) {
+    constexpr const char* api = "Power";
+    opgen_sim::CheckOperand(dst, calCount, api, "dstTensor");
+    opgen_sim::CheckOperand(a, calCount, api, "src0Tensor");
+    if (tmp != nullptr) opgen_sim::CheckTmp<T>(api, *tmp, opgen_sim::kTmpMinBytes, dst, &a, nullptr, calCount);
+    const opgen_sim::Acc<T> e = static_cast<opgen_sim::Acc<T>>(s);
+    opgen_sim::Unary(api, dst, a, static_cast<int32_t>(calCount),
+                     [e](auto x) { return opgen_sim::PowLane<T>(x, e); });
+}
+template <typename T>
+inline void PowerST(const LocalTensor<T>& dst, T s, const LocalTensor<T>& b,
+                    const LocalTensor<uint8_t>* tmp, uint32_t calCount) {
+    constexpr const char* api = "Power";
+    opgen_sim::CheckOperand(dst, calCount, api, "dstTensor");
+    opgen_sim::CheckOperand(b, calCount, api, "src1Tensor");
+    if (tmp != nullptr) opgen_sim::CheckTmp<T>(api, *tmp, opgen_sim::kTmpMinBytes, dst, &b, nullptr, calCount);
+    const opgen_sim::Acc<T> base = static_cast<opgen_sim::Acc<T>>(s);
+    opgen_sim::Unary(api, dst, b, static_cast<int32_t>(calCount),
+                     [base](auto y) { return opgen_sim::PowLane<T>(base, y); });
+}
+}  // namespace more_detail
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,
+                  const LocalTensor<T>& src1Tensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                  uint32_t calCount) {
+    more_detail::PowerTT(dstTensor, src0Tensor, src1Tensor, &sharedTmpBuffer, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,
+                  const LocalTensor<T>& src1Tensor, uint32_t calCount) {
+    more_detail::PowerTT<T>(dstTensor, src0Tensor, src1Tensor, nullptr, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,
+                  const LocalTensor<T>& src1Tensor, const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    more_detail::PowerTT(dstTensor, src0Tensor, src1Tensor, &sharedTmpBuffer, src0Tensor.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,
+                  const LocalTensor<T>& src1Tensor) {
+    more_detail::PowerTT<T>(dstTensor, src0Tensor, src1Tensor, nullptr, src0Tensor.GetSize());
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const T& src1Scalar,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount) {
+    more_detail::PowerTS(dstTensor, src0Tensor, src1Scalar, &sharedTmpBuffer, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const T& src1Scalar,
+                  uint32_t calCount) {
+    more_detail::PowerTS<T>(dstTensor, src0Tensor, src1Scalar, nullptr, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const T& src1Scalar,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    more_detail::PowerTS(dstTensor, src0Tensor, src1Scalar, &sharedTmpBuffer, src0Tensor.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor, const T& src1Scalar) {
+    more_detail::PowerTS<T>(dstTensor, src0Tensor, src1Scalar, nullptr, src0Tensor.GetSize());
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const T& src0Scalar, const LocalTensor<T>& src1Tensor,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount) {
+    more_detail::PowerST(dstTensor, src0Scalar, src1Tensor, &sharedTmpBuffer, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const T& src0Scalar, const LocalTensor<T>& src1Tensor,
+                  uint32_t calCount) {
+    more_detail::PowerST<T>(dstTensor, src0Scalar, src1Tensor, nullptr, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const T& src0Scalar, const LocalTensor<T>& src1Tensor,
+                  const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    more_detail::PowerST(dstTensor, src0Scalar, src1Tensor, &sharedTmpBuffer, src1Tensor.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Power(const LocalTensor<T>& dstTensor, const T& src0Scalar, const LocalTensor<T>& src1Tensor) {
+    more_detail::PowerST<T>(dstTensor, src0Scalar, src1Tensor, nullptr, src1Tensor.GetSize());
+}
+
+}  // namespace AscendC
