@@ -171,6 +171,14 @@ def _function_backward_return(n_inputs: int, n_attrs: int) -> str:
     return py_tuple(["result" if n_inputs == 1 else "*result", *["None"] * n_attrs])
 
 
+def _requires_grad_source(spec: OpSpec) -> str:
+    """Whether any input requires grad: attribute reads when every input is a plain tensor (the
+    cheapest), else torch._C._any_requires_grad (None and tensor lists)."""
+    if all(not t.is_optional and not t.is_dynamic for t in spec.inputs):
+        return " or ".join(f"{t.name}.requires_grad" for t in spec.inputs)
+    return "_C._any_requires_grad(" + ", ".join(t.name for t in spec.inputs) + ")"
+
+
 def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
     inputs = [_input_view(i, t) for i, t in enumerate(spec.inputs)]
     attrs = [_attr_view(a) for a in spec.attrs]
@@ -190,6 +198,7 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         output_unpack=", ".join(out_names),
         grad_params=", ".join(["ctx: Any", *(f"grad_{o}: Any" for o in out_names)]),
         call_args=", ".join(in_names + [f"{a.name}={a.name}" for a in spec.attrs]),
+        requires_grad=_requires_grad_source(spec),
         module_call_args=", ".join(in_names + [f"{a.name}=self.{a.name}" for a in spec.attrs]),
         apply_args=", ".join(in_names + [a.name for a in spec.attrs]),
         attr_dict="{" + ", ".join(f'"{a.name}": {a.name}' for a in spec.attrs) + "}",

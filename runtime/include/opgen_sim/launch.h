@@ -220,9 +220,11 @@ inline uint64_t& NextTilingKey() {
 }
 
 // Runs all blocks of a job: on the calling thread alone, or with the pool's workers.
+// (hardware_concurrency reads /sys/devices/system/cpu/online on every call in glibc: a few
+// microseconds, more than a small launch, so it is read once.)
 inline void RunJob(Job& job, int32_t max_threads) {
-    int32_t hw = max_threads > 0 ? max_threads
-                                 : static_cast<int32_t>(std::thread::hardware_concurrency());
+    static const int32_t hardware = static_cast<int32_t>(std::thread::hardware_concurrency());
+    int32_t hw = max_threads > 0 ? max_threads : hardware;
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
     if (threads <= 1) {

@@ -100,6 +100,9 @@ if _first_import:
                                     lib=_lib)
 
 OP = torch.ops.opgen.cast.default
+_OP_CALL = OP._op  # what OP(...) calls, without OpOverload.__call__'s Python frame
+_C = torch._C
+_compiling = torch.compiler.is_compiling
 
 
 def cast(
@@ -109,7 +112,13 @@ def cast(
 ) -> Any:
     """Converts x to the dtype named by dst_type (float to int truncates toward zero, as numpy, PyTorch and TensorFlow do)."""
     try:
-        return OP(x, dst_type=dst_type)
+        if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
+            return OP(x, dst_type=dst_type)
+        # Fast path: no input requires grad, so the autograd kernel (Python, from
+        # register_autograd) would only redispatch below autograd; do that directly.
+        # See "Registration path" in docs/pytorch.md.
+        with _C._AutoDispatchBelowAutograd():
+            return _OP_CALL(x, dst_type=dst_type)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
         raise _ts.call_error(SIGNATURE, exc) from None
 

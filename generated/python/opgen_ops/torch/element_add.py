@@ -91,6 +91,9 @@ if _first_import:
                                     lib=_lib)
 
 OP = torch.ops.opgen.element_add.default
+_OP_CALL = OP._op  # what OP(...) calls, without OpOverload.__call__'s Python frame
+_C = torch._C
+_compiling = torch.compiler.is_compiling
 
 
 def element_add(
@@ -99,7 +102,13 @@ def element_add(
 ) -> Any:
     """opgen::element_add"""
     try:
-        return OP(x, y)
+        if _compiling() or (x.requires_grad or y.requires_grad) and _C.is_grad_enabled():
+            return OP(x, y)
+        # Fast path: no input requires grad, so the autograd kernel (Python, from
+        # register_autograd) would only redispatch below autograd; do that directly.
+        # See "Registration path" in docs/pytorch.md.
+        with _C._AutoDispatchBelowAutograd():
+            return _OP_CALL(x, y)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
         raise _ts.call_error(SIGNATURE, exc) from None
 

@@ -111,6 +111,9 @@ if _first_import:
                                     lib=_lib)
 
 OP = torch.ops.opgen.layer_norm.default
+_OP_CALL = OP._op  # what OP(...) calls, without OpOverload.__call__'s Python frame
+_C = torch._C
+_compiling = torch.compiler.is_compiling
 
 
 def layer_norm(
@@ -122,7 +125,13 @@ def layer_norm(
 ) -> Any:
     """Layer normalisation over the last axis, with optional affine gamma and beta. Also returns the per-row mean and reciprocal standard deviation."""
     try:
-        return OP(x, gamma, beta, epsilon=epsilon)
+        if _compiling() or (_C._any_requires_grad(x, gamma, beta)) and _C.is_grad_enabled():
+            return OP(x, gamma, beta, epsilon=epsilon)
+        # Fast path: no input requires grad, so the autograd kernel (Python, from
+        # register_autograd) would only redispatch below autograd; do that directly.
+        # See "Registration path" in docs/pytorch.md.
+        with _C._AutoDispatchBelowAutograd():
+            return _OP_CALL(x, gamma, beta, epsilon=epsilon)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
         raise _ts.call_error(SIGNATURE, exc) from None
 

@@ -96,6 +96,9 @@ if _first_import:
                                     lib=_lib)
 
 OP = torch.ops.opgen.leaky_relu.default
+_OP_CALL = OP._op  # what OP(...) calls, without OpOverload.__call__'s Python frame
+_C = torch._C
+_compiling = torch.compiler.is_compiling
 
 
 def leaky_relu(
@@ -105,7 +108,13 @@ def leaky_relu(
 ) -> Any:
     """Leaky ReLU, element-wise."""
     try:
-        return OP(x, negative_slope=negative_slope)
+        if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
+            return OP(x, negative_slope=negative_slope)
+        # Fast path: no input requires grad, so the autograd kernel (Python, from
+        # register_autograd) would only redispatch below autograd; do that directly.
+        # See "Registration path" in docs/pytorch.md.
+        with _C._AutoDispatchBelowAutograd():
+            return _OP_CALL(x, negative_slope=negative_slope)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
         raise _ts.call_error(SIGNATURE, exc) from None
 

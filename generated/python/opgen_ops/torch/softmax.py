@@ -97,6 +97,9 @@ if _first_import:
                                     lib=_lib)
 
 OP = torch.ops.opgen.softmax.default
+_OP_CALL = OP._op  # what OP(...) calls, without OpOverload.__call__'s Python frame
+_C = torch._C
+_compiling = torch.compiler.is_compiling
 
 
 def softmax(
@@ -106,7 +109,13 @@ def softmax(
 ) -> Any:
     """Softmax along one axis (the kernel handles the last axis)."""
     try:
-        return OP(x, axis=axis)
+        if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
+            return OP(x, axis=axis)
+        # Fast path: no input requires grad, so the autograd kernel (Python, from
+        # register_autograd) would only redispatch below autograd; do that directly.
+        # See "Registration path" in docs/pytorch.md.
+        with _C._AutoDispatchBelowAutograd():
+            return _OP_CALL(x, axis=axis)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
         raise _ts.call_error(SIGNATURE, exc) from None
 
