@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,5 +178,3 @@ def load_file(path: Path | str, display: str | None = None) -> Document:
     return load_text(text, shown)
 
 
-def is_mapping(value: object) -> bool:
-    return isinstance(value, Mapping)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import posixpath
 from importlib import resources
 from typing import Any
@@ -88,5 +87,3 @@ def render(template: str, **context: Any) -> str:
     return _finalize(environment().get_template(template).render(**context), max_blank)
 
 
-def project_relative(path: str, root: str) -> str:
-    return os.path.relpath(path, root)

@@ -254,16 +254,3 @@ def _error(loaded: _Loaded, entry: str, soc: SocProfile) -> SimulatorError:
     if cls.__name__ == "UnifiedBufferOverflow":
         detail += f" [SoC {soc.name}: UB {soc.ub_bytes} bytes]"
     return cls(f"{api}: {detail}", kernel=entry, block=block.value, api=api)
-
-
-def launch_args_summary(gm_args: GmArgs) -> list[dict[str, Any]]:
-    """Shapes and dtypes of launch arguments, for messages and logs."""
-    items = gm_args.items() if isinstance(gm_args, Mapping) else enumerate(gm_args)
-    return [
-        {
-            "name": str(k),
-            "shape": None if a is None else a.shape,
-            "dtype": None if a is None else str(a.dtype),
-        }
-        for k, a in items
-    ]

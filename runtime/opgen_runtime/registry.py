@@ -32,7 +32,7 @@ from .oplib import KernelVariant, OperatorLibrary, open_library
 from .profile import LaunchProfile
 from .shapes import ShapeRuleError, infer_shape
 from .soc import DEFAULT_SOC
-from .tiling import TilingLayout, default_tiling
+from .tiling import TensorSpec, TilingLayout, default_tiling
 
 ORDER = ("load_operator_library -> register_operator -> register_operator_model -> "
          "register_operator_gradient")
@@ -333,7 +333,7 @@ class Registry:
             raise OpCallError(f"{opdef.op_name}: the metadef has no tiling layout; regenerate "
                               "it with `opgen generate`")
         ins = {t.name: a for t, a in zip(opdef.inputs, arrays, strict=True)}
-        outs = {t.name: _Spec(s, d)
+        outs = {t.name: TensorSpec(s, d)
                 for t, s, d in zip(opdef.outputs, out_shapes, out_dtypes, strict=True)}
         tiling_attrs = {k: _tiling_value(opdef.attr(k), v) for k, v in attrs.items()}
         hook = _tiling_hook(opdef)
@@ -341,11 +341,6 @@ class Registry:
         return _Plan(op.library.kernel(variant), variant.entry, tuple(out_shapes), out_dtypes,
                      tuple(names), block_dim, op.layout.pack(values), ())
 
-
-@dataclass(frozen=True)
-class _Spec:
-    shape: tuple[int, ...]
-    dtype: Any
 
 
 def _layout(opdef: OpDef) -> TilingLayout | None:
