@@ -38,6 +38,12 @@ def qualname(namespace: str, spec: OpSpec) -> str:
     return f"{namespace}::{spec.op_name}"
 
 
+def cpu_namespace(namespace: str) -> str:
+    """The namespace of the ops' bare CPU kernels (no autograd), which the generated wrappers
+    call when no input needs a gradient: opgen -> opgen_cpu."""
+    return f"{namespace}_cpu"
+
+
 def function_class(spec: OpSpec) -> str:
     """The seed-style torch.autograd.Function: leaky_relu -> LeakyRelu."""
     return upper_camel(spec.op_name)

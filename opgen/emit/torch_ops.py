@@ -217,6 +217,7 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         banner=banner_text(spec.spec_path),
         op_name=spec.op_name,
         namespace=config.namespace,
+        cpu_namespace=names.cpu_namespace(config.namespace),
         qualname=names.qualname(config.namespace, spec),
         package=config.package,
         spec_path=spec.spec_path,
@@ -341,6 +342,8 @@ class OpSourceView:
     op_name: str
     qualname: str
     torch_namespace: str
+    cpu_namespace: str  # the bare CPU kernel's torch namespace (names.cpu_namespace)
+    schema: str
     namespace: str  # the C++ namespace of the description
     library_source: str
     spec_path: str
@@ -367,6 +370,8 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
         op_name=spec.op_name,
         qualname=names.qualname(config.namespace, spec),
         torch_namespace=config.namespace,
+        cpu_namespace=names.cpu_namespace(config.namespace),
+        schema=names.schema(spec),
         namespace=names.cc_namespace(spec.op_name),
         library_source=f"{names.library_stem(config.package)}.cc",
         spec_path=spec.spec_path,

@@ -53,13 +53,16 @@ def compile_flags() -> list[str]:
     importing cpp_extension (which imports setuptools: slow, and only needed to build)."""
     inc = _torch_dir() / "include"
     abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+    # -fopenmp: at::parallel_for (the simulated cores run on torch's intra-op threads) is a
+    # header template that is only parallel when compiled with OpenMP, as torch's CPU build is.
     return [f"-isystem{inc}", f"-isystem{inc / 'torch' / 'csrc' / 'api' / 'include'}",
-            f"-D_GLIBCXX_USE_CXX11_ABI={abi}"]
+            f"-D_GLIBCXX_USE_CXX11_ABI={abi}", "-fopenmp"]
 
 
 def link_flags() -> list[str]:
+    """torch's libraries; -fopenmp's libgomp is found in torch/lib first, the one torch uses."""
     lib = _torch_dir() / "lib"
-    return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-lc10", "-ltorch_cpu", "-ltorch"]
+    return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-fopenmp", "-lc10", "-ltorch_cpu", "-ltorch"]
 
 
 def _blob_symbol(op_name: str, column: int) -> str:

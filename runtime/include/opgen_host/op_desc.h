@@ -214,7 +214,7 @@ inline std::string TileAndLaunch(const SimKernel& kernel, const TilingDesc& d,
                                  const TensorArg* targs, int n, const AttrArg* attrs,
                                  int num_attrs, const SocProfile& soc, const char* names,
                                  uint8_t** args, int64_t* sizes, bool* tiling_failed,
-                                 int32_t* block) {
+                                 int32_t* block, const SimThreads& pool = {}) {
     alignas(64) uint8_t small[256];
     std::vector<uint8_t> large;
     uint8_t* tiling = small;
@@ -231,7 +231,7 @@ inline std::string TileAndLaunch(const SimKernel& kernel, const TilingDesc& d,
     args[n + 1] = tiling;
     sizes[n + 1] = static_cast<int64_t>(d.tiling_size);
     return LaunchSimKernel(kernel, n + 2, args, sizes, names, block_dim, soc.ub_bytes,
-                           static_cast<int64_t>(d.tiling_size), block);
+                           static_cast<int64_t>(d.tiling_size), block, pool);
 }
 
 }  // namespace opgen_host

@@ -32,11 +32,25 @@ inline constexpr int kSimMaxArgs = 48;
 using SimLaunchFn = int32_t (*)(void*, int32_t, uint8_t**, const int64_t*, const char*, int32_t,
                                 int64_t, int32_t, int64_t, int32_t, int64_t*);
 using SimLastErrorFn = int32_t (*)(char*, int32_t, int32_t*);
+// A host's thread pool (opgen_sim::ParallelFn): runs body(arg) on up to n threads.
+using SimParallelFn = void (*)(void* ctx, int32_t n, void (*body)(void*), void* arg);
+using SimLaunchWithFn = int32_t (*)(void*, int32_t, uint8_t**, const int64_t*, const char*,
+                                    int32_t, int64_t, int32_t, int64_t, int32_t, int64_t*,
+                                    SimParallelFn, void*);
+
+// Where a launch runs its blocks: the kernel library's own threads (parallel == nullptr), or a
+// framework's pool of `threads` threads.
+struct SimThreads {
+    SimParallelFn parallel = nullptr;
+    void* ctx = nullptr;
+    int32_t threads = 0;
+};
 
 struct SimKernel {
     void* handle = nullptr;
     void* entry = nullptr;
     SimLaunchFn launch = nullptr;
+    SimLaunchWithFn launch_with = nullptr;  // absent in kernels built before it existed
     SimLastErrorFn last_error = nullptr;
     int32_t num_counters = 0;
 };
@@ -112,6 +126,7 @@ inline std::string LoadEmbeddedKernel(const uint8_t* begin, const uint8_t* end, 
     k.handle = handle;
     k.entry = dlsym(handle, entry);
     k.launch = reinterpret_cast<SimLaunchFn>(dlsym(handle, "opgen_sim_launch"));
+    k.launch_with = reinterpret_cast<SimLaunchWithFn>(dlsym(handle, "opgen_sim_launch_with"));
     k.last_error = reinterpret_cast<SimLastErrorFn>(dlsym(handle, "opgen_sim_last_error"));
     auto abi = reinterpret_cast<int32_t (*)()>(dlsym(handle, "opgen_sim_abi_version"));
     auto counters = reinterpret_cast<int32_t (*)()>(dlsym(handle, "opgen_sim_num_counters"));
@@ -133,19 +148,39 @@ inline std::string LoadEmbeddedKernel(const uint8_t* begin, const uint8_t* end, 
     return "";
 }
 
+// Host threads for a launch: OPGEN_SIM_THREADS (read once), else 0 (one per CPU core).
+inline int32_t SimThreadCount() {
+    static const int32_t threads = [] {
+        const char* env = std::getenv("OPGEN_SIM_THREADS");
+        return env != nullptr ? static_cast<int32_t>(std::atoi(env)) : 0;
+    }();
+    return threads;
+}
+
 // Runs the kernel on `block_dim` simulated cores. `args` are the GM pointers (inputs, outputs,
 // workspace, tiling), `sizes` their byte sizes, `names` their names joined by '\0' (for the
 // simulator's bounds messages); the last argument is the tiling. Returns "" or the simulator's
 // message, with *error_block set to the failing block (-1: none).
 inline std::string LaunchSimKernel(const SimKernel& k, int32_t nargs, uint8_t** args,
                                    const int64_t* sizes, const char* names, int64_t block_dim,
-                                   int64_t ub_bytes, int64_t tiling_size, int32_t* error_block) {
+                                   int64_t ub_bytes, int64_t tiling_size, int32_t* error_block,
+                                   const SimThreads& pool = {}) {
     thread_local std::vector<int64_t> counters;
     const size_t need = static_cast<size_t>(block_dim) * static_cast<size_t>(k.num_counters);
     if (counters.size() < need) counters.resize(need);
     *error_block = -1;
-    const int32_t rc = k.launch(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
-                                ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, counters.data());
+    const int32_t env_threads = SimThreadCount();
+    int32_t rc;
+    if (pool.parallel != nullptr && k.launch_with != nullptr) {
+        rc = k.launch_with(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
+                           ub_bytes, kSimFlagStrictDataCopy, tiling_size,
+                           env_threads > 0 ? env_threads : pool.threads, counters.data(),
+                           pool.parallel, pool.ctx);
+    } else {
+        rc = k.launch(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
+                      ub_bytes, kSimFlagStrictDataCopy, tiling_size, env_threads,
+                      counters.data());
+    }
     if (rc == 0) return "";
     char buf[4096];
     int32_t block = -1;

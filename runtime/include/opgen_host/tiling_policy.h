@@ -254,15 +254,18 @@ inline int SizeOf(CType t) {
 
 // Stores one scalar into the struct (tiling.py _convert + ctypes assignment).
 inline std::string Store(const char* st, const FieldDesc& f, const Value& v, uint8_t* dst) {
-    const std::string where = std::string("tiling struct ") + st + ": field '" + f.name + "' (" +
-                              f.ctype_name + ")";
+    // The message prefix, built only on an error (this runs for every field of every call).
+    const auto where = [&] {
+        return std::string("tiling struct ") + st + ": field '" + f.name + "' (" + f.ctype_name +
+               ")";
+    };
     const bool is_float = v.kind == Value::Kind::kFloat;
     const double as_double = is_float ? v.f : static_cast<double>(v.i);
     switch (f.ctype) {
         case CType::F16: {
             uint16_t bits = 0;
             if (!DoubleToHalf(as_double, &bits)) {
-                return where + ": " + Repr(as_double) + " is too large for a half";
+                return where() + ": " + Repr(as_double) + " is too large for a half";
             }
             std::memcpy(dst, &bits, 2);
             return "";
@@ -277,30 +280,31 @@ inline std::string Store(const char* st, const FieldDesc& f, const Value& v, uin
         default: break;
     }
     if (is_float && !(std::isfinite(v.f) && v.f == std::floor(v.f))) {
-        return where + ": " + Repr(v.f) + " is not an integer";
+        return where() + ": " + Repr(v.f) + " is not an integer";
     }
-    if (is_float && std::fabs(v.f) >= 9.2e18) return where + ": cannot convert " + Repr(v.f);
+    if (is_float && std::fabs(v.f) >= 9.2e18) return where() + ": cannot convert " + Repr(v.f);
     const int64_t iv = is_float ? static_cast<int64_t>(v.f) : v.i;
     if (f.ctype == CType::Char) {
-        if (iv < 0 || iv > 255) return where + ": cannot convert " + std::to_string(iv);
+        if (iv < 0 || iv > 255) return where() + ": cannot convert " + std::to_string(iv);
         *dst = static_cast<uint8_t>(iv);
         return "";
     }
     const IntRange r = RangeOf(f.ctype);
     const int bits = r.bytes * 8;
-    bool ok;
-    std::string range;
     if (r.is_signed) {
         const int64_t lo = bits == 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
         const int64_t hi = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
-        ok = iv >= lo && iv <= hi;
-        range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        if (iv < lo || iv > hi) {
+            return where() + ": " + std::to_string(iv) + " is out of range [" +
+                   std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        }
     } else {
         const uint64_t hi = bits == 64 ? UINT64_MAX : (uint64_t{1} << bits) - 1;
-        ok = iv >= 0 && static_cast<uint64_t>(iv) <= hi;
-        range = "[0, " + std::to_string(hi) + "]";
+        if (iv < 0 || static_cast<uint64_t>(iv) > hi) {
+            return where() + ": " + std::to_string(iv) + " is out of range [0, " +
+                   std::to_string(hi) + "]";
+        }
     }
-    if (!ok) return where + ": " + std::to_string(iv) + " is out of range " + range;
     const uint64_t u = static_cast<uint64_t>(iv);
     std::memcpy(dst, &u, static_cast<size_t>(r.bytes));  // little-endian, as the kernel reads it
     return "";

@@ -104,6 +104,14 @@ struct GmRegion {
     const char* name;
 };
 
+// A DataCopy(GM->UB) the simulator has not done yet (see "Deferred GM->UB copies" below).
+struct PendingLoad {
+    uint8_t* ub;
+    const uint8_t* gm;
+    uint64_t bytes;
+};
+constexpr int32_t kMaxPendingLoads = 16;
+
 // State of one simulated AI Core (vector core) while it runs one block.
 struct Core {
     int64_t block_idx = 0;
@@ -126,6 +134,9 @@ struct Core {
     const char* atomic_type = nullptr;
     uint64_t tiling_key = 0;  // TILING_KEY_IS
     int64_t counters[kNumCounters] = {};
+    // Deferred GM->UB copies; their UB ranges never overlap one another.
+    PendingLoad pending[kMaxPendingLoads];
+    int32_t npending = 0;
 };
 
 enum AtomicOp : int32_t { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };
@@ -137,6 +148,98 @@ inline Core& CurrentCore() {
         throw std::logic_error("Ascend C API called outside a simulated kernel launch");
     }
     return *tls_core;
+}
+
+// ---- Deferred GM->UB copies ----------------------------------------------------------------
+// DataCopy(GM->UB) records the copy instead of moving the data. The element-wise vector
+// instructions (Binary/Unary in vector.h) read a source that lies inside one recorded copy
+// straight from GM, and FreeTensor drops a copy nobody read: the common CopyIn -> Compute ->
+// CopyOut kernel then touches each input once, as a CPU loop would, instead of three times.
+// Everything else applies the copies it could observe first: LocalTensor::Check (run by every
+// API on its UB operands, and by GetValue/SetValue) applies those in the tensor's range, a GM
+// write by the core (DataCopy/DataCopyPad to GM, atomics, InitGlobalMemory,
+// GlobalTensor::SetValue) applies those reading the written range, and GlobalTensor::GetPhyAddr
+// applies all. UB and GM therefore always read as if every copy had been done when issued.
+inline bool Overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
+    return a < b + bn && b < a + an;
+}
+
+inline void ApplyPending(Core& c, int32_t i) {
+    const PendingLoad& p = c.pending[i];
+    std::memcpy(p.ub, p.gm, p.bytes);
+    c.pending[i] = c.pending[--c.npending];
+}
+
+// Applies the deferred copies into UB [p, p + bytes).
+inline void FlushUb(const void* p, uint64_t bytes) {
+    Core* c = tls_core;
+    if (c == nullptr || c->npending == 0) return;
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (int32_t i = c->npending - 1; i >= 0; --i) {
+        if (Overlaps(c->pending[i].ub, c->pending[i].bytes, b, bytes)) ApplyPending(*c, i);
+    }
+}
+
+// Applies the deferred copies that read GM [p, p + bytes), before the core writes there.
+inline void FlushGm(const void* p, uint64_t bytes) {
+    Core* c = tls_core;
+    if (c == nullptr || c->npending == 0) return;
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (int32_t i = c->npending - 1; i >= 0; --i) {
+        if (Overlaps(c->pending[i].gm, c->pending[i].bytes, b, bytes)) ApplyPending(*c, i);
+    }
+}
+
+inline void FlushAll() {
+    Core* c = tls_core;
+    while (c != nullptr && c->npending > 0) ApplyPending(*c, c->npending - 1);
+}
+
+// UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): copies
+// inside it are dropped, copies sticking out of it are applied.
+inline void DiscardUb(const void* p, uint64_t bytes) {
+    Core* c = tls_core;
+    if (c == nullptr || c->npending == 0) return;
+    const auto* b = static_cast<const uint8_t*>(p);
+    for (int32_t i = c->npending - 1; i >= 0; --i) {
+        const PendingLoad& q = c->pending[i];
+        if (!Overlaps(q.ub, q.bytes, b, bytes)) continue;
+        if (q.ub >= b && q.ub + q.bytes <= b + bytes) {
+            c->pending[i] = c->pending[--c->npending];
+        } else {
+            ApplyPending(*c, i);
+        }
+    }
+}
+
+// DataCopy(GM->UB) of `bytes` (already checked): recorded, or done at once if the list is full.
+inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
+    Core& c = CurrentCore();
+    if (bytes == 0) return;
+    DiscardUb(ub, bytes);
+    if (c.npending == kMaxPendingLoads) {
+        std::memcpy(ub, gm, bytes);
+        return;
+    }
+    c.pending[c.npending++] = {static_cast<uint8_t*>(ub), static_cast<const uint8_t*>(gm), bytes};
+}
+
+// Where to read n elements of a UB source at p: in GM if they lie inside one deferred copy,
+// else in UB (after applying the copies overlapping them).
+template <typename T>
+inline const T* LazySource(const T* p, uint64_t n) {
+    Core* c = tls_core;
+    if (c == nullptr || c->npending == 0) return p;
+    const auto* b = reinterpret_cast<const uint8_t*>(p);
+    const uint64_t bytes = n * sizeof(T);
+    for (int32_t i = 0; i < c->npending; ++i) {
+        const PendingLoad& q = c->pending[i];
+        if (b >= q.ub && b + bytes <= q.ub + q.bytes) {
+            return reinterpret_cast<const T*>(q.gm + (b - q.ub));
+        }
+    }
+    FlushUb(p, bytes);
+    return p;
 }
 
 constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule

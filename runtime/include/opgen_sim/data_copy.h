@@ -64,8 +64,13 @@ enum class PaddingMode : uint8_t { Normal = 0, Compact };
 namespace opgen_sim {
 
 template <typename T>
-inline void CheckUbAligned(const AscendC::LocalTensor<T>& t, const char* api, const char* what) {
-    t.Check(api);
+inline void CheckUbAligned(const AscendC::LocalTensor<T>& t, const char* api, const char* what,
+                           bool apply_pending = true) {
+    if (apply_pending) {
+        t.Check(api);
+    } else {
+        t.CheckLive(api);
+    }
     if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
         Fail(ErrorKind::Alignment, api,
              std::string(what) + " LocalTensor starts at UB offset " + Str(t.UbOffset()) +
@@ -129,6 +134,7 @@ inline void AtomicUpdate(T* addr, T v, Op op) {
 template <typename T>
 inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
     const Core& c = CurrentCore();
+    FlushGm(dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
         std::memcpy(dst, src, n * sizeof(T));
         return;
@@ -190,6 +196,7 @@ inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t si
                              const typename opgen_sim::Id<T>::type value) {
     gmWorkspaceAddr.CheckRange(size, "InitGlobalMemory");
     T* d = gmWorkspaceAddr.ptr_;
+    opgen_sim::FlushGm(d, size * sizeof(T));
     for (uint64_t i = 0; i < size; ++i) d[i] = value;
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(size * sizeof(T));
 }
@@ -198,11 +205,11 @@ inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t si
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(GM->UB)";
-    opgen_sim::CheckUbAligned(dst, api, "destination");
+    opgen_sim::CheckUbAligned(dst, api, "destination", false);
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
     opgen_sim::CheckUbExtent(dst, bytes, api, "destination");
     src.CheckRange(bytes / sizeof(T), api);
-    std::memcpy(dst.ptr_, src.ptr_, bytes);
+    opgen_sim::DeferLoad(dst.ptr_, src.ptr_, bytes);
     opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] += static_cast<int64_t>(bytes);
 }
 

@@ -137,12 +137,47 @@ inline void RunBlocks(Job& job) {
     }
 }
 
+// Spin-waiting for up to OPGEN_SIM_SPIN_US microseconds (default 100) before sleeping, as
+// OpenMP runtimes do: launches that follow each other closely (an op per training step) then
+// skip the futex wake-up of the workers, which costs more than a small kernel runs.
+inline std::chrono::nanoseconds SpinWindow() {
+    static const std::chrono::nanoseconds window = [] {
+        const char* env = std::getenv("OPGEN_SIM_SPIN_US");
+        const long us = env != nullptr ? std::atol(env) : 100;
+        return std::chrono::nanoseconds(us > 0 ? us * 1000 : 0);
+    }();
+    return window;
+}
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Spins until pred() holds or the spin window passes; returns pred().
+template <typename Pred>
+inline bool SpinUntil(Pred pred) {
+    if (pred()) return true;
+    const std::chrono::nanoseconds window = SpinWindow();
+    if (window.count() == 0) return false;
+    const auto deadline = std::chrono::steady_clock::now() + window;
+    for (uint32_t i = 1;; ++i) {
+        CpuRelax();
+        if (pred()) return true;
+        if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+    }
+}
+
 // Persistent workers; the launching thread works too. One launch at a time per library.
 class Pool {
 public:
     std::mutex launch_mu;
 
     void Run(Job& job, int32_t workers) {
+        bool wake = false;
         {
             std::lock_guard<std::mutex> lock(mu_);
             while (nthreads_ < workers) {
@@ -151,39 +186,48 @@ public:
             }
             job_ = &job;
             want_ = workers;
-            busy_ = workers;
-            ++gen_;
+            busy_.store(workers, std::memory_order_relaxed);
+            gen_.fetch_add(1, std::memory_order_release);
+            wake = sleepers_ > 0;
         }
-        cv_.notify_all();
+        if (wake) cv_.notify_all();
         RunBlocks(job);
-        std::unique_lock<std::mutex> lock(mu_);
-        done_.wait(lock, [&] { return busy_ == 0; });
-        job_ = nullptr;
+        const auto idle = [&] { return busy_.load(std::memory_order_acquire) == 0; };
+        if (!SpinUntil(idle)) {
+            std::unique_lock<std::mutex> lock(mu_);
+            done_.wait(lock, idle);
+        }
     }
 
 private:
     void Worker(int32_t id) {
         uint64_t seen = 0;
-        std::unique_lock<std::mutex> lock(mu_);
         for (;;) {
-            cv_.wait(lock, [&] { return gen_ != seen; });
-            seen = gen_;
+            const auto fresh = [&] { return gen_.load(std::memory_order_acquire) != seen; };
+            if (!SpinUntil(fresh)) {
+                std::unique_lock<std::mutex> lock(mu_);
+                ++sleepers_;
+                cv_.wait(lock, fresh);
+                --sleepers_;
+            }
+            seen = gen_.load(std::memory_order_acquire);
             if (id >= want_) continue;
-            Job* job = job_;
-            lock.unlock();
-            RunBlocks(*job);
-            lock.lock();
-            if (--busy_ == 0) done_.notify_all();
+            RunBlocks(*job_);
+            if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                std::lock_guard<std::mutex> lock(mu_);
+                done_.notify_all();
+            }
         }
     }
 
     std::mutex mu_;
     std::condition_variable cv_;
     std::condition_variable done_;
-    Job* job_ = nullptr;
-    uint64_t gen_ = 0;
-    int32_t want_ = 0;
-    int32_t busy_ = 0;
+    Job* job_ = nullptr;             // written before gen_ is bumped (release), read after
+    int32_t want_ = 0;               // likewise
+    std::atomic<uint64_t> gen_{0};
+    std::atomic<int32_t> busy_{0};
+    int32_t sleepers_ = 0;           // workers blocked on cv_ (guarded by mu_)
     int32_t nthreads_ = 0;
 };
 
@@ -219,16 +263,26 @@ inline uint64_t& NextTilingKey() {
     return key;
 }
 
-// Runs all blocks of a job: on the calling thread alone, or with the pool's workers.
-// (hardware_concurrency reads /sys/devices/system/cpu/online on every call in glibc: a few
-// microseconds, more than a small launch, so it is read once.)
-inline void RunJob(Job& job, int32_t max_threads) {
+// A host framework's own thread pool (opgen_sim_launch_with): parallel(ctx, n, body, arg) runs
+// body(arg) once on each of up to n threads, the calling thread included, and returns when all
+// have returned. Using the framework's pool keeps two pools from competing for the cores.
+using ParallelFn = void (*)(void* ctx, int32_t n, void (*body)(void*), void* arg);
+
+inline void RunBlocksThunk(void* job) { RunBlocks(*static_cast<Job*>(job)); }
+
+// Runs all blocks of a job: on the calling thread alone, on the host's pool (`parallel`), or
+// with this library's workers. (hardware_concurrency reads /sys/devices/system/cpu/online on
+// every call in glibc: a few microseconds, more than a small launch, so it is read once.)
+inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
+                   void* parallel_ctx = nullptr) {
     static const int32_t hardware = static_cast<int32_t>(std::thread::hardware_concurrency());
     int32_t hw = max_threads > 0 ? max_threads : hardware;
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
     if (threads <= 1) {
         RunBlocks(job);
+    } else if (parallel != nullptr) {
+        parallel(parallel_ctx, threads, &RunBlocksThunk, &job);
     } else {
         Pool& pool = GetPool();
         std::lock_guard<std::mutex> lock(pool.launch_mu);
@@ -252,10 +306,12 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_num_counters() {
 // workspace, tiling); region_sizes/region_names describe each as a GM buffer for bounds checks
 // (names joined by '\0'). counters receives block_dim * opgen_sim_num_counters() int64s.
 // Returns 0, or an error kind (details via opgen_sim_last_error).
-__attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
+// opgen_sim_launch on the host's thread pool (see ParallelFn); max_threads: the pool's size.
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     void* entry, int32_t nargs, uint8_t** args, const int64_t* region_sizes,
     const char* region_names, int32_t block_dim, int64_t ub_capacity, int32_t flags,
-    int64_t tiling_size, int32_t max_threads, int64_t* counters) {
+    int64_t tiling_size, int32_t max_threads, int64_t* counters, opgen_sim::ParallelFn parallel,
+    void* parallel_ctx) {
     using namespace opgen_sim;
     LastError& last = ThreadLastError();
     last.kind = 0;
@@ -284,7 +340,7 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
     job.counters = counters;
     job.tiling_key = NextTilingKey();
     NextTilingKey() = 0;
-    RunJob(job, max_threads);
+    RunJob(job, max_threads, parallel, parallel_ctx);
     if (job.err_block >= 0) {
         last.kind = job.err_kind;
         last.block = job.err_block;
@@ -292,6 +348,15 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
         return last.kind;
     }
     return 0;
+}
+
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
+    void* entry, int32_t nargs, uint8_t** args, const int64_t* region_sizes,
+    const char* region_names, int32_t block_dim, int64_t ub_capacity, int32_t flags,
+    int64_t tiling_size, int32_t max_threads, int64_t* counters) {
+    return opgen_sim_launch_with(entry, nargs, args, region_sizes, region_names, block_dim,
+                                 ub_capacity, flags, tiling_size, max_threads, counters, nullptr,
+                                 nullptr);
 }
 
 // Sets the tiling key (TILING_KEY_IS) of this thread's next opgen_sim_launch.

@@ -62,7 +62,12 @@ public:
     uint32_t gen_ = 0;
     TPosition pos_ = TPosition::VECCALC;
 
+    // Checks the tensor is live and applies the deferred GM->UB copies into it (core.h).
     void Check(const char* api) const {
+        CheckLive(api);
+        opgen_sim::FlushUb(ptr_, static_cast<uint64_t>(size_) * sizeof(T));
+    }
+    void CheckLive(const char* api) const {
         if (ptr_ == nullptr) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
                             "LocalTensor has no buffer: get it from TQue::AllocTensor, "
@@ -105,7 +110,7 @@ public:
         return ptr_[i];
     }
     LocalTensor operator[](uint32_t offset) const {
-        Check("LocalTensor::operator[]");
+        CheckLive("LocalTensor::operator[]");
         if (offset > size_) {
             opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, "LocalTensor::operator[]",
                             "offset " + opgen_sim::Str(offset) + " is past the end of a LocalTensor<" +
@@ -208,14 +213,23 @@ public:
     template <typename U>
     void SetValue(uint64_t i, U v) const {
         (*this)[i].CheckRange(1, "GlobalTensor::SetValue");
+        opgen_sim::FlushGm(ptr_ + i, sizeof(T));
         ptr_[i] = static_cast<T>(v);
     }
     T& operator()(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::operator()");
+        opgen_sim::FlushGm(ptr_ + i, sizeof(T));
         return ptr_[i];
     }
-    __gm__ T* GetPhyAddr() const { return ptr_; }
-    __gm__ T* GetPhyAddr(uint64_t offset) const { return ptr_ + offset; }
+    // A raw GM pointer may be written through: apply every deferred copy first.
+    __gm__ T* GetPhyAddr() const {
+        opgen_sim::FlushAll();
+        return ptr_;
+    }
+    __gm__ T* GetPhyAddr(uint64_t offset) const {
+        opgen_sim::FlushAll();
+        return ptr_ + offset;
+    }
     uint64_t GetSize() const { return base_size_ - static_cast<uint64_t>(Offset()); }
     template <typename H>
     void SetL2CacheHint(H) {}
@@ -259,7 +273,7 @@ public:
     }
     template <typename T>
     bool EnQue(const LocalTensor<T>& t) {
-        t.Check("TQue::EnQue");
+        t.CheckLive("TQue::EnQue");
         opgen_sim::Slot* s = Own(t.slot_, "TQue::EnQue");
         if (s->state != opgen_sim::SlotState::Allocated) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::EnQue",
@@ -297,7 +311,7 @@ public:
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::FreeTensor",
                             "the tensor was already freed (double FreeTensor)");
         }
-        t.Check("TQue::FreeTensor");
+        t.CheckLive("TQue::FreeTensor");
         opgen_sim::Slot* s = Own(t.slot_, "TQue::FreeTensor");
         if (s->state == opgen_sim::SlotState::Enqueued) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::FreeTensor",
@@ -305,6 +319,7 @@ public:
         }
         s->state = opgen_sim::SlotState::Free;
         ++s->gen;
+        opgen_sim::DiscardUb(s->addr, s->bytes);  // its data is dead: skip copies nobody read
     }
     bool VacantInQue() const { return count_ < (depth > 0 ? depth : num_); }
     bool HasTensorInQue() const { return count_ > 0; }

@@ -18,8 +18,8 @@ inline void CheckCount(int64_t count, const char* api) {
 
 template <typename T>
 inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const char* api,
-                         const char* what) {
-    CheckUbAligned(t, api, what);
+                         const char* what, bool apply_pending = true) {
+    CheckUbAligned(t, api, what, apply_pending);
     if (static_cast<uint64_t>(count) > t.size_) {
         Fail(ErrorKind::LocalMemoryOutOfBounds, api,
              std::string(what) + ": count " + std::to_string(count) + " exceeds the LocalTensor<" +
@@ -27,17 +27,41 @@ inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const 
     }
 }
 
+// The element-wise loops read their sources through LazySource (core.h: a source still to be
+// copied in from GM is read there). dst is written whole, so copies into it are dropped; a dst
+// that overlaps a source without being it reads everything from UB, as the loop did.
+template <typename T>
+inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** srcs,
+                  const AscendC::LocalTensor<T>* const* tensors, int n) {
+    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+    for (int i = 0; i < n; ++i) {
+        if (srcs[i] == tensors[i]->ptr_ || tensors[i]->ptr_ == dst.ptr_) continue;
+        if (Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), bytes,
+                     reinterpret_cast<const uint8_t*>(tensors[i]->ptr_), bytes)) {
+            for (int j = 0; j < n; ++j) {
+                FlushUb(tensors[j]->ptr_, bytes);
+                srcs[j] = tensors[j]->ptr_;
+            }
+            break;
+        }
+    }
+    DiscardUb(dst.ptr_, bytes);
+    return dst.ptr_;
+}
+
 template <typename T, typename F>
 inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
                    const AscendC::LocalTensor<T>& a, const AscendC::LocalTensor<T>& b, int32_t count,
                    F f) {
     CheckCount(count, api);
-    CheckOperand(dst, count, api, "dst");
-    CheckOperand(a, count, api, "src0");
-    CheckOperand(b, count, api, "src1");
-    T* d = dst.ptr_;
-    const T* x = a.ptr_;
-    const T* y = b.ptr_;
+    CheckOperand(dst, count, api, "dst", false);
+    CheckOperand(a, count, api, "src0", false);
+    CheckOperand(b, count, api, "src1", false);
+    const T* srcs[2] = {LazySource(a.ptr_, count), LazySource(b.ptr_, count)};
+    const AscendC::LocalTensor<T>* tensors[2] = {&a, &b};
+    T* d = LazyDst(dst, count, srcs, tensors, 2);
+    const T* x = srcs[0];
+    const T* y = srcs[1];
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
     CountVector<T>(static_cast<uint64_t>(count));
 }
@@ -46,10 +70,12 @@ template <typename T, typename F>
 inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
                   const AscendC::LocalTensor<T>& a, int32_t count, F f) {
     CheckCount(count, api);
-    CheckOperand(dst, count, api, "dst");
-    CheckOperand(a, count, api, "src");
-    T* d = dst.ptr_;
-    const T* x = a.ptr_;
+    CheckOperand(dst, count, api, "dst", false);
+    CheckOperand(a, count, api, "src", false);
+    const T* srcs[1] = {LazySource(a.ptr_, count)};
+    const AscendC::LocalTensor<T>* tensors[1] = {&a};
+    T* d = LazyDst(dst, count, srcs, tensors, 1);
+    const T* x = srcs[0];
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
     CountVector<T>(static_cast<uint64_t>(count));
 }

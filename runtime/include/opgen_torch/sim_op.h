@@ -10,6 +10,7 @@
 #pragma once
 
 #include <ATen/EmptyTensor.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -228,6 +229,15 @@ inline at::Tensor AsGm(const at::Tensor& t) {
     return c;
 }
 
+// The simulated cores run on torch's intra-op threads (at::parallel_for, sized by
+// torch.set_num_threads) rather than the kernel library's own: two pools spinning for the same
+// cores slow each other down when torch ops and opgen ops alternate, as in a training step.
+inline void TorchParallel(void*, int32_t n, void (*body)(void*), void* arg) {
+    at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) body(arg);
+    });
+}
+
 inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack) {
     const size_t ni = d.inputs.size(), no = d.outputs.size(), na = d.attrs.size();
     const size_t n = ni + no;
@@ -283,7 +293,8 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
         const std::string err = opgen_host::TileAndLaunch(
             LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
             static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),
-            *soc, names.data(), args, sizes, &tiling_failed, &block);
+            *soc, names.data(), args, sizes, &tiling_failed, &block,
+            {&TorchParallel, nullptr, static_cast<int32_t>(at::get_num_threads())});
         TORCH_CHECK(!tiling_failed, d.qualname, ": ", err);
         TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block, ": ",
                     err);

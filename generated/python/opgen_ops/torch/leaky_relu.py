@@ -97,8 +97,12 @@ if _first_import:
 
 OP = torch.ops.opgen.leaky_relu.default
 _OP_CALL = OP._op  # what OP(...) calls, without OpOverload.__call__'s Python frame
+# The C++ library's bare CPU kernel (`opgen_cpu::leaky_relu`, no autograd formula), or
+# None when the op keeps its Python CPU kernel.
+_CPU = torch.ops.opgen_cpu.leaky_relu.default._op if _library.PATH is not None else None
 _C = torch._C
 _compiling = torch.compiler.is_compiling
+_dispatch_modes = torch._C._len_torch_dispatch_stack
 
 
 def leaky_relu(
@@ -110,9 +114,12 @@ def leaky_relu(
     try:
         if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
             return OP(x, negative_slope=negative_slope)
-        # Fast path: no input requires grad, so the autograd kernel (Python, from
-        # register_autograd) would only redispatch below autograd; do that directly.
-        # See "Registration path" in docs/pytorch.md.
+        # Fast paths: no input requires grad, so the autograd kernel (Python, from
+        # register_autograd) would only redispatch below autograd. Call the bare CPU kernel
+        # (unless a dispatch mode such as FakeTensorMode must see this op), else redispatch
+        # below autograd directly. See "Registration path" in docs/pytorch.md.
+        if _CPU is not None and not _dispatch_modes():
+            return _CPU(x, negative_slope=negative_slope)
         with _C._AutoDispatchBelowAutograd():
             return _OP_CALL(x, negative_slope=negative_slope)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError

@@ -49,3 +49,14 @@ const ::opgen_torch::OpDesc& Desc() {
 TORCH_LIBRARY_IMPL(opgen, CPU, m) {
     m.impl("broadcast_add", ::opgen_torch::CpuKernel<&opgen_torch_broadcast_add::Desc>());
 }
+
+// The same kernel as `opgen_cpu::broadcast_add`, an op with no autograd formula: the
+// Python wrapper calls it when no input needs a gradient, one dispatcher call with no Python
+// autograd kernel in between (docs/pytorch.md, "Registration path").
+TORCH_LIBRARY_FRAGMENT(opgen_cpu, m) {
+    m.def("broadcast_add(Tensor x, Tensor y) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(opgen_cpu, CPU, m) {
+    m.impl("broadcast_add", ::opgen_torch::CpuKernel<&opgen_torch_broadcast_add::Desc>());
+}

@@ -58,3 +58,14 @@ const ::opgen_torch::OpDesc& Desc() {
 TORCH_LIBRARY_IMPL(opgen, CPU, m) {
     m.impl("cast", ::opgen_torch::CpuKernel<&opgen_torch_cast::Desc>());
 }
+
+// The same kernel as `opgen_cpu::cast`, an op with no autograd formula: the
+// Python wrapper calls it when no input needs a gradient, one dispatcher call with no Python
+// autograd kernel in between (docs/pytorch.md, "Registration path").
+TORCH_LIBRARY_FRAGMENT(opgen_cpu, m) {
+    m.def("cast(Tensor x, *, ScalarType dst_type) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(opgen_cpu, CPU, m) {
+    m.impl("cast", ::opgen_torch::CpuKernel<&opgen_torch_cast::Desc>());
+}

@@ -51,3 +51,14 @@ const ::opgen_torch::OpDesc& Desc() {
 TORCH_LIBRARY_IMPL(opgen, CPU, m) {
     m.impl("layer_norm", ::opgen_torch::CpuKernel<&opgen_torch_layer_norm::Desc>());
 }
+
+// The same kernel as `opgen_cpu::layer_norm`, an op with no autograd formula: the
+// Python wrapper calls it when no input needs a gradient, one dispatcher call with no Python
+// autograd kernel in between (docs/pytorch.md, "Registration path").
+TORCH_LIBRARY_FRAGMENT(opgen_cpu, m) {
+    m.def("layer_norm(Tensor x, Tensor? gamma=None, Tensor? beta=None, *, float epsilon=1e-05) -> (Tensor y, Tensor mean, Tensor rstd)");
+}
+
+TORCH_LIBRARY_IMPL(opgen_cpu, CPU, m) {
+    m.impl("layer_norm", ::opgen_torch::CpuKernel<&opgen_torch_layer_norm::Desc>());
+}

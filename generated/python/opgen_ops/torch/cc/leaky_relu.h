@@ -46,3 +46,14 @@ const ::opgen_torch::OpDesc& Desc() {
 TORCH_LIBRARY_IMPL(opgen, CPU, m) {
     m.impl("leaky_relu", ::opgen_torch::CpuKernel<&opgen_torch_leaky_relu::Desc>());
 }
+
+// The same kernel as `opgen_cpu::leaky_relu`, an op with no autograd formula: the
+// Python wrapper calls it when no input needs a gradient, one dispatcher call with no Python
+// autograd kernel in between (docs/pytorch.md, "Registration path").
+TORCH_LIBRARY_FRAGMENT(opgen_cpu, m) {
+    m.def("leaky_relu(Tensor x, *, float negative_slope=0.01) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(opgen_cpu, CPU, m) {
+    m.impl("leaky_relu", ::opgen_torch::CpuKernel<&opgen_torch_leaky_relu::Desc>());
+}

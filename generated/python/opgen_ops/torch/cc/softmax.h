@@ -46,3 +46,14 @@ const ::opgen_torch::OpDesc& Desc() {
 TORCH_LIBRARY_IMPL(opgen, CPU, m) {
     m.impl("softmax", ::opgen_torch::CpuKernel<&opgen_torch_softmax::Desc>());
 }
+
+// The same kernel as `opgen_cpu::softmax`, an op with no autograd formula: the
+// Python wrapper calls it when no input needs a gradient, one dispatcher call with no Python
+// autograd kernel in between (docs/pytorch.md, "Registration path").
+TORCH_LIBRARY_FRAGMENT(opgen_cpu, m) {
+    m.def("softmax(Tensor x, *, int axis=-1) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(opgen_cpu, CPU, m) {
+    m.impl("softmax", ::opgen_torch::CpuKernel<&opgen_torch_softmax::Desc>());
+}
