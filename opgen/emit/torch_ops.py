@@ -232,6 +232,8 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         dtype_attrs=[t.dtype_from for t in spec.outputs],
         type_attrs=[a.name for a in spec.attrs if a.type is AttrType.TYPE],
         native_kernel=spec.kernel.tiling_hook is None,
+        # autograd.Function tracks tensors passed directly, not inside a tensor list
+        function_fast_path=not any(t.is_dynamic for t in spec.inputs),
         fake_like=required_inputs[0].name if required_inputs else spec.inputs[0].name,
         fake_outputs=[FakeOutput(t.name, shape_source(t.infer) if t.infer else
                                  f"{spec.inputs[0].name}.shape") for t in spec.outputs],

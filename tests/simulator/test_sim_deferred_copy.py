@@ -1,7 +1,8 @@
-"""Deferred GM->UB copies (opgen_sim/core.h): the simulator may postpone a DataCopy(GM->UB),
-read the element-wise sources straight from GM and drop copies nobody read, but every kernel
-must compute exactly what it computes with the copies done when issued. Each mode below mixes a
-deferred copy with an access that must see (or must not see) its data."""
+"""Deferred work (opgen_sim/core.h): the simulator may postpone a DataCopy(GM->UB) and an
+element-wise instruction on GM sources, compute a DataCopy(UB->GM) of its result straight into
+GM and drop what nobody read, but every kernel must compute exactly what it computes with each
+instruction run when issued. Each mode below mixes deferred work with an access that must see
+(or must not see) its result."""
 
 from __future__ import annotations
 
@@ -97,6 +98,35 @@ extern "C" __global__ __aicore__ void deferred(GM_ADDR x, GM_ADDR y, GM_ADDR z,
         Muls(b, a[32], 2.0f, 64);
         Adds(c, a[64], 0.0f, 128);
         DataCopy(c[192], b, 64);
+    } else if (mode == 12) {  // a deferred result stored over its own source, then read again
+        DataCopy(a, xGm, 256);
+        Adds(b, a, 1.0f, 256);
+        DataCopy(xGm, b, 256);
+        Muls(c, b, 2.0f, 256);
+    } else if (mode == 13) {  // the source of a deferred result overwritten before the store
+        DataCopy(a, xGm, 256);
+        Adds(b, a, 1.0f, 256);
+        Duplicate(c, 0.0f, 64);
+        DataCopy(xGm, c, 64);
+        DataCopy(c, b, 256);
+    } else if (mode == 14) {  // stored in two parts, then freed unread
+        LocalTensor<float> q = que.AllocTensor<float>();
+        DataCopy(a, xGm, 256);
+        Muls(q, a, 3.0f, 256);
+        DataCopy(yGm[128], q[128], 128);
+        DataCopy(yGm, q, 128);
+        que.FreeTensor(q);
+    } else if (mode == 15) {  // stored with an atomic add: not computed into GM directly
+        DataCopy(a, xGm, 256);
+        Adds(b, a, 1.0f, 256);
+        SetAtomicAdd<float>();
+        DataCopy(yGm, b, 256);
+        SetAtomicNone();
+    } else if (mode == 16) {  // a deferred result read element by element
+        DataCopy(a, xGm, 256);
+        DataCopy(b, yGm, 256);
+        Sub(b, a, b, 256);
+        for (int32_t i = 0; i < 256; ++i) c.SetValue(i, b.GetValue(i));
     }
     DataCopy(zGm, c, 256);
 }
@@ -112,10 +142,12 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
     return rt.build_kernel(src, entry="deferred")
 
 
-def _expected(mode: int, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(z, x after the launch) computed with every copy done when issued."""
+def _expected(mode: int, x: np.ndarray,
+              y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(z, x and y after the launch) computed with every instruction run when issued."""
     z = np.full(N, -1.0, np.float32)
     x_after = x.copy()
+    y_after = y.copy()
     if mode == 1:
         z, x_after = x + 1, np.full(N, 7.0, np.float32)
     elif mode == 2:
@@ -146,27 +178,41 @@ def _expected(mode: int, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.n
         a = np.concatenate([x[:128], y[:128]])
         z[:128] = a[64:192]
         z[192:] = a[32:96] * 2
-    return z.astype(np.float32), x_after.astype(np.float32)
+    elif mode == 12:
+        x_after = x + 1
+        z = (x + 1) * 2
+    elif mode == 13:
+        x_after[:64] = 0
+        z = x + 1
+    elif mode == 14:
+        y_after = x * 3
+    elif mode == 15:
+        y_after = y + (x + 1)
+    elif mode == 16:
+        z = x - y
+    return (z.astype(np.float32), x_after.astype(np.float32), y_after.astype(np.float32))
 
 
-@pytest.mark.parametrize("mode", range(1, 12))
+@pytest.mark.parametrize("mode", range(1, 17))
 def test_deferred_copies_compute_as_if_done_when_issued(lib: rt.KernelLibrary, mode: int) -> None:
     rng = np.random.default_rng(mode)
     x = rng.standard_normal(N).astype(np.float32)
     y = rng.standard_normal(N).astype(np.float32)
-    x0 = x.copy()
+    x0, y0 = x.copy(), y.copy()
     z = np.zeros(N, np.float32)
     rt.launch(lib, "deferred", {"x": x, "y": y, "z": z}, block_dim=1,
               tiling=LAYOUT.pack({"mode": mode}))
-    want_z, want_x = _expected(mode, x0, y)
+    want_z, want_x, want_y = _expected(mode, x0, y0)
     np.testing.assert_array_equal(z, want_z)
     np.testing.assert_array_equal(x, want_x)
+    np.testing.assert_array_equal(y, want_y)
 
 
 def test_deferred_copies_still_count_as_moved(lib: rt.KernelLibrary) -> None:
-    """The profile reports the copies the kernel issued, done or deferred."""
+    """The profile reports the copies and instructions the kernel issued, run or deferred."""
     x = np.ones(N, np.float32)
     prof = rt.launch(lib, "deferred", {"x": x, "y": x.copy(), "z": np.zeros(N, np.float32)},
                      block_dim=1, tiling=LAYOUT.pack({"mode": 10}))
     assert prof.gm_to_ub_bytes == N * 4
     assert prof.ub_to_gm_bytes == N * 4
+    assert prof.vector_instructions == 3  # Duplicate, Add, Mul

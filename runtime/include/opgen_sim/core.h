@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -104,13 +105,20 @@ struct GmRegion {
     const char* name;
 };
 
-// A DataCopy(GM->UB) the simulator has not done yet (see "Deferred GM->UB copies" below).
-struct PendingLoad {
+// UB contents the simulator has not produced yet (see "Deferred work" below): a DataCopy
+// (GM->UB) still to be done (eval == nullptr), or an element-wise instruction whose sources are
+// all in GM (eval computes elements [first, first + n) of its result into `out`).
+struct Pending {
     uint8_t* ub;
-    const uint8_t* gm;
     uint64_t bytes;
+    const uint8_t* gm;  // a copy's source
+    void (*eval)(const Pending& p, uint8_t* out, uint64_t first, uint64_t n);
+    const uint8_t* src[2];  // an instruction's GM sources (src[1] may be null)
+    uint64_t src_bytes;
+    uint32_t elem;  // the instruction's element size
+    alignas(8) unsigned char fn[16];  // the instruction's lane function (a trivially copyable closure)
 };
-constexpr int32_t kMaxPendingLoads = 16;
+constexpr int32_t kMaxPending = 16;
 
 // State of one simulated AI Core (vector core) while it runs one block.
 struct Core {
@@ -134,8 +142,8 @@ struct Core {
     const char* atomic_type = nullptr;
     uint64_t tiling_key = 0;  // TILING_KEY_IS
     int64_t counters[kNumCounters] = {};
-    // Deferred GM->UB copies; their UB ranges never overlap one another.
-    PendingLoad pending[kMaxPendingLoads];
+    // Deferred work; the UB ranges of the entries never overlap one another.
+    Pending pending[kMaxPending];
     int32_t npending = 0;
 };
 
@@ -150,43 +158,59 @@ inline Core& CurrentCore() {
     return *tls_core;
 }
 
-// ---- Deferred GM->UB copies ----------------------------------------------------------------
+// ---- Deferred work ---------------------------------------------------------------------------
 // DataCopy(GM->UB) records the copy instead of moving the data. The element-wise vector
 // instructions (Binary/Unary in vector.h) read a source that lies inside one recorded copy
-// straight from GM, and FreeTensor drops a copy nobody read: the common CopyIn -> Compute ->
-// CopyOut kernel then touches each input once, as a CPU loop would, instead of three times.
-// Everything else applies the copies it could observe first: LocalTensor::Check (run by every
-// API on its UB operands, and by GetValue/SetValue) applies those in the tensor's range, a GM
-// write by the core (DataCopy/DataCopyPad to GM, atomics, InitGlobalMemory,
-// GlobalTensor::SetValue) applies those reading the written range, and GlobalTensor::GetPhyAddr
-// applies all. UB and GM therefore always read as if every copy had been done when issued.
+// straight from GM; when all their sources are in GM they are recorded in turn, and a
+// DataCopy(UB->GM) of their result computes it straight into GM. FreeTensor drops whatever is
+// still recorded in the freed buffer. So the usual CopyIn -> Compute -> CopyOut kernel reads
+// each input and writes each output once, as a CPU loop does, instead of moving every byte
+// through the Unified Buffer three times. Everything else applies the entries it could observe
+// first: LocalTensor::Check (run by every API on its UB operands, and by GetValue/SetValue)
+// applies those in the tensor's range, a GM write by the core (DataCopy/DataCopyPad to GM,
+// atomics, InitGlobalMemory, GlobalTensor::SetValue) applies those reading the written range,
+// and GlobalTensor::GetPhyAddr applies all. UB and GM therefore always read as if every
+// instruction had run when issued; the simulator only skips moving data no one reads.
 inline bool Overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
     return a < b + bn && b < a + an;
 }
 
 inline void ApplyPending(Core& c, int32_t i) {
-    const PendingLoad& p = c.pending[i];
-    std::memcpy(p.ub, p.gm, p.bytes);
+    const Pending p = c.pending[i];
     c.pending[i] = c.pending[--c.npending];
+    if (p.eval != nullptr) {
+        p.eval(p, p.ub, 0, p.bytes / p.elem);
+    } else {
+        std::memcpy(p.ub, p.gm, p.bytes);
+    }
 }
 
-// Applies the deferred copies into UB [p, p + bytes).
+// Whether entry p reads GM [b, b + bytes).
+inline bool ReadsGm(const Pending& p, const uint8_t* b, uint64_t bytes) {
+    if (p.eval == nullptr) return Overlaps(p.gm, p.bytes, b, bytes);
+    return Overlaps(p.src[0], p.src_bytes, b, bytes) ||
+           (p.src[1] != nullptr && Overlaps(p.src[1], p.src_bytes, b, bytes));
+}
+
+// Applies the entries producing UB [p, p + bytes).
 inline void FlushUb(const void* p, uint64_t bytes) {
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (Overlaps(c->pending[i].ub, c->pending[i].bytes, b, bytes)) ApplyPending(*c, i);
+        if (i < c->npending && Overlaps(c->pending[i].ub, c->pending[i].bytes, b, bytes)) {
+            ApplyPending(*c, i);
+        }
     }
 }
 
-// Applies the deferred copies that read GM [p, p + bytes), before the core writes there.
+// Applies the entries that read GM [p, p + bytes), before the core writes there.
 inline void FlushGm(const void* p, uint64_t bytes) {
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (Overlaps(c->pending[i].gm, c->pending[i].bytes, b, bytes)) ApplyPending(*c, i);
+        if (i < c->npending && ReadsGm(c->pending[i], b, bytes)) ApplyPending(*c, i);
     }
 }
 
@@ -195,14 +219,15 @@ inline void FlushAll() {
     while (c != nullptr && c->npending > 0) ApplyPending(*c, c->npending - 1);
 }
 
-// UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): copies
-// inside it are dropped, copies sticking out of it are applied.
+// UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): entries
+// inside it are dropped, entries sticking out of it are applied.
 inline void DiscardUb(const void* p, uint64_t bytes) {
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        const PendingLoad& q = c->pending[i];
+        if (i >= c->npending) continue;
+        const Pending& q = c->pending[i];
         if (!Overlaps(q.ub, q.bytes, b, bytes)) continue;
         if (q.ub >= b && q.ub + q.bytes <= b + bytes) {
             c->pending[i] = c->pending[--c->npending];
@@ -212,20 +237,27 @@ inline void DiscardUb(const void* p, uint64_t bytes) {
     }
 }
 
+// Records `entry` (whose UB range was discarded by the caller); false if the list is full.
+inline bool Defer(const Pending& entry) {
+    Core& c = CurrentCore();
+    if (c.npending == kMaxPending) return false;
+    c.pending[c.npending++] = entry;
+    return true;
+}
+
 // DataCopy(GM->UB) of `bytes` (already checked): recorded, or done at once if the list is full.
 inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
-    Core& c = CurrentCore();
     if (bytes == 0) return;
     DiscardUb(ub, bytes);
-    if (c.npending == kMaxPendingLoads) {
-        std::memcpy(ub, gm, bytes);
-        return;
-    }
-    c.pending[c.npending++] = {static_cast<uint8_t*>(ub), static_cast<const uint8_t*>(gm), bytes};
+    Pending e{};
+    e.ub = static_cast<uint8_t*>(ub);
+    e.bytes = bytes;
+    e.gm = static_cast<const uint8_t*>(gm);
+    if (!Defer(e)) std::memcpy(ub, gm, bytes);
 }
 
 // Where to read n elements of a UB source at p: in GM if they lie inside one deferred copy,
-// else in UB (after applying the copies overlapping them).
+// else in UB (after applying the entries overlapping them).
 template <typename T>
 inline const T* LazySource(const T* p, uint64_t n) {
     Core* c = tls_core;
@@ -233,13 +265,30 @@ inline const T* LazySource(const T* p, uint64_t n) {
     const auto* b = reinterpret_cast<const uint8_t*>(p);
     const uint64_t bytes = n * sizeof(T);
     for (int32_t i = 0; i < c->npending; ++i) {
-        const PendingLoad& q = c->pending[i];
-        if (b >= q.ub && b + bytes <= q.ub + q.bytes) {
+        const Pending& q = c->pending[i];
+        if (q.eval == nullptr && b >= q.ub && b + bytes <= q.ub + q.bytes) {
             return reinterpret_cast<const T*>(q.gm + (b - q.ub));
         }
     }
     FlushUb(p, bytes);
     return p;
+}
+
+// DataCopy(UB->GM) of UB [src, src + bytes) to GM dst (checked, no atomic mode): if a recorded
+// instruction produces the whole range, computes it straight into GM and returns true.
+inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+    Core* c = tls_core;
+    if (c == nullptr || c->npending == 0 || c->atomic_op != 0) return false;
+    FlushGm(dst, bytes);  // entries reading the GM about to change run first
+    for (int32_t i = 0; i < c->npending; ++i) {
+        const Pending& q = c->pending[i];
+        if (q.eval != nullptr && src >= q.ub && src + bytes <= q.ub + q.bytes &&
+            (src - q.ub) % q.elem == 0 && bytes % q.elem == 0) {
+            q.eval(q, dst, static_cast<uint64_t>(src - q.ub) / q.elem, bytes / q.elem);
+            return true;
+        }
+    }
+    return false;
 }
 
 constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule

@@ -216,11 +216,15 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
 template <typename T>
 inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(UB->GM)";
-    opgen_sim::CheckUbAligned(src, api, "source");
+    opgen_sim::CheckUbAligned(src, api, "source", false);
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
     opgen_sim::CheckUbExtent(src, bytes, api, "source");
     dst.CheckRange(bytes / sizeof(T), api);
-    opgen_sim::GmStore(dst.ptr_, src.ptr_, bytes / sizeof(T), api);
+    if (!opgen_sim::StoreDeferred(reinterpret_cast<uint8_t*>(dst.ptr_),
+                                  reinterpret_cast<const uint8_t*>(src.ptr_), bytes)) {
+        opgen_sim::FlushUb(src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T));
+        opgen_sim::GmStore(dst.ptr_, src.ptr_, bytes / sizeof(T), api);
+    }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(bytes);
 }
 

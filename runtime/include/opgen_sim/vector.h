@@ -49,6 +49,51 @@ inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** s
     return dst.ptr_;
 }
 
+// Element-wise instructions whose sources are all in GM are recorded rather than run (core.h,
+// "Deferred work") when their lane function can be kept: a closure of at most 16 bytes that is
+// trivially copyable (the API's lambdas, capturing at most a scalar).
+template <typename F>
+inline constexpr bool kDeferrable = sizeof(F) <= sizeof(Pending::fn) &&
+                                    alignof(F) <= 8 && std::is_trivially_copyable_v<F>;
+
+template <typename F>
+inline const F& LaneFn(const Pending& p) {
+    return *std::launder(reinterpret_cast<const F*>(p.fn));
+}
+
+template <typename T, typename F>
+inline void EvalBinary(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
+    const F& f = LaneFn<F>(p);
+    const T* x = reinterpret_cast<const T*>(p.src[0]) + first;
+    const T* y = reinterpret_cast<const T*>(p.src[1]) + first;
+    T* d = reinterpret_cast<T*>(out);
+    for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
+}
+
+template <typename T, typename F>
+inline void EvalUnary(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
+    const F& f = LaneFn<F>(p);
+    const T* x = reinterpret_cast<const T*>(p.src[0]) + first;
+    T* d = reinterpret_cast<T*>(out);
+    for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
+}
+
+// Records the instruction writing `count` elements to d from GM sources x (and y).
+template <typename T, typename F>
+inline bool DeferOp(T* d, const T* x, const T* y, int32_t count, const F& f,
+                    void (*eval)(const Pending&, uint8_t*, uint64_t, uint64_t)) {
+    Pending e{};
+    e.ub = reinterpret_cast<uint8_t*>(d);
+    e.bytes = static_cast<uint64_t>(count) * sizeof(T);
+    e.eval = eval;
+    e.src[0] = reinterpret_cast<const uint8_t*>(x);
+    e.src[1] = reinterpret_cast<const uint8_t*>(y);
+    e.src_bytes = e.bytes;
+    e.elem = sizeof(T);
+    std::memcpy(e.fn, &f, sizeof(F));
+    return Defer(e);
+}
+
 template <typename T, typename F>
 inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
                    const AscendC::LocalTensor<T>& a, const AscendC::LocalTensor<T>& b, int32_t count,
@@ -62,8 +107,11 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
     T* d = LazyDst(dst, count, srcs, tensors, 2);
     const T* x = srcs[0];
     const T* y = srcs[1];
-    for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
     CountVector<T>(static_cast<uint64_t>(count));
+    if constexpr (kDeferrable<F>) {
+        if (count > 0 && x != a.ptr_ && y != b.ptr_ && DeferOp(d, x, y, count, f, &EvalBinary<T, F>)) return;
+    }
+    for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
 }
 
 template <typename T, typename F>
@@ -76,8 +124,13 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
     const AscendC::LocalTensor<T>* tensors[1] = {&a};
     T* d = LazyDst(dst, count, srcs, tensors, 1);
     const T* x = srcs[0];
-    for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
     CountVector<T>(static_cast<uint64_t>(count));
+    if constexpr (kDeferrable<F>) {
+        if (count > 0 && x != a.ptr_ && DeferOp<T, F>(d, x, nullptr, count, f, &EvalUnary<T, F>)) {
+            return;
+        }
+    }
+    for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
 }
 
 // 16-bit sign-magnitude float stepping (half and bfloat16), for directed rounding in Cast.

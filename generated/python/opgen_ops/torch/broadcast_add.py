@@ -110,14 +110,19 @@ def broadcast_add(
 ) -> Any:
     """Element-wise addition with numpy broadcasting of x and y."""
     try:
-        if _compiling() or (x.requires_grad or y.requires_grad) and _C.is_grad_enabled():
+        if _compiling():
             return OP(x, y)
-        # Fast paths: no input requires grad, so the autograd kernel (Python, from
-        # register_autograd) would only redispatch below autograd. Call the bare CPU kernel
-        # (unless a dispatch mode such as FakeTensorMode must see this op), else redispatch
-        # below autograd directly. See "Registration path" in docs/pytorch.md.
+        # Eager calls skip the Python autograd kernel of register_autograd, which costs a
+        # dispatcher round trip and more Python than the op on small tensors; a dispatch mode
+        # (FakeTensorMode, a user's TorchDispatchMode) still sees `opgen::broadcast_add` itself.
+        # See "Registration path" in docs/pytorch.md.
+        if (x.requires_grad or y.requires_grad) and _C.is_grad_enabled():
+            if _CPU is not None and not _dispatch_modes():
+                # The same formula as an autograd.Function whose forward is the bare kernel.
+                return BroadcastAdd.apply(x, y)
+            return OP(x, y)
         if _CPU is not None and not _dispatch_modes():
-            return _CPU(x, y)
+            return _CPU(x, y)  # the bare CPU kernel: one dispatcher call
         with _C._AutoDispatchBelowAutograd():
             return _OP_CALL(x, y)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
@@ -130,7 +135,7 @@ class BroadcastAdd(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, y: torch.Tensor) -> Any:
-        output = OP(x, y)
+        output = broadcast_add(x, y)  # grad mode is off here: the fast path
         _setup_context(ctx, (x, y), output)
         return output
 

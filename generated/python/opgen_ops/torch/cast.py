@@ -116,14 +116,19 @@ def cast(
 ) -> Any:
     """Converts x to the dtype named by dst_type (float to int truncates toward zero, as numpy, PyTorch and TensorFlow do)."""
     try:
-        if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
+        if _compiling():
             return OP(x, dst_type=dst_type)
-        # Fast paths: no input requires grad, so the autograd kernel (Python, from
-        # register_autograd) would only redispatch below autograd. Call the bare CPU kernel
-        # (unless a dispatch mode such as FakeTensorMode must see this op), else redispatch
-        # below autograd directly. See "Registration path" in docs/pytorch.md.
+        # Eager calls skip the Python autograd kernel of register_autograd, which costs a
+        # dispatcher round trip and more Python than the op on small tensors; a dispatch mode
+        # (FakeTensorMode, a user's TorchDispatchMode) still sees `opgen::cast` itself.
+        # See "Registration path" in docs/pytorch.md.
+        if (x.requires_grad) and _C.is_grad_enabled():
+            if _CPU is not None and not _dispatch_modes():
+                # The same formula as an autograd.Function whose forward is the bare kernel.
+                return Cast.apply(x, dst_type)
+            return OP(x, dst_type=dst_type)
         if _CPU is not None and not _dispatch_modes():
-            return _CPU(x, dst_type=dst_type)
+            return _CPU(x, dst_type=dst_type)  # the bare CPU kernel: one dispatcher call
         with _C._AutoDispatchBelowAutograd():
             return _OP_CALL(x, dst_type=dst_type)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
@@ -136,7 +141,7 @@ class Cast(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, dst_type: torch.dtype) -> Any:
-        output = OP(x, dst_type=dst_type)
+        output = cast(x, dst_type=dst_type)  # grad mode is off here: the fast path
         _setup_context(ctx, (x,), {"dst_type": dst_type}, output)
         return output
 

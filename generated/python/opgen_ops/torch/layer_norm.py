@@ -129,14 +129,19 @@ def layer_norm(
 ) -> Any:
     """Layer normalisation over the last axis, with optional affine gamma and beta. Also returns the per-row mean and reciprocal standard deviation."""
     try:
-        if _compiling() or (_C._any_requires_grad(x, gamma, beta)) and _C.is_grad_enabled():
+        if _compiling():
             return OP(x, gamma, beta, epsilon=epsilon)
-        # Fast paths: no input requires grad, so the autograd kernel (Python, from
-        # register_autograd) would only redispatch below autograd. Call the bare CPU kernel
-        # (unless a dispatch mode such as FakeTensorMode must see this op), else redispatch
-        # below autograd directly. See "Registration path" in docs/pytorch.md.
+        # Eager calls skip the Python autograd kernel of register_autograd, which costs a
+        # dispatcher round trip and more Python than the op on small tensors; a dispatch mode
+        # (FakeTensorMode, a user's TorchDispatchMode) still sees `opgen::layer_norm` itself.
+        # See "Registration path" in docs/pytorch.md.
+        if (_C._any_requires_grad(x, gamma, beta)) and _C.is_grad_enabled():
+            if _CPU is not None and not _dispatch_modes():
+                # The same formula as an autograd.Function whose forward is the bare kernel.
+                return LayerNorm.apply(x, gamma, beta, epsilon)
+            return OP(x, gamma, beta, epsilon=epsilon)
         if _CPU is not None and not _dispatch_modes():
-            return _CPU(x, gamma, beta, epsilon=epsilon)
+            return _CPU(x, gamma, beta, epsilon=epsilon)  # the bare CPU kernel: one dispatcher call
         with _C._AutoDispatchBelowAutograd():
             return _OP_CALL(x, gamma, beta, epsilon=epsilon)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
@@ -149,7 +154,7 @@ class LayerNorm(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, gamma: torch.Tensor | None = None, beta: torch.Tensor | None = None, epsilon: float = 1e-05) -> Any:
-        output = OP(x, gamma, beta, epsilon=epsilon)
+        output = layer_norm(x, gamma, beta, epsilon=epsilon)  # grad mode is off here: the fast path
         _setup_context(ctx, (x, gamma, beta), {"epsilon": epsilon}, output)
         return output
 

@@ -112,14 +112,19 @@ def leaky_relu(
 ) -> Any:
     """Leaky ReLU, element-wise."""
     try:
-        if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
+        if _compiling():
             return OP(x, negative_slope=negative_slope)
-        # Fast paths: no input requires grad, so the autograd kernel (Python, from
-        # register_autograd) would only redispatch below autograd. Call the bare CPU kernel
-        # (unless a dispatch mode such as FakeTensorMode must see this op), else redispatch
-        # below autograd directly. See "Registration path" in docs/pytorch.md.
+        # Eager calls skip the Python autograd kernel of register_autograd, which costs a
+        # dispatcher round trip and more Python than the op on small tensors; a dispatch mode
+        # (FakeTensorMode, a user's TorchDispatchMode) still sees `opgen::leaky_relu` itself.
+        # See "Registration path" in docs/pytorch.md.
+        if (x.requires_grad) and _C.is_grad_enabled():
+            if _CPU is not None and not _dispatch_modes():
+                # The same formula as an autograd.Function whose forward is the bare kernel.
+                return LeakyRelu.apply(x, negative_slope)
+            return OP(x, negative_slope=negative_slope)
         if _CPU is not None and not _dispatch_modes():
-            return _CPU(x, negative_slope=negative_slope)
+            return _CPU(x, negative_slope=negative_slope)  # the bare CPU kernel: one dispatcher call
         with _C._AutoDispatchBelowAutograd():
             return _OP_CALL(x, negative_slope=negative_slope)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
@@ -132,7 +137,7 @@ class LeakyRelu(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, negative_slope: float = 0.01) -> Any:
-        output = OP(x, negative_slope=negative_slope)
+        output = leaky_relu(x, negative_slope=negative_slope)  # grad mode is off here: the fast path
         _setup_context(ctx, (x,), {"negative_slope": negative_slope}, output)
         return output
 

@@ -113,14 +113,19 @@ def softmax(
 ) -> Any:
     """Softmax along one axis (the kernel handles the last axis)."""
     try:
-        if _compiling() or (x.requires_grad) and _C.is_grad_enabled():
+        if _compiling():
             return OP(x, axis=axis)
-        # Fast paths: no input requires grad, so the autograd kernel (Python, from
-        # register_autograd) would only redispatch below autograd. Call the bare CPU kernel
-        # (unless a dispatch mode such as FakeTensorMode must see this op), else redispatch
-        # below autograd directly. See "Registration path" in docs/pytorch.md.
+        # Eager calls skip the Python autograd kernel of register_autograd, which costs a
+        # dispatcher round trip and more Python than the op on small tensors; a dispatch mode
+        # (FakeTensorMode, a user's TorchDispatchMode) still sees `opgen::softmax` itself.
+        # See "Registration path" in docs/pytorch.md.
+        if (x.requires_grad) and _C.is_grad_enabled():
+            if _CPU is not None and not _dispatch_modes():
+                # The same formula as an autograd.Function whose forward is the bare kernel.
+                return Softmax.apply(x, axis)
+            return OP(x, axis=axis)
         if _CPU is not None and not _dispatch_modes():
-            return _CPU(x, axis=axis)
+            return _CPU(x, axis=axis)  # the bare CPU kernel: one dispatcher call
         with _C._AutoDispatchBelowAutograd():
             return _OP_CALL(x, axis=axis)
     except TypeError as exc:  # the C++ kernel's argument errors, as the runtime's OpCallError
@@ -133,7 +138,7 @@ class Softmax(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx: Any, x: torch.Tensor, axis: int = -1) -> Any:
-        output = OP(x, axis=axis)
+        output = softmax(x, axis=axis)  # grad mode is off here: the fast path
         _setup_context(ctx, (x,), {"axis": axis}, output)
         return output
 
