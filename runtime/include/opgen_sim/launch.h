@@ -210,9 +210,14 @@ private:
                 cv_.wait(lock, fresh);
                 --sleepers_;
             }
-            seen = gen_.load(std::memory_order_acquire);
-            if (id >= want_) continue;
-            RunBlocks(*job_);
+            Job* job;
+            {  // gen_, want_ and job_ of one launch together: Run writes them under mu_
+                std::lock_guard<std::mutex> lock(mu_);
+                seen = gen_.load(std::memory_order_relaxed);
+                job = id < want_ ? job_ : nullptr;
+            }
+            if (job == nullptr) continue;
+            RunBlocks(*job);
             if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
                 std::lock_guard<std::mutex> lock(mu_);
                 done_.notify_all();
@@ -223,8 +228,8 @@ private:
     std::mutex mu_;
     std::condition_variable cv_;
     std::condition_variable done_;
-    Job* job_ = nullptr;             // written before gen_ is bumped (release), read after
-    int32_t want_ = 0;               // likewise
+    Job* job_ = nullptr;             // guarded by mu_, as is want_
+    int32_t want_ = 0;
     std::atomic<uint64_t> gen_{0};
     std::atomic<int32_t> busy_{0};
     int32_t sleepers_ = 0;           // workers blocked on cv_ (guarded by mu_)
