@@ -1,4 +1,4 @@
-"""Deferred work (opgen_sim/core.h): the simulator may postpone a DataCopy(GM->UB) and an
+"""Deferred work (opgen_sim/deferred.h): the simulator may postpone a DataCopy(GM->UB) and an
 element-wise instruction on GM sources, compute a DataCopy(UB->GM) of its result straight into
 GM and drop what nobody read, but every kernel must compute exactly what it computes with each
 instruction run when issued. Each mode below mixes deferred work with an access that must see

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core.h"
+#include "deferred.h"
 
 namespace opgen_sim {
 

@@ -27,7 +27,7 @@ inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const 
     }
 }
 
-// The element-wise loops read their sources through LazySource (core.h: a source still to be
+// The element-wise loops read their sources through LazySource (deferred.h: a source still to be
 // copied in from GM is read there). dst is written whole, so copies into it are dropped; a dst
 // that overlaps a source without being it reads everything from UB, as the loop did.
 template <typename T>
@@ -49,7 +49,7 @@ inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** s
     return dst.ptr_;
 }
 
-// Element-wise instructions whose sources are all in GM are recorded rather than run (core.h,
+// Element-wise instructions whose sources are all in GM are recorded rather than run (deferred.h,
 // "Deferred work") when their lane function can be kept: a closure of at most 16 bytes that is
 // trivially copyable (the API's lambdas, capturing at most a scalar).
 template <typename F>
