@@ -98,3 +98,18 @@ def test_fake_tensors_get_the_fake_kernel() -> None:
         out = leaky_relu(x, negative_slope=0.1)
     assert tuple(out.shape) == (5, 7)
     assert out.dtype == torch.float32
+
+
+def test_argument_errors_are_the_same_on_every_path() -> None:
+    from opgen_runtime.registry import OpCallError
+
+    x64 = torch.randn(4, dtype=torch.float64)
+    messages = set()
+    for x in (x64, x64.clone().requires_grad_()):
+        try:
+            element_add(x, torch.randn(4, dtype=torch.float64))
+        except OpCallError as exc:
+            messages.add(str(exc))
+    assert messages == {
+        "opgen::element_add: no supported dtype combination for (x=float64, y=float64); "
+        "specs/element_add.json supports: x=float32, y=float32 -> z=float32"}
