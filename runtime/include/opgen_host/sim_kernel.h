@@ -39,11 +39,11 @@ using SimLaunchWithFn = int32_t (*)(void*, int32_t, uint8_t**, const int64_t*, c
                                     SimParallelFn, void*);
 
 // Where a launch runs its blocks: the kernel library's own threads (parallel == nullptr), or a
-// framework's pool of `threads` threads.
+// framework's thread pool. How many blocks run at once is the simulator's choice
+// (OPGEN_SIM_THREADS, else one per CPU core), bounded by the pool's own size.
 struct SimThreads {
     SimParallelFn parallel = nullptr;
     void* ctx = nullptr;
-    int32_t threads = 0;
 };
 
 struct SimKernel {
@@ -148,15 +148,6 @@ inline std::string LoadEmbeddedKernel(const uint8_t* begin, const uint8_t* end, 
     return "";
 }
 
-// Host threads for a launch: OPGEN_SIM_THREADS (read once), else 0 (one per CPU core).
-inline int32_t SimThreadCount() {
-    static const int32_t threads = [] {
-        const char* env = std::getenv("OPGEN_SIM_THREADS");
-        return env != nullptr ? static_cast<int32_t>(std::atoi(env)) : 0;
-    }();
-    return threads;
-}
-
 // Runs the kernel on `block_dim` simulated cores. `args` are the GM pointers (inputs, outputs,
 // workspace, tiling), `sizes` their byte sizes, `names` their names joined by '\0' (for the
 // simulator's bounds messages); the last argument is the tiling. Returns "" or the simulator's
@@ -169,17 +160,14 @@ inline std::string LaunchSimKernel(const SimKernel& k, int32_t nargs, uint8_t** 
     const size_t need = static_cast<size_t>(block_dim) * static_cast<size_t>(k.num_counters);
     if (counters.size() < need) counters.resize(need);
     *error_block = -1;
-    const int32_t env_threads = SimThreadCount();
     int32_t rc;
     if (pool.parallel != nullptr && k.launch_with != nullptr) {
         rc = k.launch_with(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
-                           ub_bytes, kSimFlagStrictDataCopy, tiling_size,
-                           env_threads > 0 ? env_threads : pool.threads, counters.data(),
+                           ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, counters.data(),
                            pool.parallel, pool.ctx);
     } else {
         rc = k.launch(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
-                      ub_bytes, kSimFlagStrictDataCopy, tiling_size, env_threads,
-                      counters.data());
+                      ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, counters.data());
     }
     if (rc == 0) return "";
     char buf[4096];

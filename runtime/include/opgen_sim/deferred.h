@@ -24,6 +24,8 @@ inline bool Overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t b
     return a < b + bn && b < a + an;
 }
 
+// Does entry i and removes it, moving the last entry into its place (so loops that apply
+// entries walk the list downwards).
 inline void ApplyPending(Core& c, int32_t i) {
     const Pending p = c.pending[i];
     c.pending[i] = c.pending[--c.npending];
@@ -47,9 +49,7 @@ inline void FlushUb(const void* p, uint64_t bytes) {
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (i < c->npending && Overlaps(c->pending[i].ub, c->pending[i].bytes, b, bytes)) {
-            ApplyPending(*c, i);
-        }
+        if (Overlaps(c->pending[i].ub, c->pending[i].bytes, b, bytes)) ApplyPending(*c, i);
     }
 }
 
@@ -59,7 +59,7 @@ inline void FlushGm(const void* p, uint64_t bytes) {
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (i < c->npending && ReadsGm(c->pending[i], b, bytes)) ApplyPending(*c, i);
+        if (ReadsGm(c->pending[i], b, bytes)) ApplyPending(*c, i);
     }
 }
 
@@ -75,7 +75,6 @@ inline void DiscardUb(const void* p, uint64_t bytes) {
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (i >= c->npending) continue;
         const Pending& q = c->pending[i];
         if (!Overlaps(q.ub, q.bytes, b, bytes)) continue;
         if (q.ub >= b && q.ub + q.bytes <= b + bytes) {

@@ -67,12 +67,6 @@ inline uint64_t IcpuUbBytes() {
     IcpuFatal(std::string("OPGEN_SIM_SOC=") + soc + " is not a known SoC (ascend910b, ascend310p)");
 }
 
-// Host threads for the blocks: OPGEN_SIM_THREADS, else one per CPU core.
-inline int32_t IcpuThreads() {
-    const char* env = std::getenv("OPGEN_SIM_THREADS");
-    return env != nullptr ? std::atoi(env) : 0;
-}
-
 template <typename F>
 inline void InvokeBody(void* ctx) {
     (*static_cast<F*>(ctx))();
@@ -113,7 +107,7 @@ inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body) {
     job.num_regions = static_cast<int32_t>(regions.size());
     job.counters = counters.data();
     std::fflush(stdout);
-    RunJob(job, IcpuThreads());
+    RunJob(job, 0);  // host threads: DefaultThreads()
     if (job.err_block >= 0) {
         IcpuFatal(std::string("kernel '") + kernel + "', block " + std::to_string(job.err_block) +
                   ": " + job.err_api + ": " + job.err_msg + " [" + ErrorKindName(job.err_kind) +

@@ -275,13 +275,23 @@ using ParallelFn = void (*)(void* ctx, int32_t n, void (*body)(void*), void* arg
 
 inline void RunBlocksThunk(void* job) { RunBlocks(*static_cast<Job*>(job)); }
 
-// Runs all blocks of a job: on the calling thread alone, on the host's pool (`parallel`), or
-// with this library's workers. (hardware_concurrency reads /sys/devices/system/cpu/online on
-// every call in glibc: a few microseconds, more than a small launch, so it is read once.)
+// Host threads when a launch does not say: OPGEN_SIM_THREADS, else one per CPU core. Both are
+// read once (hardware_concurrency reads /sys/devices/system/cpu/online on every call in glibc:
+// a few microseconds, more than a small launch).
+inline int32_t DefaultThreads() {
+    static const int32_t threads = [] {
+        const char* env = std::getenv("OPGEN_SIM_THREADS");
+        const int32_t n = env != nullptr ? static_cast<int32_t>(std::atoi(env)) : 0;
+        return n > 0 ? n : static_cast<int32_t>(std::thread::hardware_concurrency());
+    }();
+    return threads;
+}
+
+// Runs all blocks of a job on up to max_threads threads (0: DefaultThreads()): on the calling
+// thread alone, on the host's pool (`parallel`), or with this library's workers.
 inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
                    void* parallel_ctx = nullptr) {
-    static const int32_t hardware = static_cast<int32_t>(std::thread::hardware_concurrency());
-    int32_t hw = max_threads > 0 ? max_threads : hardware;
+    int32_t hw = max_threads > 0 ? max_threads : DefaultThreads();
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
     if (threads <= 1) {
@@ -311,7 +321,7 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_num_counters() {
 // workspace, tiling); region_sizes/region_names describe each as a GM buffer for bounds checks
 // (names joined by '\0'). counters receives block_dim * opgen_sim_num_counters() int64s.
 // Returns 0, or an error kind (details via opgen_sim_last_error).
-// opgen_sim_launch on the host's thread pool (see ParallelFn); max_threads: the pool's size.
+// opgen_sim_launch on the host's thread pool (see ParallelFn).
 __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     void* entry, int32_t nargs, uint8_t** args, const int64_t* region_sizes,
     const char* region_names, int32_t block_dim, int64_t ub_capacity, int32_t flags,

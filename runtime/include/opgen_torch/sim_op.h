@@ -294,7 +294,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
             LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
             static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),
             *soc, names.data(), args, sizes, &tiling_failed, &block,
-            {&TorchParallel, nullptr, static_cast<int32_t>(at::get_num_threads())});
+            {&TorchParallel, nullptr});
         TORCH_CHECK(!tiling_failed, d.qualname, ": ", err);
         TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block, ": ",
                     err);
