@@ -63,7 +63,7 @@ public:
     uint32_t gen_ = 0;
     TPosition pos_ = TPosition::VECCALC;
 
-    // Checks the tensor is live and applies the deferred GM->UB copies into it (core.h).
+    // Checks the tensor is live and applies the deferred work producing it (deferred.h).
     void Check(const char* api) const {
         CheckLive(api);
         opgen_sim::FlushUb(ptr_, static_cast<uint64_t>(size_) * sizeof(T));
@@ -222,7 +222,7 @@ public:
         opgen_sim::FlushGm(ptr_ + i, sizeof(T));
         return ptr_[i];
     }
-    // A raw GM pointer may be written through: apply every deferred copy first.
+    // A raw GM pointer may be written through: apply all deferred work first.
     __gm__ T* GetPhyAddr() const {
         opgen_sim::FlushAll();
         return ptr_;
@@ -320,7 +320,7 @@ public:
         }
         s->state = opgen_sim::SlotState::Free;
         ++s->gen;
-        opgen_sim::DiscardUb(s->addr, s->bytes);  // its data is dead: skip copies nobody read
+        opgen_sim::DiscardUb(s->addr, s->bytes);  // its data is dead: skip work nobody read
     }
     bool VacantInQue() const { return count_ < (depth > 0 ? depth : num_); }
     bool HasTensorInQue() const { return count_ > 0; }
