@@ -41,3 +41,7 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     assert "1 op(s)" in out
     assert (project / "generated" / "metadef" / "scaled_relu.json").is_file()
     _run([opgen, "generate", "--check"], cwd=project, env=env)
+    # the seed's `python -m metadef.validator FILE` is part of the distribution too
+    seed_check = _run([str(py), "-m", "metadef.validator", "ops/scaled_relu.yaml"], cwd=project,
+                      env=env)
+    assert "ops/scaled_relu.yaml: ok: scaled_relu (ScaledRelu)" in seed_check
