@@ -11,6 +11,7 @@ from opgen.diagnostics import DiagnosticSink
 from opgen.dtypes import AttrType, parse_attr_type
 from opgen.load import Document, JsonPath
 from opgen.naming import snake_from_camel
+from opgen.writer import BANNER_KEY
 
 MSOPGEN_TENSOR_KEYS = {"name": "name", "param_type": "param_type", "format": "format",
                        "type": "dtype"}
@@ -104,6 +105,8 @@ def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
                 data["attr_desc"] = attrs
             elif key == "language":
                 continue  # msopgen's "cpp": the only language opgen generates for
+            elif key == BANNER_KEY:
+                continue  # the banner of a file `opgen generate` wrote: not part of the op
             else:
                 data[key] = value  # reported by the schema as an unknown key
         target.data = data

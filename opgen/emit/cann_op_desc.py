@@ -13,6 +13,7 @@ from opgen.emit.common import banner_text
 from opgen.emit.metadef import attr_value_json
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.model import AttrDesc, OpSpec, TensorDesc
+from opgen.writer import BANNER_KEY
 
 
 def op_desc_path(spec: OpSpec) -> str:
@@ -36,7 +37,7 @@ def _attr(a: AttrDesc) -> dict[str, Any]:
 
 
 def op_desc(spec: OpSpec) -> list[dict[str, Any]]:
-    op: dict[str, Any] = {"@generated": banner_text(spec.spec_path), "op": spec.op_type,
+    op: dict[str, Any] = {BANNER_KEY: banner_text(spec.spec_path), "op": spec.op_type,
                           "language": "cpp",
                           "input_desc": [_tensor(t) for t in spec.inputs],
                           "output_desc": [_tensor(t) for t in spec.outputs]}

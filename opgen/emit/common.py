@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 
 from opgen.model import OpSpec
-from opgen.writer import BANNER
+from opgen.writer import BANNER, BANNER_KEY
 
 
 def banner_text(spec_path: str | None = None) -> str:
@@ -21,7 +21,7 @@ def banner_text(spec_path: str | None = None) -> str:
 
 def render_json(data: dict[str, Any], spec_path: str | None = None) -> str:
     """JSON output: the banner is the first key, so the file starts with it."""
-    return _json({"@generated": banner_text(spec_path), **data}, "") + "\n"
+    return _json({BANNER_KEY: banner_text(spec_path), **data}, "") + "\n"
 
 
 def _json(value: Any, indent: str) -> str:
