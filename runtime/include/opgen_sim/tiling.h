@@ -49,16 +49,16 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 #define GET_TILING_DATA_PTR_WITH_STRUCT(Struct, var, tiling) \
     const Struct* var = reinterpret_cast<const Struct*>(tiling)
 
-// The host-side BEGIN_TILING_DATA_DEF family, so a tiling header written for CANN's op_host
-// (e.g. the add_custom sample's) yields the same plain struct in the kernel.
+// The kernel side of CANN's BEGIN_TILING_DATA_DEF family (the op_host side is
+// opgen_host/tiling_def.h): a plain struct with CANN's serialised field offsets, i.e. each field
+// at a multiple of its size, a nested tiling struct at a multiple of 8. (CANN pads the serialised
+// size to 8 bytes; the struct keeps its natural size, which is never more.)
 #define BEGIN_TILING_DATA_DEF(name) struct name {
 #define TILING_DATA_FIELD_DEF(type, field) type field;
 #define TILING_DATA_FIELD_DEF_ARR(type, n, field) type field[n];
-#define TILING_DATA_FIELD_DEF_STRUCT(type, field) type field;
-#define END_TILING_DATA_DEF }
+#define TILING_DATA_FIELD_DEF_STRUCT(type, field) alignas(8) type field;
+// As CANN's: the closing brace and its semicolon (sources write it with or without one more).
+#define END_TILING_DATA_DEF \
+    }                       \
+    ;
 #define REGISTER_TILING_DATA_CLASS(op, cls) using OpgenDefaultTilingData = cls;
-
-// op_host tiling headers declare their struct inside namespace optiling; make it visible to
-// GET_TILING_DATA in the kernel's global scope.
-namespace optiling {}
-using namespace optiling;  // NOLINT(google-build-using-namespace)

@@ -1,0 +1,3 @@
+// opgen host runtime: CANN's graph/types.h on the CPU (see ../opgen_host/ge_types.h).
+#pragma once
+#include "../opgen_host/ge_types.h"

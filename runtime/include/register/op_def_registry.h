@@ -1,0 +1,4 @@
+// opgen host runtime: CANN's register/op_def_registry.h on the CPU (see ../opgen_host/op_def.h).
+#pragma once
+#include "../opgen_host/op_def.h"
+#include "../opgen_host/platform.h"
