@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from opgen import gen
-from opgen.diagnostics import DiagnosticSink, OpgenError
+from opgen.diagnostics import Diagnostic, DiagnosticError, DiagnosticSink, OpgenError, SourceLoc
 from opgen.emit.metadef import metadef_path_for
+from opgen.kernel_frontend import default_display
 from opgen.project import Config
 
 
@@ -33,16 +34,50 @@ def generated_metadefs(config: Config, specs: Sequence[Path], sink: DiagnosticSi
     return {k: v for k, v in found.items() if not ops or k in ops}
 
 
+def build_failure(failures: Sequence[Exception], root: Path) -> OpgenError:
+    """Failed builds as one report: each compiler error once, as `file:line:col: error: ...`
+    naming the user's own file (project-relative), then any failure the compiler did not
+    locate (no compiler, a failed bundle) as its message."""
+    from opgen_runtime.errors import BuildError
+
+    show = default_display(root)
+    located: list[Diagnostic] = []
+    other: list[str] = []
+    for exc in failures:
+        errors = exc.errors if isinstance(exc, BuildError) else ()
+        for e in errors:
+            d = Diagnostic(SourceLoc(show(e.path), e.line, e.col), e.message)
+            if d not in located:
+                located.append(d)
+        if not errors:
+            other.append(str(exc))
+    if not other:
+        return DiagnosticError(tuple(located))
+    return BuildCommandError("\n".join([*map(str, located), *other]))
+
+
 def build(config: Config, specs: Sequence[Path], sink: DiagnosticSink) -> dict[str, Path]:
-    """Build lib<op>.so for every op (kernels compile in parallel; unchanged ones are free)."""
+    """Build lib<op>.so for every op (kernels compile in parallel; unchanged ones are free).
+    Every op is attempted, so one run reports the compile errors of all of them."""
+    from opgen_runtime.errors import SimulatorError
     from opgen_runtime.metadef import load
     from opgen_runtime.oplib import build_operator_library
 
     metadefs = generated_metadefs(config, specs, sink)
     names = sorted(metadefs)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        libs = list(pool.map(lambda n: build_operator_library(load(metadefs[n])), names))
-    return dict(zip(names, libs, strict=True))
+        futures = [pool.submit(lambda n: build_operator_library(load(metadefs[n])), n)
+                   for n in names]
+    libs: dict[str, Path] = {}
+    failures: list[Exception] = []
+    for name, future in zip(names, futures, strict=True):
+        try:
+            libs[name] = future.result()
+        except SimulatorError as exc:
+            failures.append(exc)
+    if failures:
+        raise build_failure(failures, config.root)
+    return libs
 
 
 def parse_shapes(texts: Sequence[str], inputs: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -66,13 +101,26 @@ def parse_shapes(texts: Sequence[str], inputs: Sequence[str]) -> dict[str, tuple
 
 def profile(config: Config, op: str, shapes: Sequence[str], dtype: str | None,
             attrs: Sequence[str], sink: DiagnosticSink) -> str:
+    from opgen_runtime import registry
+    from opgen_runtime.errors import BuildError, SimulatorError
+
+    metadef = generated_metadefs(config, [], sink, [op])[op]
+    try:
+        return _profile(op, metadef, shapes, dtype, attrs)
+    except BuildError as exc:
+        raise build_failure([exc], config.root) from None
+    except (SimulatorError, registry.RegistryError) as exc:
+        raise BuildCommandError(f"{op}: {exc}") from None
+
+
+def _profile(op: str, metadef: Path, shapes: Sequence[str], dtype: str | None,
+             attrs: Sequence[str]) -> str:
     import numpy as np
 
     from opgen_runtime import registry
     from opgen_runtime.metadef import load
     from opgen_runtime.oplib import build_operator_library
 
-    metadef = generated_metadefs(config, [], sink, [op])[op]
     opdef = load(metadef)
     library = build_operator_library(opdef)
     reg = registry.Registry()

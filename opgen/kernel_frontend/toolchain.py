@@ -17,10 +17,14 @@ import subprocess
 from importlib import resources
 from pathlib import Path
 
+from opgen_runtime.build import CPU_DEBUG_DEFINES
+
 # Bumped whenever what the parser extracts changes: old cache entries then miss.
 FRONTEND_VERSION = "1"
+# The kernel is read as the simulator compiles it: CANN's CPU-debug build, where the
+# `#ifndef ASCENDC_CPU_DEBUG` launch wrappers (`<<<...>>>`, NPU compiler only) drop out.
 LANGUAGE_FLAGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w",
-                  "-D__CCE_KT_TEST__=0", "-D__OPGEN_FRONTEND__=1")
+                  *CPU_DEBUG_DEFINES, "-D__OPGEN_FRONTEND__=1")
 
 
 def stub_dir() -> Path:

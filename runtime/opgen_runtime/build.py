@@ -6,6 +6,7 @@ import ctypes
 import hashlib
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -16,11 +17,16 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from .errors import BuildError
+from .errors import BuildError, CompileError
 
 _log = logging.getLogger("opgen_runtime")  # progress of slow steps; apps choose to show it
 
+# Every simulator build is CANN's CPU-debug build: ASCENDC_CPU_DEBUG (and __CCE_KT_TEST__, the
+# older samples' name for it) drops the `#ifndef ASCENDC_CPU_DEBUG` host wrappers with their
+# `kernel<<<blockDim, nullptr, stream>>>(...)` launches, which only the NPU compiler reads.
+CPU_DEBUG_DEFINES: tuple[str, ...] = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1")
 BASE_FLAGS: tuple[str, ...] = (
+    *CPU_DEBUG_DEFINES,
     "-O3",
     "-std=c++17",
     "-fPIC",
@@ -32,6 +38,12 @@ BASE_FLAGS: tuple[str, ...] = (
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 # Bumped when the launch ABI between opgen_runtime and the headers changes.
 CACHE_FORMAT = "opgen-kernel-v1"
+# g++'s located lines: `path:line:col: error: text`, and `path:line:col:   required from here`
+# under an "In instantiation of ..." header.
+_DIAGNOSTIC = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<kind>fatal error|error|warning|note): "
+    r"(?P<text>.*)$")
+_REQUIRED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+):\s+required from")
 
 
 def include_dir() -> Path:
@@ -217,14 +229,82 @@ def _compile(
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        # the C locale: plain ASCII quotes and English messages, the same on every machine
         proc = subprocess.run(
-            _command(cxx, src, tmp, defs, incs, extra), capture_output=True, text=True, check=False
+            _command(cxx, src, tmp, defs, incs, extra), capture_output=True, text=True,
+            check=False, env={**os.environ, "LC_ALL": "C"},
         )
         if proc.returncode != 0:
-            raise BuildError(f"compiling {src} failed:\n{proc.stderr.rstrip()}")
+            raise BuildError(f"compiling {src} failed:\n{proc.stderr.rstrip()}",
+                             errors=compile_errors(proc.stderr))
         os.replace(tmp, final)  # atomic: readers see no half-written library
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def compile_errors(stderr: str) -> tuple[CompileError, ...]:
+    """The errors of g++'s output, each once, located in the user's files.
+
+    An error raised inside the simulator's own headers (a static_assert of an API template, a
+    macro such as GET_TILING_DATA) is moved to the user's line that led there: g++'s "required
+    from here" before it, or its "in expansion of macro" note after it. So every error names
+    the kernel's own file and line; the message names the header.
+    """
+    sim = str(include_dir())
+    found: list[CompileError] = []
+    required: tuple[str, int, int] | None = None
+    pending: tuple[str, str] | None = None  # (header, text) of an error awaiting its macro note
+
+    def add(path: str, row: int, col: int, text: str) -> None:
+        error = CompileError(path, row, col, text)
+        if error not in found:
+            found.append(error)
+
+    def flush() -> None:
+        nonlocal pending
+        if pending is not None:  # no user line found: the header's own place is all there is
+            header, text = pending
+            path, row, col = header.rsplit(":", 2)
+            add(path, int(row), int(col), text)
+            pending = None
+
+    for line in stderr.splitlines():
+        if not line.startswith(" ") and line.rstrip().endswith(":") and ": In " in line:
+            flush()
+            required = None  # "k.cpp: In instantiation of ...:" starts a new error context
+            continue
+        need = _REQUIRED.match(line)
+        if need is not None:
+            if not _inside(need["path"], sim):
+                required = (need["path"], int(need["line"]), int(need["col"]))
+            continue
+        m = _DIAGNOSTIC.match(line)
+        if m is None:
+            continue
+        path, row, col, text = m["path"], int(m["line"]), int(m["col"]), m["text"]
+        if m["kind"] == "note":
+            if pending is not None and text.startswith("in expansion of macro") \
+                    and not _inside(path, sim):
+                add(path, row, col, pending[1])
+                pending = None
+            continue
+        if m["kind"] not in ("error", "fatal error"):
+            continue
+        flush()
+        if _inside(path, sim):
+            text = f"{text} (raised in the simulator's {os.path.relpath(path, sim)})"
+            if required is None:
+                pending = (f"{path}:{row}:{col}", text)
+                continue
+            path, row, col = required
+        add(path, row, col, text)
+    flush()
+    return tuple(found)
+
+
+def _inside(path: str, directory: str) -> bool:
+    full = os.path.abspath(path)
+    return full == directory or full.startswith(directory + os.sep)
 
 
 def build_kernels(

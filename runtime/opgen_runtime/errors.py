@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 
 class SimulatorError(Exception):
     """A kernel broke a rule of the simulated Ascend hardware, or could not be run.
@@ -65,7 +67,28 @@ class KernelCrash(SimulatorError):
 
 
 class BuildError(SimulatorError):
-    """g++ failed to compile a kernel, or the library lacks the requested entry."""
+    """g++ failed to compile a kernel, or the library lacks the requested entry.
+
+    ``errors`` holds the compiler's errors, each located in the user's own source (see
+    build.compile_errors), so a command line can print them as `file:line:col: error: ...`.
+    """
+
+    def __init__(self, detail: str, *, errors: tuple[CompileError, ...] = ()) -> None:
+        self.errors = errors
+        super().__init__(detail)
+
+
+@dataclass(frozen=True)
+class CompileError:
+    """One compiler error: where it is in the user's files, and what the compiler said."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: error: {self.message}"
 
 
 class LaunchError(SimulatorError):

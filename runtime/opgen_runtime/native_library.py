@@ -21,8 +21,8 @@ from pathlib import Path
 from filelock import FileLock
 
 from .build import BuildRequest, build_kernels, cache_dir
-from .dtypes import dtype_defines
 from .metadef import load as load_metadef
+from .oplib import kernel_builds
 
 _log = logging.getLogger("opgen_runtime")
 
@@ -83,13 +83,8 @@ def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, 
     symbols: list[str] = []
     for path in metadefs:
         op = load_metadef(Path(path))
-        if op.kernel_source is None:
-            raise error(f"{path}: the metadef names no kernel source")
-        names = [t.name for t in (*op.inputs, *op.outputs)]
-        for column, combo in enumerate(op.combinations):
-            dtypes = dict(zip(names, combo, strict=True))
-            requests.append(BuildRequest(op.kernel_source, op.kernel_entry,
-                                         dtype_defines(dtypes)))
+        for column, (_dtypes, request) in enumerate(kernel_builds(op, error)):
+            requests.append(request)
             symbols.append(symbol(op.op_name, column))
     libs = build_kernels(requests)
     return [Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)]

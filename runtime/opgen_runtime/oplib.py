@@ -168,19 +168,30 @@ def _tensor_names(op: OpDef) -> list[str]:
     return [t.name for t in (*op.inputs, *op.outputs)]
 
 
-def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = ()) -> Path:
-    """Build every dtype combination of `op`'s kernel and bundle them into lib<op>.so
-    (content-addressed in the kernel cache; an unchanged op costs no compile)."""
+def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
+                  extra_flags: Sequence[str] = ()) -> list[tuple[dict[str, str], BuildRequest]]:
+    """Every build of `op`'s kernel, one per dtype combination: (tensor -> dtype, request).
+
+    The one recipe of an op's kernel, for its operator library and for the variants the
+    PyTorch and TensorFlow libraries embed: DTYPE_<NAME> macros per combination, and, as
+    CANN's build does, the op_host tiling header force-included first."""
     if op.kernel_source is None:
-        raise LibraryError(f"{op.op_name}: the metadef names no kernel source")
+        raise error(f"{op.op_name}: the metadef names no kernel source")
     names = _tensor_names(op)
     combos = [dict(zip(names, combo, strict=True)) for combo in op.combinations]
     flags = tuple(extra_flags)
-    if op.tiling_header is not None:  # as CANN's build does: the op_host tiling header first
+    if op.tiling_header is not None:
         flags = ("-include", str(op.tiling_header), *flags)
-    requests = [BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
-                             extra_flags=flags) for c in combos]
-    libs = build_kernels(requests)
+    return [(c, BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
+                             extra_flags=flags)) for c in combos]
+
+
+def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = ()) -> Path:
+    """Build every dtype combination of `op`'s kernel and bundle them into lib<op>.so
+    (content-addressed in the kernel cache; an unchanged op costs no compile)."""
+    builds = kernel_builds(op, extra_flags=extra_flags)
+    combos = [c for c, _ in builds]
+    libs = build_kernels([r for _, r in builds])
     return bundle(op.op_name, [(op.kernel_entry, c, lib.path) for c, lib in zip(combos, libs,
                                                                                  strict=True)])
 
