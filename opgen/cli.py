@@ -201,15 +201,43 @@ def cmd_import_msopgen(args: argparse.Namespace) -> int:
 def cmd_config(args: argparse.Namespace) -> int:
     from opgen.config_flags import ConfigError, render
 
-    if not (args.cflags or args.libs or args.includedir):
-        print("opgen config: error: give --cflags, --libs and/or --includedir", file=sys.stderr)
+    if not (args.cflags or args.libs or args.includedir or args.toolkit):
+        print("opgen config: error: give --cflags, --libs, --includedir and/or --toolkit",
+              file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
+        if args.toolkit:
+            from opgen.toolkit import toolkit_dir
+
+            if args.cflags or args.libs or args.includedir:
+                print("opgen config: error: --toolkit prints a directory; give it alone",
+                      file=sys.stderr)
+                return EXIT_BAD_INPUT
+            print(toolkit_dir())
+            return EXIT_OK
         print(render(want_cflags=args.cflags, want_libs=args.libs, want_includedir=args.includedir))
     except ConfigError as exc:
         print(f"opgen config: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from opgen.asc_run import run
+
+    extra = [f"-I{d}" for d in args.include] + [f"-D{d}" for d in args.define]
+    return run(Path(args.file), args.program_args, extra)
+
+
+def cmd_cxx(argv: Sequence[str]) -> int:
+    from opgen.asc_run import cxx
+
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: opgen cxx [g++ arguments] FILE.asc ... [-o PROGRAM]\n\n"
+              "Runs g++ with the simulator's flags; each FILE.asc is compiled with its <<<>>> "
+              "launches\nrewritten into simulator launches (see `opgen run`).")
+        return EXIT_OK if argv else EXIT_BAD_INPUT
+    return cxx(argv)
 
 
 def _split(text: str) -> list[str]:
@@ -319,7 +347,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--libs", action="store_true", help="link flags (-pthread; header-only)")
     p.add_argument("--includedir", action="store_true",
                    help="the directory holding kernel_operator.h and tikicpulib.h")
+    p.add_argument("--toolkit", action="store_true",
+                   help="a CANN-toolkit-shaped directory for the samples' run.sh -r cpu "
+                        "(bin/setenv.bash, the tikicpulib CMake package): pass it as -i")
     p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("run", help="compile and run a single-source .asc program",
+                       description="Compile FILE.asc (host main, kernels and their "
+                       "kernel<<<blocks, l2ctrl, stream>>>(args) launches) against the "
+                       "simulator and run it in the current directory. Launches run on the "
+                       "simulator when issued; compiler messages name FILE.asc's lines.")
+    p.add_argument("file", metavar="FILE.asc")
+    p.add_argument("program_args", nargs="*", metavar="ARG",
+                   help="arguments for the program (after --)")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                   help="an include directory (repeatable)")
+    p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a macro definition (repeatable)")
+    p.set_defaults(func=cmd_run)
+
+    sub.add_parser("cxx", help="g++ with the simulator's flags; .asc sources get their "
+                   "<<<>>> launches rewritten",
+                   description="opgen cxx [g++ arguments] FILE.asc ... -o PROGRAM")
     return parser
 
 
@@ -331,8 +380,11 @@ class _StderrHandler(logging.Handler):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "cxx":  # every other argument belongs to g++
+        args = argparse.Namespace(func=lambda _: cmd_cxx(argv[1:]))
+    else:
+        args = build_parser().parse_args(argv)
     # progress of slow steps (kernel and library compiles) from the runtime, on stderr
     progress = logging.getLogger("opgen_runtime")
     if not any(isinstance(h, _StderrHandler) for h in progress.handlers):

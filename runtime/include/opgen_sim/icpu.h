@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gm_registry.h"
 #include "launch.h"
 
 enum class KernelMode { MIX_MODE = 0, AIC_MODE, AIV_MODE };
@@ -19,23 +20,10 @@ inline uint64_t g_tilingKey = 0;
 
 namespace opgen_sim {
 
-struct GmBlock {
-    uint8_t* ptr;
-    uint64_t size;
-    uint64_t serial;
-};
-
-// Every live GmAlloc block: the GM buffers that bounds checks accept in ICPU_RUN_KF mode.
-struct GmRegistry {
-    std::mutex mu;
-    std::vector<GmBlock> blocks;
-    uint64_t next_serial = 0;
-    KernelMode mode = KernelMode::MIX_MODE;
-};
-
-inline GmRegistry& Gm() {
-    static GmRegistry* registry = new GmRegistry();  // never destroyed: usable during exit
-    return *registry;
+// The kernel mode a driver set with AscendC::SetKernelMode (recorded; only AIV cores are simulated).
+inline KernelMode& IcpuKernelMode() {
+    static KernelMode mode = KernelMode::MIX_MODE;
+    return mode;
 }
 
 [[noreturn]] inline void IcpuFatal(const std::string& text) {
@@ -59,9 +47,16 @@ inline const char* ErrorKindName(int32_t kind) {
     }
 }
 
-// Unified Buffer bytes per core: OPGEN_SIM_SOC=ascend910b (default, 192 KiB) or ascend310p.
+// Unified Buffer bytes per core: OPGEN_SIM_SOC=ascend910b (192 KiB) or ascend310p (256 KiB);
+// without it, the SoC a build named (OPGEN_SIM_DEFAULT_SOC, set by the toolkit's per-SoC CMake
+// targets), else ascend910b.
+#define OPGEN_SIM_STR2(x) #x
+#define OPGEN_SIM_STR(x) OPGEN_SIM_STR2(x)
 inline uint64_t IcpuUbBytes() {
     const char* soc = std::getenv("OPGEN_SIM_SOC");
+#ifdef OPGEN_SIM_DEFAULT_SOC
+    if (soc == nullptr) soc = OPGEN_SIM_STR(OPGEN_SIM_DEFAULT_SOC);
+#endif
     if (soc == nullptr || std::string(soc) == "ascend910b") return 192 * 1024;
     if (std::string(soc) == "ascend310p") return 256 * 1024;
     IcpuFatal(std::string("OPGEN_SIM_SOC=") + soc + " is not a known SoC (ascend910b, ascend310p)");
@@ -72,12 +67,14 @@ inline void InvokeBody(void* ctx) {
     (*static_cast<F*>(ctx))();
 }
 
-// ICPU_RUN_KF: runs `body` (the kernel call) once per block on blockDim simulated cores. A rule
-// violation prints the lowest failing block's error to stderr and exits with status 1.
+// ICPU_RUN_KF (and a <<<>>> launch, `launch` naming it): runs `body` (the kernel call) once per
+// block on blockDim simulated cores. A rule violation prints the lowest failing block's error to
+// stderr and exits with status 1.
 template <typename F>
-inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body) {
+inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
+                    const char* launch = "ICPU_RUN_KF") {
     if (block_dim < 1 || block_dim > 65535) {
-        IcpuFatal(std::string("ICPU_RUN_KF(") + kernel + "): blockDim " +
+        IcpuFatal(std::string(launch) + "(" + kernel + "): blockDim " +
                   std::to_string(block_dim) + " must be in [1, 65535]");
     }
     std::vector<std::string> names;
@@ -87,7 +84,7 @@ inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body) {
         std::lock_guard<std::mutex> lock(gm.mu);
         names.reserve(gm.blocks.size());
         for (const GmBlock& b : gm.blocks) {
-            names.push_back("GmAlloc#" + std::to_string(b.serial));
+            names.push_back(GmBlockName(b));
         }
         for (size_t i = 0; i < gm.blocks.size(); ++i) {
             regions.push_back({gm.blocks[i].ptr, gm.blocks[i].size, names[i].c_str()});
@@ -126,30 +123,21 @@ inline void* GmAlloc(size_t size) {
     auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
     if (p == nullptr) opgen_sim::IcpuFatal("GmAlloc(" + std::to_string(size) + "): out of memory");
     std::memset(p, 0, bytes);
-    opgen_sim::GmRegistry& gm = opgen_sim::Gm();
-    std::lock_guard<std::mutex> lock(gm.mu);
-    gm.blocks.push_back({p, static_cast<uint64_t>(size), gm.next_serial++});
+    opgen_sim::GmRegister(p, size, size, "GmAlloc");
     return p;
 }
 
 inline void GmFree(void* ptr) {
     if (ptr == nullptr) return;
-    opgen_sim::GmRegistry& gm = opgen_sim::Gm();
-    {
-        std::lock_guard<std::mutex> lock(gm.mu);
-        for (size_t i = 0; i < gm.blocks.size(); ++i) {
-            if (gm.blocks[i].ptr == ptr) {
-                gm.blocks.erase(gm.blocks.begin() + static_cast<std::ptrdiff_t>(i));
-                std::free(ptr);
-                return;
-            }
-        }
+    if (opgen_sim::GmUnregister(ptr, "GmAlloc")) {
+        std::free(ptr);
+        return;
     }
     opgen_sim::IcpuFatal("GmFree: the pointer was not returned by GmAlloc, or was freed already");
 }
 
 // The simulator runs vector (AIV) cores only; the mode is recorded and otherwise accepted.
-inline void SetKernelMode(KernelMode mode) { opgen_sim::Gm().mode = mode; }
+inline void SetKernelMode(KernelMode mode) { opgen_sim::IcpuKernelMode() = mode; }
 
 }  // namespace AscendC
 

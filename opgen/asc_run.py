@@ -1,0 +1,164 @@
+"""`opgen run FILE.asc` and `opgen cxx`: single-source programs (host main + kernels + <<<>>>
+launches) compiled with g++ against the simulator, their launches rewritten by asc_rewrite."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from opgen.asc_rewrite import rewrite
+from opgen.config_flags import cflags, libs
+from opgen.diagnostics import OpgenError
+
+CXX_ENV = "CXX"
+OPTIMIZE = ("-O2",)
+# g++ options after which no link happens (compile only, preprocess, assembly, dependencies).
+_NO_LINK = {"-c", "-E", "-S", "-M", "-MM"}
+
+
+def cache_dir() -> Path:
+    """<opgen cache>/asc: rewritten sources and programs, content-addressed."""
+    from opgen_runtime.build import cache_root  # the runtime owns the cache location
+
+    return cache_root() / "asc"
+
+
+def compiler() -> str:
+    return os.environ.get(CXX_ENV, "g++")
+
+
+def _digest(*parts: str | bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode() if isinstance(p, str) else p)
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def _atomic_write(path: Path, data: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def rewritten_text(asc: Path) -> str:
+    """The C++ source of an .asc file (or of a kernel file with a <<<>>> host wrapper)."""
+    try:
+        text = asc.read_text("utf-8")
+    except OSError as exc:
+        raise OpgenError(f"cannot read {asc}: {exc.strerror}") from None
+    return rewrite(text, str(asc.resolve()))
+
+
+def rewritten(asc: Path) -> Path:
+    """The rewritten C++ source of an .asc file, in the cache (written once per content)."""
+    source = rewritten_text(asc)
+    dest = cache_dir() / "src" / _digest(source) / f"{asc.stem}.cpp"
+    if not dest.is_file():
+        _atomic_write(dest, source)
+    return dest
+
+
+def _is_asc(arg: str) -> bool:
+    return arg.endswith(".asc") and not arg.startswith("-")
+
+
+def cxx_command(args: Sequence[str]) -> list[str]:
+    """The g++ command for `opgen cxx ARGS`: the simulator's flags, each .asc argument replaced by
+    its rewritten source (with its directory on the quote include path), and the link flags when
+    the command links."""
+    out: list[str] = [compiler(), *cflags()]
+    quote_dirs: list[str] = []
+    files: list[str] = []
+    for arg in args:
+        if _is_asc(arg):
+            asc = Path(arg)
+            quote_dirs.append(f"-iquote{asc.resolve().parent}")
+            files.append(str(rewritten(asc)))
+        else:
+            files.append(arg)
+    out += dict.fromkeys(quote_dirs)  # de-duplicated, in order
+    out += files
+    if not _NO_LINK & set(args):
+        out += [f for f in libs() if f not in out]
+    return out
+
+
+def cxx(args: Sequence[str]) -> int:
+    """Runs the compiler as `opgen cxx` would; returns its exit status. `--rewrite IN -o OUT`
+    only writes the rewritten source of IN (for build systems that compile it themselves)."""
+    if args and args[0] == "--rewrite":
+        if len(args) != 4 or args[2] != "-o":
+            raise OpgenError("usage: opgen cxx --rewrite FILE -o OUT.cpp")
+        _atomic_write(Path(args[3]), rewritten_text(Path(args[1])))
+        return 0
+    if not any(_is_asc(a) or a.endswith((".cpp", ".cc", ".cxx", ".o")) for a in args):
+        raise OpgenError("opgen cxx: give at least one source file (FILE.asc or .cpp)")
+    try:
+        return subprocess.run(cxx_command(args), check=False).returncode
+    except FileNotFoundError:
+        raise OpgenError(f"the C++ compiler '{compiler()}' was not found (set CXX)") from None
+
+
+def _deps_ok(record: Path) -> bool:
+    try:
+        deps: dict[str, str] = json.loads(record.read_text("utf-8"))
+        return all(_digest(Path(p).read_bytes()) == d for p, d in deps.items())
+    except (OSError, ValueError):
+        return False
+
+
+def _parse_depfile(text: str) -> list[str]:
+    body = text.split(":", 1)[1] if ":" in text else ""
+    return [p for p in shlex.split(body.replace("\\\n", " ")) if p]
+
+
+def build_program(asc: Path, extra_flags: Sequence[str] = ()) -> Path:
+    """Compiles an .asc program into the cache (again only when it or a header it includes
+    changed) and returns the executable."""
+    source = rewritten(asc)
+    flags = [*cflags(), *OPTIMIZE, f"-iquote{asc.resolve().parent}", *extra_flags]
+    key = _digest(source.read_text("utf-8"), compiler(), *flags, *libs())
+    folder = cache_dir() / "bin" / key
+    exe = folder / asc.stem
+    record = folder / "deps.json"
+    if exe.is_file() and _deps_ok(record):
+        return exe
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{asc.stem}.{os.getpid()}"
+    depfile = folder / f".deps.{os.getpid()}"
+    cmd = [compiler(), *flags, "-MMD", "-MF", str(depfile), str(source), "-o", str(tmp), *libs()]
+    try:
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise OpgenError(f"the C++ compiler '{compiler()}' was not found (set CXX)") from None
+    if proc.returncode != 0:
+        tmp.unlink(missing_ok=True)
+        depfile.unlink(missing_ok=True)
+        raise OpgenError(proc.stderr.rstrip() + f"\nopgen: error: {asc} did not compile")
+    deps = _parse_depfile(depfile.read_text("utf-8"))
+    depfile.unlink(missing_ok=True)
+    _atomic_write(record, json.dumps({p: _digest(Path(p).read_bytes()) for p in deps}, indent=0))
+    os.replace(tmp, exe)
+    return exe
+
+
+def run(asc: Path, program_args: Sequence[str], extra_flags: Sequence[str] = ()) -> int:
+    """Builds and runs the program in the current directory; returns its exit status."""
+    if not asc.is_file():
+        raise OpgenError(f"{asc}: no such file")
+    exe = build_program(asc, extra_flags)
+    proc = subprocess.run([str(exe), *program_args], check=False)
+    if proc.returncode < 0:
+        name = signal.Signals(-proc.returncode).name
+        raise OpgenError(f"{asc.name} was killed by {name}")
+    return proc.returncode

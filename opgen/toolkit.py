@@ -1,0 +1,242 @@
+"""`opgen config --toolkit`: a directory shaped like a CANN toolkit install, so that CANN's
+kernel-launch samples build their own main.cpp and kernel against the simulator with their
+run.sh and CMake files unchanged (`bash run.sh -r cpu -v <SoC> -i "$(opgen config --toolkit)"`).
+
+It holds bin/setenv.bash (sets nothing a sample needs), the CPU-debug CMake package
+(find_package(tikicpulib): a target tikicpulib::<SoC> per SoC and `ascendcl`), CANN's
+ascendc_kernel_cmake/ascendc.cmake for `-r npu` / `-r sim` (ascendc_library compiles the kernel
+files, <<<>>> launches rewritten, for the simulator), and the ASC language package of
+single-source projects (find_package(ASC), project(... LANGUAGES ASC)). It is written once per
+content into opgen's cache, atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from string import Template
+
+from opgen.config_flags import CPU_DEBUG_DEFINES, CXX_FLAGS, include_dir
+
+FORMAT = "opgen-toolkit-v1"
+# SoC names CANN's samples accept (run.sh's VERSION_LIST and CMake's SOC_VERSION). The simulator
+# models the Unified Buffer of two: Ascend310P* get ascend310p's, every other one ascend910b's.
+SOCS: tuple[str, ...] = (
+    "Ascend910A", "Ascend910B", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA",
+    "Ascend910B1", "Ascend910B2", "Ascend910B2C", "Ascend910B3", "Ascend910B4", "Ascend910B4-1",
+    "Ascend910_9391", "Ascend910_9381", "Ascend910_9372", "Ascend910_9392", "Ascend910_9382",
+    "Ascend910_9362", "Ascend310B1", "Ascend310B2", "Ascend310B3", "Ascend310B4",
+    "Ascend310P1", "Ascend310P3", "Ascend310P5", "Ascend310P7",
+)
+
+_SETENV = """\
+# opgen simulator toolkit: sourced by CANN samples' run.sh. The simulator needs no environment;
+# this only names the toolkit, as CANN's setenv does.
+export ASCEND_TOOLKIT_HOME="$toolkit"
+export ASCEND_HOME_PATH="$toolkit"
+"""
+
+# set_env.sh of single-source projects: find_package(ASC) and find_package(tikicpulib) work.
+_SET_ENV = _SETENV + """\
+export CMAKE_PREFIX_PATH="$toolkit/lib/cmake:$toolkit/tools/tikicpulib/lib/cmake\\
+$${CMAKE_PREFIX_PATH:+:$$CMAKE_PREFIX_PATH}"
+"""
+
+# find_package(tikicpulib): header-only simulator targets. _GLIBCXX_USE_CXX11_ABI=0 matches the
+# samples' main.cpp flags, so that the kernel library and the driver share one std::string ABI.
+_TIKICPULIB = """\
+# opgen simulator toolkit: CANN's CPU-debug package. tikicpulib::<SoC> compiles kernels and
+# drivers against opgen's simulator headers; `ascendcl` gives host programs acl/acl.h.
+include_guard(GLOBAL)
+find_package(Threads REQUIRED)
+set(tikicpulib_FOUND TRUE)
+set(_opgen_include "$include")
+set(_opgen_defines $defines _GLIBCXX_USE_CXX11_ABI=0)
+foreach(_soc $socs)
+  if(NOT TARGET tikicpulib::$${_soc})
+    add_library(tikicpulib::$${_soc} INTERFACE IMPORTED GLOBAL)
+    set(_opgen_soc_defines $${_opgen_defines})
+    if(_soc MATCHES "^Ascend310P")
+      list(APPEND _opgen_soc_defines OPGEN_SIM_DEFAULT_SOC=ascend310p)
+    endif()
+    set_target_properties(tikicpulib::$${_soc} PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
+      INTERFACE_COMPILE_DEFINITIONS "$${_opgen_soc_defines}"
+      INTERFACE_COMPILE_OPTIONS "$cxxflags"
+      INTERFACE_LINK_LIBRARIES Threads::Threads)
+  endif()
+endforeach()
+if(NOT TARGET ascendcl)
+  add_library(ascendcl INTERFACE IMPORTED GLOBAL)
+  set_target_properties(ascendcl PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
+    INTERFACE_LINK_LIBRARIES Threads::Threads)
+endif()
+"""
+
+# ascendc.cmake of `-r npu` / `-r sim` builds: the kernels of ascendc_library run on the simulator.
+_ASCENDC = """\
+# opgen simulator toolkit: CANN's ascendc_library for NPU builds of kernel-launch samples. The
+# kernel files are compiled for the simulator, their host wrappers' <<<>>> launches rewritten
+# (opgen cxx); host_intf_pub gives main.cpp acl/acl.h. Programs run on the CPU.
+include_guard(GLOBAL)
+find_package(Threads REQUIRED)
+set(_opgen_include "$include")
+if(NOT TARGET host_intf_pub)
+  add_library(host_intf_pub INTERFACE IMPORTED GLOBAL)
+  set_target_properties(host_intf_pub PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
+    INTERFACE_LINK_LIBRARIES Threads::Threads)
+endif()
+function(ascendc_library target type)
+  set(_sources)
+  foreach(_src $${ARGN})
+    get_filename_component(_abs "$${_src}" ABSOLUTE)
+    get_filename_component(_name "$${_src}" NAME_WE)
+    set(_out "$${CMAKE_CURRENT_BINARY_DIR}/opgen_asc/$${target}/$${_name}.cpp")
+    add_custom_command(OUTPUT "$${_out}"
+      COMMAND "$python" -m opgen cxx --rewrite "$${_abs}" -o "$${_out}"
+      DEPENDS "$${_abs}" VERBATIM)
+    list(APPEND _sources "$${_out}")
+    get_filename_component(_dir "$${_abs}" DIRECTORY)
+    list(APPEND _dirs "$${_dir}")
+  endforeach()
+  add_library($${target} $${type} $${_sources})
+  target_include_directories($${target} PRIVATE $${_dirs} "$${_opgen_include}")
+  target_compile_definitions($${target} PRIVATE _GLIBCXX_USE_CXX11_ABI=0)
+  target_compile_options($${target} PRIVATE $cxxflags -O2)
+  target_link_libraries($${target} PUBLIC Threads::Threads)
+  set_target_properties($${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()
+function(ascendc_compile_definitions target)
+  target_compile_definitions($${target} $${ARGN})
+endfunction()
+function(ascendc_compile_options target)
+  target_compile_options($${target} $${ARGN})
+endfunction()
+function(ascendc_include_directories target)
+  target_include_directories($${target} $${ARGN})
+endfunction()
+"""
+
+# find_package(ASC) + project(... LANGUAGES ASC): .asc sources compile with `opgen cxx`.
+_ASC_CONFIG = """\
+# opgen simulator toolkit: the ASC language of single-source projects. .asc files compile with
+# `opgen cxx` (their <<<>>> launches run on the simulator), whatever CMAKE_ASC_RUN_MODE says.
+set(ASC_FOUND TRUE)
+list(APPEND CMAKE_MODULE_PATH "$${CMAKE_CURRENT_LIST_DIR}/modules")
+"""
+
+_ASC_DETERMINE = """\
+set(CMAKE_ASC_COMPILER "$${CMAKE_CURRENT_LIST_DIR}/../../../bin/opgen-cxx")
+get_filename_component(CMAKE_ASC_COMPILER "$${CMAKE_ASC_COMPILER}" ABSOLUTE)
+set(CMAKE_ASC_COMPILER_ID "opgen")
+set(CMAKE_ASC_SOURCE_FILE_EXTENSIONS asc)
+configure_file("$${CMAKE_CURRENT_LIST_DIR}/CMakeASCCompiler.cmake.in"
+  "$${CMAKE_PLATFORM_INFO_DIR}/CMakeASCCompiler.cmake" @ONLY)
+set(CMAKE_ASC_COMPILER_ENV_VAR "")
+"""
+
+_ASC_COMPILER_IN = """\
+set(CMAKE_ASC_COMPILER "@CMAKE_ASC_COMPILER@")
+set(CMAKE_ASC_COMPILER_ID "opgen")
+set(CMAKE_ASC_COMPILER_LOADED 1)
+set(CMAKE_ASC_SOURCE_FILE_EXTENSIONS asc)
+set(CMAKE_ASC_OUTPUT_EXTENSION .o)
+set(CMAKE_ASC_COMPILER_ENV_VAR "")
+set(CMAKE_ASC_LINKER_PREFERENCE 40)
+"""
+
+_ASC_INFORMATION = """\
+# --npu-arch=... and other NPU compiler options mean nothing to g++: they are dropped.
+set(CMAKE_ASC_OUTPUT_EXTENSION .o)
+set(CMAKE_INCLUDE_FLAG_ASC "-I")
+set(CMAKE_ASC_COMPILE_OBJECT
+  "<CMAKE_ASC_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -o <OBJECT> -c <SOURCE>")
+set(CMAKE_ASC_LINK_EXECUTABLE "<CMAKE_ASC_COMPILER> <FLAGS> <CMAKE_ASC_LINK_FLAGS> <LINK_FLAGS> \\
+<OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
+set(CMAKE_ASC_CREATE_SHARED_LIBRARY "<CMAKE_ASC_COMPILER> -shared <LANGUAGE_COMPILE_FLAGS> \\
+<LINK_FLAGS> <SONAME_FLAG><TARGET_SONAME> -o <TARGET> <OBJECTS> <LINK_LIBRARIES>")
+set(CMAKE_SHARED_LIBRARY_ASC_FLAGS "-fPIC")
+set(CMAKE_ASC_INFORMATION_LOADED 1)
+"""
+
+_ASC_TEST = """\
+set(CMAKE_ASC_COMPILER_WORKS 1 CACHE INTERNAL "")
+"""
+
+# The compiler CMake runs for .asc files: `opgen cxx` without the NPU-only options.
+_OPGEN_CXX = """\
+#!/bin/sh
+# opgen simulator toolkit: the ASC compiler of CMake projects (opgen cxx, NPU options dropped).
+for a in "$$@"; do
+  shift
+  case "$$a" in
+    --npu-arch=*|--cce-*|-arch=*) ;;
+    *) set -- "$$@" "$$a" ;;
+  esac
+done
+exec "$python" -m opgen cxx "$$@"
+"""
+
+
+def _files() -> dict[str, tuple[str, bool]]:
+    """relative path -> (content, executable)."""
+    values = {
+        "include": include_dir().as_posix(),
+        "defines": " ".join(d[2:] for d in CPU_DEBUG_DEFINES),
+        "cxxflags": ";".join(CXX_FLAGS),
+        "socs": " ".join(SOCS),
+        "python": sys.executable,
+        "toolkit": '$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)',
+    }
+
+    def fill(text: str, **more: str) -> str:
+        return Template(text).substitute(values, **more)
+
+    asc = "lib/cmake/ASC"
+    return {
+        "bin/setenv.bash": (fill(_SETENV), False),
+        "set_env.sh": (fill(_SET_ENV, toolkit='$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)'),
+                       False),
+        "tools/tikicpulib/lib/cmake/tikicpulib/tikicpulib-config.cmake": (fill(_TIKICPULIB), False),
+        "compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake": (fill(_ASCENDC), False),
+        f"{asc}/ASCConfig.cmake": (fill(_ASC_CONFIG), False),
+        f"{asc}/modules/CMakeDetermineASCCompiler.cmake": (fill(_ASC_DETERMINE), False),
+        f"{asc}/modules/CMakeASCCompiler.cmake.in": (_ASC_COMPILER_IN, False),
+        f"{asc}/modules/CMakeASCInformation.cmake": (fill(_ASC_INFORMATION), False),
+        f"{asc}/modules/CMakeTestASCCompiler.cmake": (fill(_ASC_TEST), False),
+        "bin/opgen-cxx": (fill(_OPGEN_CXX), True),
+    }
+
+
+def toolkit_dir() -> Path:
+    """The toolkit directory, materialised on first use (one per content, renamed into place)."""
+    from opgen_runtime.build import cache_root  # the runtime owns the cache location
+
+    files = _files()
+    h = hashlib.sha256(FORMAT.encode())
+    for rel, (text, executable) in sorted(files.items()):
+        h.update(f"{rel}\0{executable}\0{text}\0".encode())
+    dest = cache_root() / f"toolkit-{h.hexdigest()[:16]}"
+    if dest.is_dir():
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".toolkit-"))
+    for rel, (text, executable) in files.items():
+        path = tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if executable:
+            path.chmod(0o755)
+    for empty in ("lib64", "runtime/lib64/stub", "tools/tikicpulib/lib"):
+        (tmp / empty).mkdir(parents=True, exist_ok=True)
+    try:
+        os.rename(tmp, dest)
+    except OSError:  # another process put it in place first: same content
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dest

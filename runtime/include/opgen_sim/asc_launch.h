@@ -1,0 +1,100 @@
+// opgen NPU simulator: `kernel<<<numBlocks, l2ctrl, stream>>>(args...)` launches of single-source
+// (.asc) programs. `opgen run` / `opgen cxx` rewrite each launch into
+//     ::opgen_sim::AscLaunch("kernel", [&](auto&... a) { kernel(a...); }, numBlocks, l2ctrl, stream)(args...)
+// which evaluates the arguments once, checks that every pointer argument is device memory, and
+// runs the kernel on numBlocks simulated cores before returning (a stream's work is complete when
+// it is issued). A rule violation prints the kernel, the block and the values and exits with 1,
+// as ICPU_RUN_KF does.
+#pragma once
+
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "acl/acl_rt.h"
+#include "kernel_operator.h"
+#include "opgen_sim/icpu.h"
+
+// Kernel-type keywords of single-source programs: the simulator runs every kernel on AIV cores.
+#ifndef __vector__
+#define __vector__
+#endif
+#ifndef __cube__
+#define __cube__
+#endif
+#ifndef __mix__
+#define __mix__(cube, vec)
+#endif
+#ifndef __host__
+#define __host__
+#endif
+
+namespace opgen_sim {
+
+// block_idx / block_num: the kernel language's builtin variables (GetBlockIdx(), GetBlockNum()).
+struct BlockIdxVar {
+    operator int64_t() const { return AscendC::GetBlockIdx(); }  // NOLINT: reads like the builtin
+};
+struct BlockNumVar {
+    operator int64_t() const { return AscendC::GetBlockNum(); }  // NOLINT
+};
+
+template <typename T>
+inline void CheckDeviceArg(const char* kernel, size_t index, const T& value) {
+    if constexpr (std::is_pointer_v<T>) {
+        if (value == nullptr) return;
+        GmBlock b{};
+        if (!GmFind(reinterpret_cast<const void*>(value), &b)) {
+            IcpuFatal(std::string("kernel '") + kernel + "': argument " + std::to_string(index + 1) +
+                      " (" + opgen_acl::Hex(reinterpret_cast<const void*>(value)) +
+                      ") is not device memory: pass a pointer from aclrtMalloc");
+        }
+    }
+}
+
+template <typename F, typename... Config>
+struct AscLauncher {
+    const char* kernel;
+    F fn;
+    int64_t blocks;
+    void* stream;
+
+    template <typename... A>
+    void operator()(A&&... args) const {
+        const auto stored = std::make_tuple(std::forward<A>(args)...);  // evaluated once, by value
+        std::apply(
+            [&](const auto&... a) {
+                size_t i = 0;
+                (CheckDeviceArg(kernel, i++, a), ...);
+            },
+            stored);
+        if (stream != nullptr && opgen_acl::FindHandle(stream, "stream") == nullptr) {
+            IcpuFatal(std::string("kernel '") + kernel + "': stream " + opgen_acl::Hex(stream) +
+                      " is not a live aclrtStream");
+        }
+        IcpuRun(
+            kernel, blocks, [&]() { std::apply([&](const auto&... a) { fn(a...); }, stored); },
+            "<<<>>>");
+    }
+};
+
+template <typename Stream>
+inline void* StreamPointer(Stream s) {
+    if constexpr (std::is_pointer_v<Stream>) {
+        return const_cast<void*>(static_cast<const void*>(s));
+    } else {
+        return nullptr;  // 0 or nullptr: the default stream
+    }
+}
+
+template <typename F, typename Blocks, typename L2 = std::nullptr_t, typename Stream = std::nullptr_t>
+inline AscLauncher<F> AscLaunch(const char* kernel, F fn, Blocks blocks, L2 l2ctrl = nullptr,
+                                Stream stream = nullptr) {
+    (void)l2ctrl;  // L2 cache control: no L2 in the simulator
+    return AscLauncher<F>{kernel, fn, static_cast<int64_t>(blocks), StreamPointer(stream)};
+}
+
+}  // namespace opgen_sim
+
+inline const opgen_sim::BlockIdxVar block_idx{};
+inline const opgen_sim::BlockNumVar block_num{};
