@@ -57,6 +57,13 @@ class KernelRef:
     tiling_struct: str | None = None
     tiling_hook: str | None = None
     tiling_header: str | None = None  # relative to the spec file; force-included when built
+    op_host: tuple[str, ...] = ()  # the op's own op_host sources, relative to the spec file
+
+    @property
+    def own_tiling(self) -> bool:
+        """The tiling comes from the user (a Python hook or the op's op_host), not the
+        default policy."""
+        return self.tiling_hook is not None or bool(self.op_host)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import functools
 import json
 import math
 import os
+import posixpath
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
@@ -339,9 +340,43 @@ class _Builder:
                      f"tiling_hook '{hook}' must be 'module:function' (a Python import path)")
         loc = self.doc.loc(("kernel",)) if "kernel" in self.data else self.doc.loc(())
         struct = raw.get("tiling_struct")
+        if isinstance(hook, str) and "op_host" in raw:
+            self.err(("kernel", "op_host"), "kernel.op_host and kernel.tiling_hook both give the "
+                     "tiling; keep one")
         return KernelRef(source, entry, loc, struct if isinstance(struct, str) else None,
                          hook if isinstance(hook, str) else None,
-                         self.tiling_header(raw.get("tiling_header"), source))
+                         self.tiling_header(raw.get("tiling_header"), source),
+                         self.op_host(raw.get("op_host"), source))
+
+    def op_host(self, given: Any, source: str) -> tuple[str, ...]:
+        """The op's own op_host sources: listed, or `auto` for msopgen's layout
+        (op_host/<name>.cpp and op_host/<name>_*.cpp beside op_kernel/<name>.cpp)."""
+        if given is None:
+            return ()
+        if given == "auto":
+            kernel_dir, kernel_file = os.path.split(source)
+            name = os.path.splitext(kernel_file)[0]
+            host_dir = os.path.join(os.path.dirname(os.path.normpath(kernel_dir)), "op_host")
+            found = []
+            if os.path.isdir(os.path.join(self.spec_dir, host_dir)):
+                for f in sorted(os.listdir(os.path.join(self.spec_dir, host_dir))):
+                    stem, ext = os.path.splitext(f)
+                    if ext in (".cpp", ".cc") and (stem == name or stem.startswith(name + "_")):
+                        found.append(posixpath.join(host_dir.replace(os.sep, "/"), f))
+            if not found:
+                self.err(("kernel", "op_host"), f"op_host: auto found no {host_dir}/{name}.cpp "
+                         "(msopgen's layout); list the op_host sources instead")
+            return tuple(found)
+        items = [given] if isinstance(given, str) else list(given)
+        for i, item in enumerate(items):
+            where = ("kernel", "op_host") if isinstance(given, str) else ("kernel", "op_host", i)
+            if os.path.isabs(item) or item.startswith("~"):
+                self.err(where, f"op_host source '{item}' is an absolute path; give it relative "
+                         "to the spec file")
+            elif not os.path.isfile(os.path.join(self.spec_dir, item)):
+                shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.path), item))
+                self.err(where, f"op_host source '{item}' not found (looked for {shown})")
+        return tuple(str(i) for i in items)
 
     def tiling_header(self, given: Any, source: str) -> str | None:
         """The op_host tiling header CANN's build gives the kernel (its struct is what

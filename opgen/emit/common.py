@@ -56,6 +56,24 @@ def tiling_header_path(spec: OpSpec) -> str | None:
     return posixpath.normpath(posixpath.join(spec_dir(spec), header)) if header else None
 
 
+def op_host_paths(spec: OpSpec) -> tuple[str, ...]:
+    """The op's own op_host sources, project-relative."""
+    return tuple(posixpath.normpath(posixpath.join(spec_dir(spec), p))
+                 for p in spec.kernel.op_host)
+
+
+def user_tiling(spec: OpSpec) -> str:
+    """What tiles the op when it is not the default policy, for messages in generated code
+    ("" for the default policy); control characters are dropped so the text is one line."""
+    if spec.kernel.op_host:
+        text = f"its op_host TilingFunc ({', '.join(spec.kernel.op_host)})"
+    elif spec.kernel.tiling_hook is not None:
+        text = f"the Python hook {spec.kernel.tiling_hook}"
+    else:
+        return ""
+    return "".join(ch for ch in text if ch.isprintable())
+
+
 def _finalize(text: str, max_blank: int = 1) -> str:
     """One post-processing pass for all templates: no trailing blanks, at most `max_blank`
     blank lines in a row (2 for Python, as PEP 8 separates top-level definitions), one final

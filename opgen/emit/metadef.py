@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from opgen.dtypes import DType
-from opgen.emit.common import kernel_source_path, relpath, render_json, tiling_header_path
+from opgen.emit.common import (
+    kernel_source_path,
+    op_host_paths,
+    relpath,
+    render_json,
+    tiling_header_path,
+)
 from opgen.expr_translate import NUMPY, to_source
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.model import AttrDesc, OpSpec, TensorDesc
@@ -81,6 +87,8 @@ def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) 
     header = tiling_header_path(spec)
     if header is not None:
         data["kernel"]["tiling_header"] = relpath(header, here)
+    if spec.kernel.op_host:
+        data["kernel"]["op_host"] = [relpath(p, here) for p in op_host_paths(spec)]
     if kernel is not None:
         data["tiling"] = kernel.tiling.layout_json() if kernel.tiling is not None else None
     data["reference"] = {r.output: str(r.expr) for r in spec.reference}

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from opgen.dtypes import AttrType, DType
 from opgen.emit import host_desc
 from opgen.emit import tf_naming as names
-from opgen.emit.common import banner_text, render
+from opgen.emit.common import banner_text, render, user_tiling
 from opgen.emit.metadef import metadef_path, metadef_path_for
 from opgen.emit.python_pkg import package_dir, relative_to_module
 from opgen.expr import names as free_names
@@ -191,7 +191,7 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
             outputs=[_tensor(spec, t, tensor_attr[t.name], False) for t in spec.outputs],
             blob_symbol=names.blob_symbol,
             dtype=lambda d: f"::tensorflow::{names.tf_enum(d)}"),
-        tiling_hook=host_desc.cstr(spec.kernel.tiling_hook),
+        tiling_hook=host_desc.cstr(user_tiling(spec) or None),
         op_lines=tuple(op_lines(spec)),
     )
 

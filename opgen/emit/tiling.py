@@ -115,7 +115,7 @@ def view(spec: OpSpec, tiling: TilingStruct, kernel_source: str) -> TilingView:
                      for f in tiling.fields),
         fields_arg=f"kFields, {len(tiling.fields)}" if tiling.fields else "nullptr, 0",
         buffer_size=max(tiling.size, 1),  # C++ has no empty arrays
-        has_policy=spec.kernel.tiling_hook is None,
+        has_policy=not spec.kernel.own_tiling,
         policy_header=posixpath.relpath(POLICY_HEADER, OP_HOST_DIR),
         tensors=(*(_tensor_read(t, i, True) for i, t in enumerate(spec.inputs)),
                  *(_tensor_read(t, i, False) for i, t in enumerate(spec.outputs))),

@@ -24,7 +24,7 @@ from opgen import expr as ex
 from opgen.dtypes import AttrType, DType
 from opgen.emit import host_desc
 from opgen.emit import torch_naming as names
-from opgen.emit.common import banner_text, render
+from opgen.emit.common import banner_text, render, user_tiling
 from opgen.emit.metadef import metadef_path_for
 from opgen.emit.python_pkg import package_dir, relative_to_module
 from opgen.expr_translate import TORCH, to_source
@@ -231,7 +231,7 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         combinations=[_combination_source(spec, c) for c in spec.combinations()],
         dtype_attrs=[t.dtype_from for t in spec.outputs],
         type_attrs=[a.name for a in spec.attrs if a.type is AttrType.TYPE],
-        native_kernel=spec.kernel.tiling_hook is None,
+        native_kernel=not spec.kernel.own_tiling,
         # autograd.Function tracks tensors passed directly, not inside a tensor list
         function_fast_path=not any(t.is_dynamic for t in spec.inputs),
         fake_like=required_inputs[0].name if required_inputs else spec.inputs[0].name,
@@ -377,7 +377,7 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
         namespace=names.cc_namespace(spec.op_name),
         library_source=f"{names.library_stem(config.package)}.cc",
         spec_path=spec.spec_path,
-        hook=spec.kernel.tiling_hook or "",
+        hook=user_tiling(spec),
         desc=host_desc.desc_view(
             spec, kernel,
             inputs=[_cc_tensor(spec, t, True) for t in spec.inputs],

@@ -246,7 +246,7 @@ def _describe_type(f: TilingField) -> str:
 
 
 def _fields(spec: OpSpec, s: TilingStruct, out: _Findings) -> None:
-    hook = spec.kernel.tiling_hook
+    hook = spec.kernel.tiling_hook if not spec.kernel.op_host else "op_host"
     conventions = _conventions(spec)
     attr_fields = _attr_fields(spec)
     for f in s.fields:
@@ -285,7 +285,7 @@ def _fields(spec: OpSpec, s: TilingStruct, out: _Findings) -> None:
 
 
 def _attrs(spec: OpSpec, s: TilingStruct | None, out: _Findings) -> None:
-    if spec.kernel.tiling_hook is not None:
+    if spec.kernel.own_tiling:
         return
     for a in spec.attrs:
         if a.type not in CARRIED_ATTRS:

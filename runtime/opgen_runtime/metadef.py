@@ -63,6 +63,7 @@ class OpDef:
     socs: tuple[str, ...]
     path: Path
     raw: Mapping[str, Any]
+    op_host: tuple[Path, ...] = ()  # the op's own op_host sources (its TilingFunc, InferShape)
 
     @property
     def combinations(self) -> tuple[tuple[str, ...], ...]:
@@ -114,6 +115,7 @@ def from_json(data: Mapping[str, Any], path: Path) -> OpDef:
         reference=data.get("reference") or {},
         socs=tuple(data.get("soc", ["ascend910b"])),
         path=path, raw=data,
+        op_host=tuple((path.parent / p).resolve() for p in kernel.get("op_host") or ()),
     )
 
 
@@ -132,6 +134,8 @@ def _normalise_with_compiler(path: Path) -> dict[str, Any]:
     data["kernel"]["source"] = spec.kernel.source
     if spec.kernel.tiling_header:
         data["kernel"]["tiling_header"] = spec.kernel.tiling_header
+    if spec.kernel.op_host:
+        data["kernel"]["op_host"] = list(spec.kernel.op_host)
     return data
 
 

@@ -274,6 +274,8 @@ class OpHost:
         if status == 0:
             return
         message = rep.message.decode(errors="replace").strip()
+        if status in (2, 5):
+            raise TilingError(f"{op_type}: {message} ({self.path.name})")
         raise TilingError(f"{op_type}: the op_host {_FUNCTION[what]} "
                           f"{message or _STATUS.get(status, 'failed')} ({self.path.name})")
 

@@ -27,11 +27,12 @@ import numpy as np
 from . import oppkg
 from .errors import TilingError
 from .launcher import gm_empty, launch
-from .metadef import AttrDef, OpDef, load
+from .metadef import AttrDef, OpDef, TensorDef, load
+from .ophost import HostTensor, OpHost, build_op_host, load_op_host
 from .oplib import KernelVariant, OperatorLibrary, open_library
 from .profile import LaunchProfile
 from .shapes import ShapeRuleError, infer_shape
-from .soc import DEFAULT_SOC
+from .soc import DEFAULT_SOC, get_soc
 from .tiling import TensorSpec, TilingLayout, default_tiling
 
 ORDER = ("load_operator_library -> register_operator -> register_operator_model -> "
@@ -101,6 +102,9 @@ class _Plan:
     tiling: bytes
     absent: tuple[None, ...]  # trailing optional inputs the caller left out
     out_layout: tuple[tuple[int, np.dtype[Any], tuple[int, ...]], ...] = ()  # bytes, dtype, shape
+    tiling_key: int = 0
+    workspace_size: int = 0
+    cacheable: bool = True  # False when the tiling reads input values (ValueDepend)
 
     def __post_init__(self) -> None:
         self.out_layout = tuple((int(np.prod(s, dtype=np.int64)) * d.itemsize, d, s)
@@ -181,9 +185,14 @@ class Registry:
                     f"'{entry.kernel_name}'; a different definition ({path}, kernel "
                     f"'{kernel_name}') cannot replace it in this process. Rename the op or "
                     "restart the process")
+            signature = library.signatures.get(kernel_name)
+            if signature is not None:
+                _check_signature(opdef, path, kernel_name, signature.params)
             entry.library, entry.opdef, entry.kernel_name = library, opdef, kernel_name
             entry.metadef_path = path
-            entry.layout = _layout(opdef)
+            # A hand-written metadef (the seed's) has no tiling section: the layout the kernel
+            # frontend read when `opgen build` built the library serves instead.
+            entry.layout = _layout(opdef.tiling or (signature.tiling if signature else None))
             if not self._adopting:
                 oppkg.install(name, library.path, path, kernel_name)
 
@@ -291,7 +300,8 @@ class Registry:
             attr_values = _bind_attrs(opdef, attrs)
             plan = self._plan(op, opdef, arrays, attr_values)
             plan.absent = (None,) * (len(arrays) - len(inputs))
-            if key is not None and all(a is None or isinstance(a, np.ndarray) for a in inputs):
+            if (key is not None and plan.cacheable
+                    and all(a is None or isinstance(a, np.ndarray) for a in inputs)):
                 if len(op.plans) > 256:
                     op.plans.clear()
                 op.plans[key] = plan
@@ -299,7 +309,8 @@ class Registry:
         outs = [_ALLOC(n, d, s) for n, d, s in plan.out_layout]
         gm = dict(zip(plan.names, [*inputs, *plan.absent, *outs], strict=True))
         prof = launch(plan.kernel, plan.entry, gm, block_dim=plan.block_dim, tiling=plan.tiling,
-                      soc=self.soc)
+                      soc=self.soc, tiling_key=plan.tiling_key,
+                      workspace_size=plan.workspace_size)
         result: Any = outs[0] if len(outs) == 1 else tuple(outs)
         return (result, prof) if profile else result
 
@@ -315,20 +326,15 @@ class Registry:
                 _check_shape(opdef, t.name, t.shape, a.shape)
         shapes = {t.name: a.shape for t, a in zip(opdef.inputs, arrays, strict=True)
                   if a is not None}
-        out_shapes = []
-        for t in opdef.outputs:
-            try:
-                shape = infer_shape(t.infer or {"rule": "same_as", "input": opdef.inputs[0].name},
-                                    shapes, attrs)
-            except (ShapeRuleError, KeyError) as exc:
-                raise OpCallError(f"{opdef.op_name}: cannot infer the shape of output "
-                                  f"'{t.name}': {exc}") from None
-            out_shapes.append(tuple(int(d) for d in shape))
         out_dtypes = tuple(np.dtype(dtypes[t.name]) for t in opdef.outputs)
         variant: KernelVariant | None = op.library.variant_for(op.kernel_name, dtypes)
         if variant is None:
             raise KernelNotFoundError(f"{op.library.path} has no build of '{op.kernel_name}' "
                                       f"for {dtypes}; rebuild it with `opgen build`")
+        if opdef.op_host:
+            return self._plan_op_host(op, opdef, arrays, attrs, shapes, out_dtypes, names,
+                                      op.library.kernel(variant), variant.entry)
+        out_shapes = [_infer_output(opdef, t, shapes, attrs) for t in opdef.outputs]
         if op.layout is None:
             raise OpCallError(f"{opdef.op_name}: the metadef has no tiling layout; regenerate "
                               "it with `opgen generate`")
@@ -337,14 +343,77 @@ class Registry:
                 for t, s, d in zip(opdef.outputs, out_shapes, out_dtypes, strict=True)}
         tiling_attrs = {k: _tiling_value(opdef.attr(k), v) for k, v in attrs.items()}
         hook = _tiling_hook(opdef)
-        block_dim, values = hook(op.layout, ins, outs, tiling_attrs, self.soc)
+        # a hook returns (blockDim, {field: value}) or, to dispatch on TILING_KEY_IS, also a key
+        decided = hook(op.layout, ins, outs, tiling_attrs, self.soc)
+        block_dim, values = decided[0], decided[1]
+        key = int(decided[2]) if len(decided) > 2 else 0
         return _Plan(op.library.kernel(variant), variant.entry, tuple(out_shapes), out_dtypes,
-                     tuple(names), block_dim, op.layout.pack(values), ())
+                     tuple(names), block_dim, op.layout.pack(values), (), tiling_key=key)
+
+    def _plan_op_host(self, op: RegisteredOp, opdef: OpDef,
+                      arrays: Sequence[np.ndarray | None], attrs: Mapping[str, Any],
+                      shapes: Mapping[str, tuple[int, ...]], out_dtypes: tuple[np.dtype[Any], ...],
+                      names: Sequence[str], kernel: Any, entry: str) -> _Plan:
+        """The op's own op_host decides: InferShape (when it registers one, else the spec's
+        rule) gives the output shapes, TilingFunc the tiling, block dim, key and workspace."""
+        host = op_host_of(opdef)
+        soc = get_soc(self.soc)
+        info = host.describe(opdef.op_type)
+        depends = {p["name"] for p in (info.get("def") or {}).get("inputs", [])
+                   if p.get("value_depend")}
+        ins = [[HostTensor(a.shape, str(a.dtype),
+                           data=a if t.name in depends else None)] if a is not None else []
+               for t, a in zip(opdef.inputs, arrays, strict=True)]
+        attr_list = [(a.type, attrs[a.name]) for a in opdef.attrs if a.name in attrs]
+        if info.get("infer_shape"):
+            out_shapes = host.infer_shape(opdef.op_type, ins, len(opdef.outputs), attr_list, soc)
+        else:
+            out_shapes = [_infer_output(opdef, t, shapes, attrs) for t in opdef.outputs]
+        outs = [HostTensor(s, str(d)) for s, d in zip(out_shapes, out_dtypes, strict=True)]
+        decided = host.tiling(opdef.op_type, ins, outs, attr_list, soc)
+        return _Plan(kernel, entry, tuple(out_shapes), out_dtypes, tuple(names),
+                     decided.block_dim, decided.tiling, (), tiling_key=decided.tiling_key,
+                     workspace_size=decided.workspace_size, cacheable=not depends)
 
 
 
-def _layout(opdef: OpDef) -> TilingLayout | None:
-    tiling = opdef.tiling
+def _infer_output(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int, ...]],
+                  attrs: Mapping[str, Any]) -> tuple[int, ...]:
+    try:
+        shape = infer_shape(t.infer or {"rule": "same_as", "input": opdef.inputs[0].name},
+                            shapes, attrs)
+    except (ShapeRuleError, KeyError) as exc:
+        raise OpCallError(f"{opdef.op_name}: cannot infer the shape of output "
+                          f"'{t.name}': {exc}") from None
+    return tuple(int(d) for d in shape)
+
+
+_HOSTS: dict[tuple[str, tuple[str, ...]], OpHost] = {}
+
+
+def op_host_of(opdef: OpDef) -> OpHost:
+    """The op's op_host sources, compiled for the host (cached by content) and loaded."""
+    key = (opdef.op_type, tuple(str(p) for p in opdef.op_host))
+    host = _HOSTS.get(key)
+    if host is None:
+        includes = [opdef.tiling_header.parent] if opdef.tiling_header is not None else []
+        path = build_op_host(opdef.op_host, name=opdef.op_name, include_dirs=includes)
+        host = _HOSTS[key] = load_op_host(path)
+    return host
+
+
+def _check_signature(opdef: OpDef, path: Path, kernel_name: str,
+                     params: Sequence[str]) -> None:
+    """Parameters bind by position: the metadef's tensors, then workspace and tiling."""
+    tensors = [t.name for t in (*opdef.inputs, *opdef.outputs)]
+    if len(params) != len(tensors) + 2:
+        raise KernelNotFoundError(
+            f"kernel '{kernel_name}' takes {len(params)} parameter(s) ({', '.join(params)}) but "
+            f"metadef {path} describes {len(tensors)} tensor(s) ({', '.join(tensors)}); a kernel "
+            "takes the inputs, the outputs, then workspace and tiling")
+
+
+def _layout(tiling: Mapping[str, Any] | None) -> TilingLayout | None:
     if not tiling:
         return None
     return TilingLayout.from_fields(

@@ -61,4 +61,8 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 #define END_TILING_DATA_DEF \
     }                       \
     ;
+// An op_host tiling header registers its class inside namespace optiling; GET_TILING_DATA in the
+// kernel (global scope) finds it there.
 #define REGISTER_TILING_DATA_CLASS(op, cls) using OpgenDefaultTilingData = cls;
+namespace optiling {}
+using namespace optiling;  // NOLINT(google-build-using-namespace)

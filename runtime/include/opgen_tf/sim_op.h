@@ -68,7 +68,7 @@ struct OpDesc {
     std::vector<opgen_host::FieldDesc> fields;
     size_t tiling_size;
     std::vector<Variant> variants;
-    const char* tiling_hook;       // non-null: the spec tiles with a Python hook
+    const char* tiling_hook;       // non-null: the spec tiles with a Python hook or its op_host
 };
 
 // -- dtypes -------------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ public:
     SimOpBase(OpKernelConstruction* ctx, const OpDesc& d) : OpKernel(ctx), d_(d) {
         if (d.tiling_hook != nullptr) {
             ctx->CtxFailure(absl::UnimplementedError(
-                std::string(d.op_name) + ": the spec tiles with the Python hook " + d.tiling_hook +
+                std::string(d.op_name) + ": the spec tiles with " + d.tiling_hook +
                 ", which a TensorFlow graph cannot call at run time; use the tf.numpy_function "
                 "fallback (docs/tensorflow.md, \"Fallback\")"));
             return;
