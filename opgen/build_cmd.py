@@ -7,13 +7,16 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opgen import gen
 from opgen.diagnostics import Diagnostic, DiagnosticError, DiagnosticSink, OpgenError, SourceLoc
 from opgen.emit.metadef import metadef_path_for
-from opgen.kernel_frontend import default_display
-from opgen.project import Config
+from opgen.kernel_frontend import ParseCache, analyze, default_display
+from opgen.project import Config, load_specs
+
+if TYPE_CHECKING:
+    from opgen_runtime.oplib import EntrySignature
 
 
 class BuildCommandError(OpgenError):
@@ -23,15 +26,36 @@ class BuildCommandError(OpgenError):
 def generated_metadefs(config: Config, specs: Sequence[Path], sink: DiagnosticSink,
                        ops: Sequence[str] = ()) -> dict[str, Path]:
     """Generate (writing only what changed) and return op name -> its metadef path."""
+    return {name: metadef for name, (metadef, _spec) in _generated(config, specs, sink,
+                                                                   ops).items()}
+
+
+def _generated(config: Config, specs: Sequence[Path], sink: DiagnosticSink,
+               ops: Sequence[str] = ()) -> dict[str, tuple[Path, Path]]:
+    """op name -> (its metadef, its spec file), after generating what changed."""
     result = gen.run(config, list(specs), sink)
     if result is None:
         raise BuildCommandError("generation failed; fix the errors above first")
-    found = {o.op_name: config.output_dir / metadef_path_for(o.op_name) for o in result.ops}
+    found = {o.op_name: (config.output_dir / metadef_path_for(o.op_name),
+                         config.root / o.spec_path) for o in result.ops}
     unknown = [o for o in ops if o not in found]
     if unknown:
         raise BuildCommandError(f"no op named {', '.join(unknown)}; the project has: "
                                 f"{', '.join(sorted(found)) or 'no ops'}")
     return {k: v for k, v in found.items() if not ops or k in ops}
+
+
+def entry_signatures(config: Config, spec_files: Sequence[Path]) -> dict[str, EntrySignature]:
+    """op name -> its kernel entry as the kernel frontend reads it (parses come from the
+    frontend's cache: generating just read them), for the library manifest."""
+    from opgen_runtime.oplib import EntrySignature
+
+    sink = DiagnosticSink()
+    kernels = analyze(load_specs(list(spec_files), config, sink), config.root, sink,
+                      cache=ParseCache())
+    return {name: EntrySignature(tuple(p.name for p in k.entry.params),
+                                 k.tiling.layout_json() if k.tiling is not None else None)
+            for name, k in kernels.items()}
 
 
 def build_failure(failures: Sequence[Exception], root: Path) -> OpgenError:
@@ -63,10 +87,12 @@ def build(config: Config, specs: Sequence[Path], sink: DiagnosticSink) -> dict[s
     from opgen_runtime.metadef import load
     from opgen_runtime.oplib import build_operator_library
 
-    metadefs = generated_metadefs(config, specs, sink)
-    names = sorted(metadefs)
+    generated = _generated(config, specs, sink)
+    names = sorted(generated)
+    signatures = entry_signatures(config, sorted({spec for _m, spec in generated.values()}))
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = [pool.submit(lambda n: build_operator_library(load(metadefs[n])), n)
+        futures = [pool.submit(lambda n: build_operator_library(
+                       load(generated[n][0]), signature=signatures.get(n)), n)
                    for n in names]
     libs: dict[str, Path] = {}
     failures: list[Exception] = []

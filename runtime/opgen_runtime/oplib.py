@@ -46,6 +46,22 @@ class KernelVariant:
     blob: int
 
 
+@dataclass(frozen=True)
+class EntrySignature:
+    """What the kernel frontend read from a kernel entry, carried in the library so that a
+    metadef written by hand (the seed's: no tiling section) can still launch it."""
+
+    params: tuple[str, ...]  # every GM_ADDR parameter: inputs, outputs, workspace, tiling
+    tiling: Mapping[str, Any] | None  # the tiling struct's layout, as a metadef's "tiling"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"params": list(self.params), "tiling": self.tiling}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EntrySignature:
+        return cls(tuple(data["params"]), data.get("tiling"))
+
+
 @dataclass
 class OperatorLibrary:
     path: Path
@@ -53,6 +69,7 @@ class OperatorLibrary:
     variants: tuple[KernelVariant, ...]
     _cdll: Any = field(repr=False, default=None)
     _loaded: dict[int, KernelLibrary] = field(default_factory=dict, repr=False)
+    signatures: Mapping[str, EntrySignature] = field(default_factory=dict)
 
     @property
     def kernel_names(self) -> tuple[str, ...]:
@@ -161,7 +178,10 @@ def open_library(path: Path) -> OperatorLibrary:
                            f"{manifest.get('format')!r}, expected {MANIFEST_FORMAT}); rebuild it")
     variants = tuple(KernelVariant(k["entry"], dict(k["dtypes"]), int(k["blob"]))
                      for k in manifest["kernels"])
-    return OperatorLibrary(path, manifest["op_name"], variants, cdll)
+    # "entries" is absent from libraries built without the kernel frontend (build_kernel users)
+    signatures = {name: EntrySignature.from_json(s)
+                  for name, s in manifest.get("entries", {}).items()}
+    return OperatorLibrary(path, manifest["op_name"], variants, cdll, signatures=signatures)
 
 
 def _tensor_names(op: OpDef) -> list[str]:
@@ -186,22 +206,29 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
                              extra_flags=flags)) for c in combos]
 
 
-def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = ()) -> Path:
+def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = (),
+                           signature: EntrySignature | None = None) -> Path:
     """Build every dtype combination of `op`'s kernel and bundle them into lib<op>.so
-    (content-addressed in the kernel cache; an unchanged op costs no compile)."""
+    (content-addressed in the kernel cache; an unchanged op costs no compile). `signature`,
+    the entry as the kernel frontend read it, goes into the manifest (`opgen build` gives it)."""
     builds = kernel_builds(op, extra_flags=extra_flags)
     combos = [c for c, _ in builds]
     libs = build_kernels([r for _, r in builds])
+    signatures = {op.kernel_entry: signature} if signature is not None else {}
     return bundle(op.op_name, [(op.kernel_entry, c, lib.path) for c, lib in zip(combos, libs,
-                                                                                 strict=True)])
+                                                                                 strict=True)],
+                  signatures)
 
 
-def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]]) -> Path:
-    manifest = {
+def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]],
+           signatures: Mapping[str, EntrySignature] | None = None) -> Path:
+    manifest: dict[str, Any] = {
         "format": MANIFEST_FORMAT, "op_name": op_name,
         "kernels": [{"entry": e, "dtypes": dict(d), "blob": i}
                     for i, (e, d, _p) in enumerate(variants)],
     }
+    if signatures:
+        manifest["entries"] = {name: s.to_json() for name, s in sorted(signatures.items())}
     text = json.dumps(manifest, sort_keys=True)
     h = hashlib.sha256(text.encode())
     for _e, _d, p in variants:
