@@ -21,6 +21,12 @@ CXX_ENV = "CXX"
 OPTIMIZE = ("-O2",)
 # g++ options after which no link happens (compile only, preprocess, assembly, dependencies).
 _NO_LINK = {"-c", "-E", "-S", "-M", "-MM"}
+_SOURCES = (".cpp", ".cc", ".cxx", ".cce", ".C")
+# `opgen cxx --npu-build`: compile as CANN's NPU build does (host code takes its acl path, not
+# ASCENDC_CPU_DEBUG's), with the launches of every source rewritten, and without the options
+# and libraries only the NPU toolchain knows.
+NPU_BUILD = "--npu-build"
+_NPU_ONLY_LIBS = {"-lascendcl", "-lruntime", "-lruntime_camodel", "-lpem_davinci", "-ltikicpulib"}
 
 
 def cache_dir() -> Path:
@@ -72,15 +78,43 @@ def _is_asc(arg: str) -> bool:
     return arg.endswith(".asc") and not arg.startswith("-")
 
 
+def _npu_args(args: Sequence[str]) -> list[str]:
+    """The arguments without the NPU compiler's own options (-xcce, --cce-*, -mllvm X)."""
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "-mllvm":
+            skip = True
+        elif not (arg.startswith(("--cce-", "--npu-arch=")) or arg == "-xcce"
+                  or arg in _NPU_ONLY_LIBS):
+            out.append(arg)
+    return out
+
+
+def _has_launch(path: Path) -> bool:
+    try:
+        return "<<<" in path.read_text("utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def cxx_command(args: Sequence[str]) -> list[str]:
     """The g++ command for `opgen cxx ARGS`: the simulator's flags, each .asc argument replaced by
     its rewritten source (with its directory on the quote include path), and the link flags when
-    the command links."""
-    out: list[str] = [compiler(), *cflags()]
+    the command links. With --npu-build first, see NPU_BUILD."""
+    npu = bool(args) and args[0] == NPU_BUILD
+    if npu:
+        args = _npu_args(args[1:])
+    flags = cflags()
+    if npu:
+        flags = [f for f in flags if not f.startswith(("-DASCENDC_CPU_DEBUG", "-D__CCE_KT_TEST__"))]
+    out: list[str] = [compiler(), *flags]
     quote_dirs: list[str] = []
     files: list[str] = []
     for arg in args:
-        if _is_asc(arg):
+        if _is_asc(arg) or (npu and arg.endswith(_SOURCES) and _has_launch(Path(arg))):
             asc = Path(arg)
             quote_dirs.append(f"-iquote{asc.resolve().parent}")
             files.append(str(rewritten(asc)))
@@ -101,7 +135,7 @@ def cxx(args: Sequence[str]) -> int:
             raise OpgenError("usage: opgen cxx --rewrite FILE -o OUT.cpp")
         _atomic_write(Path(args[3]), rewritten_text(Path(args[1])))
         return 0
-    if not any(_is_asc(a) or a.endswith((".cpp", ".cc", ".cxx", ".o")) for a in args):
+    if not any(_is_asc(a) or a.endswith((*_SOURCES, ".o")) for a in args):
         raise OpgenError("opgen cxx: give at least one source file (FILE.asc or .cpp)")
     try:
         return subprocess.run(cxx_command(args), check=False).returncode

@@ -38,6 +38,7 @@ _SETENV = """\
 # this only names the toolkit, as CANN's setenv does.
 export ASCEND_TOOLKIT_HOME="$toolkit"
 export ASCEND_HOME_PATH="$toolkit"
+export PATH="$toolkit/compiler/ccec_compiler/bin:$$PATH"
 """
 
 # set_env.sh of single-source projects: find_package(ASC) and find_package(tikicpulib) work.
@@ -111,6 +112,7 @@ function(ascendc_library target type)
   target_compile_options($${target} PRIVATE $cxxflags -O2)
   target_link_libraries($${target} PUBLIC Threads::Threads)
   set_target_properties($${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  install(TARGETS $${target} LIBRARY DESTINATION lib ARCHIVE DESTINATION lib)
 endfunction()
 function(ascendc_compile_definitions target)
   target_compile_definitions($${target} $${ARGN})
@@ -184,6 +186,15 @@ exec "$python" -m opgen cxx "$$@"
 """
 
 
+# ccec, the CCE compiler of older samples' CMake (project(... LANGUAGES CCE)): opgen cxx as the
+# NPU build compiles, every source's <<<>>> launches rewritten.
+_CCEC = """\
+#!/bin/sh
+# opgen simulator toolkit: ccec for CCE-language CMake projects (opgen cxx --npu-build).
+exec "$python" -m opgen cxx --npu-build "$$@"
+"""
+
+
 def _files() -> dict[str, tuple[str, bool]]:
     """relative path -> (content, executable)."""
     values = {
@@ -211,6 +222,7 @@ def _files() -> dict[str, tuple[str, bool]]:
         f"{asc}/modules/CMakeASCInformation.cmake": (fill(_ASC_INFORMATION), False),
         f"{asc}/modules/CMakeTestASCCompiler.cmake": (fill(_ASC_TEST), False),
         "bin/opgen-cxx": (fill(_OPGEN_CXX), True),
+        "compiler/ccec_compiler/bin/ccec": (fill(_CCEC), True),
     }
 
 
