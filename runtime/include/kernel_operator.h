@@ -10,4 +10,5 @@
 #include "opgen_sim/vector_more.h"
 #include "opgen_sim/sync.h"
 #include "opgen_sim/tiling.h"
+#include "opgen_sim/workspace.h"
 #include "opgen_sim/launch.h"

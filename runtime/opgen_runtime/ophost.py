@@ -24,7 +24,14 @@ from typing import Any
 import numpy as np
 from filelock import FileLock
 
-from .build import _compiler, _compiler_identity, _headers_under, cache_dir, include_dir
+from .build import (
+    _compiler,
+    _compiler_identity,
+    _headers_under,
+    cache_dir,
+    compile_errors,
+    include_dir,
+)
 from .dtypes import data_type
 from .errors import BuildError, TilingError
 from .soc import SocProfile
@@ -205,10 +212,14 @@ def build_op_host(sources: Sequence[str | os.PathLike[str]], *, name: str,
             cmd = [cxx, *HOST_FLAGS, *(f"-I{d}" for d in dirs), f"-I{include_dir()}",
                    *(f"-D{k}={v}" for k, v in sorted(defs.items())),
                    "-o", str(partial), *(str(s) for s in srcs), str(abi)]
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            # the C locale: plain quotes and English messages, as for kernel builds
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                  env={**os.environ, "LC_ALL": "C"})
             if proc.returncode != 0:
-                raise BuildError(f"compiling the op_host of {name} failed:\n"
-                                 f"{proc.stderr.rstrip()}")
+                errors = compile_errors(proc.stderr)
+                shown = "\n".join(str(e) for e in errors) or proc.stderr.rstrip()
+                raise BuildError(f"compiling the op_host of {name} failed:\n{shown}",
+                                 errors=errors)
             os.replace(partial, out)
     return out
 

@@ -60,8 +60,13 @@ struct int4b_t { uint8_t bits; };
 #define TILING_DATA_FIELD_DEF(type, field) type field;
 #define TILING_DATA_FIELD_DEF_ARR(type, n, field) type field[n];
 #define TILING_DATA_FIELD_DEF_STRUCT(type, field) type field;
-#define END_TILING_DATA_DEF }
+#define END_TILING_DATA_DEF \
+    }                       \
+    ;
 #define REGISTER_TILING_DATA_CLASS(op, cls) using opgen_tiling_class_##op = cls;
+// An op_host tiling header declares its class in namespace optiling; the kernel names it bare.
+namespace optiling {}
+using namespace optiling;
 
 namespace AscendC {
 enum class TPosition : int32_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC,

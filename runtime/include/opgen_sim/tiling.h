@@ -27,7 +27,9 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
     if (avail >= 0 && static_cast<uint64_t>(avail) < size) {
         Fail(ErrorKind::Tiling, "GET_TILING_DATA",
              "the launch passed " + Str(static_cast<uint64_t>(avail)) + " bytes of tiling data but "
-             "the tiling struct is " + Str(size) + " bytes; pack it with the same TilingLayout");
+             "the tiling struct is " + Str(size) + " bytes; the op_host TilingFunc must "
+             "SaveToBuffer into GetRawTilingData() and SetDataSize (a tiling hook: pack the "
+             "same struct)");
     }
     std::memcpy(dst, tiling, size);
 }

@@ -1,0 +1,138 @@
+"""An op's own op_host (TilingFunc, InferShape, InferDataType with OP_ADD and CANN's tiling-data
+macros) compiled for the host and called at every launch: tests/fixtures/msopgen_clamp is an
+msopgen-layout op whose kernel dispatches on the tiling key, reads attrs and platform numbers
+from its tiling data and writes into the user part of its workspace."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from opgen.cli import main
+from opgen_runtime import registry
+from opgen_runtime.errors import TilingError
+from opgen_runtime.ophost import HostTensor, build_op_host, load_op_host
+from opgen_runtime.soc import get_soc
+
+FIXTURE = ROOT / "tests" / "fixtures" / "msopgen_clamp"
+SOC = get_soc("ascend910b")
+SYSTEM_WORKSPACE = 16 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def host():  # type: ignore[no-untyped-def]
+    return load_op_host(build_op_host([FIXTURE / "op_host" / "clamp_scale.cpp"],
+                                      name="clamp_scale"))
+
+
+def _tiling(host, shape, dtype="float32", gain=1.0, limit=6.0, mode=0):  # type: ignore[no-untyped-def]
+    x = HostTensor(shape, dtype)
+    return host.tiling("ClampScale", [[x]], [x],
+                       [("float", gain), ("float", limit), ("int", mode)], SOC)
+
+
+def test_describe_reads_the_op_def(host) -> None:  # type: ignore[no-untyped-def]
+    op = host.describe("ClampScale")
+    assert op["tiling"] and op["infer_shape"] and op["infer_dtype"]
+    d = op["def"]
+    assert [(p["name"], p["param_type"], p["dtypes"]) for p in d["inputs"]] == [
+        ("x", "required", [0, 1])]
+    assert [(a["name"], a["type"], a["required"], a["default"]) for a in d["attrs"]] == [
+        ("gain", "float", False, 1.0), ("limit", "float", False, 6.0), ("mode", "int", False, 0)]
+    assert d["socs"] == ["ascend310p", "ascend910b"]
+
+
+def test_tiling_data_is_cann_layout_and_key_follows_size(host) -> None:  # type: ignore[no-untyped-def]
+    small = _tiling(host, (64,), gain=1.5, limit=4.0)
+    assert (small.tiling_key, small.block_dim) == (1, 1)
+    # uint32 x3, float x2, uint16[3] at 20, padding to 8, uint64 at 32: 40 bytes
+    assert len(small.tiling) == 40
+    per, last, piece, gain, limit = struct.unpack_from("<3I2f", small.tiling)
+    assert (per, last, piece, gain, limit) == (64, 64, 64, 1.5, 4.0)
+    assert struct.unpack_from("<3H", small.tiling, 20) == (7, 8, 9)
+    assert struct.unpack_from("<Q", small.tiling, 32) == (64 * 3 + 1,)
+    assert small.workspace_sizes == (SYSTEM_WORKSPACE + 32,)
+
+    big = _tiling(host, (300, 1024))
+    assert big.tiling_key == 2
+    assert big.block_dim == SOC.vector_cores  # the platform's AIV count caps the blocks
+    per, last, piece = struct.unpack_from("<3I", big.tiling)
+    assert per * (big.block_dim - 1) + last == 300 * 1024
+    assert piece == SOC.ub_bytes // 16 // 4  # a sixteenth of the platform's UB, in floats
+    assert big.workspace_sizes == (SYSTEM_WORKSPACE + 32 * big.block_dim,)
+
+
+def test_the_soc_reaches_the_platform(host) -> None:  # type: ignore[no-untyped-def]
+    t = host.tiling("ClampScale", [[HostTensor((300, 1024), "float32")]],
+                    [HostTensor((300, 1024), "float32")],
+                    [("float", 1.0), ("float", 6.0), ("int", 0)], get_soc("ascend310p"))
+    assert t.block_dim == get_soc("ascend310p").vector_cores
+    assert t.workspace_sizes == (2 * 1024 * 1024 + 32 * t.block_dim,)
+
+
+def test_infer_shape(host) -> None:  # type: ignore[no-untyped-def]
+    x = HostTensor((3, 5, 7), "float16")
+    assert host.infer_shape("ClampScale", [[x]], 1, [], SOC) == [(3, 5, 7)]
+
+
+def test_failing_op_host_is_a_clear_error(host) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(TilingError, match=r"^ClampScale: the op_host TilingFunc returned "
+                                          r"GRAPH_FAILED"):
+        _tiling(host, (64,), mode=1)
+    with pytest.raises(TilingError, match=r"^ClampScale: the op_host TilingFunc crashed with "
+                                          r"SIGSEGV"):
+        _tiling(host, (64,), mode=2)
+    # the process survived the fault, and later calls work
+    assert _tiling(host, (64,)).block_dim == 1
+    with pytest.raises(TilingError, match="register no op of this type"):
+        host.describe("Missing")
+
+
+def test_op_host_compile_error_names_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad_host.cpp"
+    bad.write_text('#include "register/op_def_registry.h"\nint f() { return undefined_name; }\n')
+    from opgen_runtime.errors import BuildError
+
+    with pytest.raises(BuildError, match=r"bad_host\.cpp:2:\d+: error: 'undefined_name'"):
+        build_op_host([bad], name="bad")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("clamp_project")
+    shutil.copytree(FIXTURE, root / "specs")
+    (root / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    return root
+
+
+def test_registry_launches_with_the_op_hosts_tiling(
+        project: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(project)
+    assert main(["build"]) == 0
+    lib = capsys.readouterr().out.strip().rsplit(": ", 1)[-1]
+    reg = registry.Registry()
+    reg.load_operator_library(lib)
+    reg.register_operator("clamp_scale")
+    reg.register_operator_model("clamp_scale",
+                                os.path.abspath("generated/metadef/clamp_scale.json"),
+                                "clamp_scale")
+    rng = np.random.default_rng(3)
+    for shape, dt, blocks in (((64,), np.float32, 1), ((1000 * 16,), np.float16, 3),
+                              ((300, 1024), np.float32, SOC.vector_cores)):
+        x = (rng.standard_normal(shape) * 10).astype(dt)
+        y, prof = reg.call("clamp_scale", x, gain=1.5, limit=4.0, profile=True)
+        ref = np.minimum(np.maximum(x * dt(1.5), dt(-4.0)), dt(4.0))
+        np.testing.assert_array_equal(y, ref)
+        assert prof.block_dim == blocks
+    x = np.ones(64, np.float32)
+    with pytest.raises(TilingError, match="GRAPH_FAILED"):
+        reg.call("clamp_scale", x, limit=-1.0)
+    with pytest.raises(TilingError, match="the op_host TilingFunc must SaveToBuffer"):
+        reg.call("clamp_scale", x, mode=3)
