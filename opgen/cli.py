@@ -172,6 +172,8 @@ def cmd_import_msopgen(args: argparse.Namespace) -> int:
     from opgen.validate import build_spec
     from opgen.writer import atomic_write
 
+    if Path(args.file).is_dir():
+        return _import_msopgen_project(args)
     sink = DiagnosticSink()
     doc = load_file(args.file)
     if not is_msopgen(doc.data):
@@ -194,6 +196,45 @@ def cmd_import_msopgen(args: argparse.Namespace) -> int:
     for path, d in targets:
         atomic_write(path, f"# Imported from {Path(args.file).name} by opgen import-msopgen.\n"
                      + to_yaml(d))
+        print(f"created {path}")
+    return EXIT_OK
+
+
+def _import_msopgen_project(args: argparse.Namespace) -> int:
+    """`opgen import-msopgen DIR`: specs for the ops a project's op_host defines, pointing at
+    its op_kernel/ and op_host/ files in place."""
+    from opgen.load import Document
+    from opgen.msopgen import convert, to_yaml
+    from opgen.msopgen_project import ProjectError, kernel_section, read_project
+    from opgen.validate import build_spec
+    from opgen.writer import atomic_write
+
+    root = Path(args.file)
+    out_dir = Path(args.output) if args.output else _config(args).spec_dir
+    try:
+        ops = read_project(root)
+    except ProjectError as exc:
+        print(f"opgen: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    sink = DiagnosticSink()
+    out_dir.mkdir(parents=True, exist_ok=True)  # the relative paths are checked through it
+    docs = convert(Document(str(root / "op_host"), [op.description for op in ops]), sink)
+    for op, d in zip(ops, docs, strict=True):
+        d.data["kernel"] = kernel_section(op, out_dir)
+        build_spec(d, sink, spec_dir=str(out_dir))
+    _print_diagnostics(sink)
+    if sink.has_errors:
+        return EXIT_BAD_INPUT
+    targets = [(out_dir / f"{d.data['op_name']}.yaml", d) for d in docs]
+    for path, _ in targets:
+        if path.exists():
+            print(f"{path}: error: already exists; import-msopgen never overwrites a file",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+    for path, d in targets:
+        header = (f"# Imported from the msopgen project {root.resolve().name!r} by opgen "
+                  "import-msopgen: its op_host tiles and infers, its op_kernel computes.\n")
+        atomic_write(path, header + to_yaml(d))
         print(f"created {path}")
     return EXIT_OK
 
@@ -331,10 +372,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ops-only", action="store_true", help="only the per-op checks")
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("import-msopgen", help="convert an msopgen op description to opgen YAML",
-                       description="Write one opgen spec per op of an msopgen JSON file.")
-    p.add_argument("file")
-    p.add_argument("-o", "--output", help="directory for the YAML files (default: beside FILE)")
+    p = sub.add_parser("import-msopgen", help="convert an msopgen op description or project to "
+                       "opgen YAML",
+                       description="Write one opgen spec per op of an msopgen JSON file, or of "
+                       "an msopgen project directory (op_host/, op_kernel/): there the ops are "
+                       "read from the project's own OpDef, and each spec points at the project's "
+                       "kernel and op_host in place, so its TilingFunc tiles the simulator's "
+                       "launches.")
+    p.add_argument("file", metavar="FILE|DIR")
+    p.add_argument("-o", "--output", help="directory for the YAML files (default: beside FILE; "
+                   "for a project DIR, the spec_dir of [tool.opgen])")
     p.set_defaults(func=cmd_import_msopgen)
 
     p = sub.add_parser("config", help="print flags to build kernels and CPU-debug drivers",

@@ -1,0 +1,111 @@
+"""A whole msopgen custom-op project (op_host/, op_kernel/) read as opgen specs.
+
+The project's op_host sources are compiled for the host and asked what they register: each
+OpDef (OP_ADD) gives the op's inputs, outputs, dtypes, formats and attrs, and each op becomes a
+spec whose kernel and op_host point at the project's files in place. No op JSON is needed: the
+OpDef is what CANN's own build reads.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from opgen.naming import snake_from_camel
+
+# ge::DataType and ge::Format codes (CANN's numbering) as msopgen spells them
+_DTYPES = {0: "float", 1: "float16", 2: "int8", 3: "int32", 4: "uint8", 6: "int16", 7: "uint16",
+           8: "uint32", 9: "int64", 10: "uint64", 11: "double", 12: "bool", 27: "bfloat16"}
+_FORMATS = {0: "NCHW", 1: "NHWC", 2: "ND", 3: "NC1HWC0", 4: "FRACTAL_Z", 27: "NDHWC",
+            29: "FRACTAL_NZ", 30: "NCDHW"}
+
+
+class ProjectError(Exception):
+    """The directory is not an msopgen project, or its op_host does not build."""
+
+
+@dataclass(frozen=True)
+class ProjectOp:
+    """One op of the project: its msopgen description and the files that implement it."""
+
+    description: dict[str, Any]  # msopgen's JSON entry for the op (opgen.msopgen.convert)
+    kernel: Path
+    op_host: tuple[Path, ...]
+    tiling_header: Path | None
+
+
+def _sources(host_dir: Path) -> list[Path]:
+    return sorted(p for p in host_dir.iterdir() if p.suffix in (".cpp", ".cc") and p.is_file())
+
+
+def _tensor(p: dict[str, Any], where: str) -> dict[str, Any]:
+    unknown = [c for c in p["dtypes"] if c not in _DTYPES] + [
+        c for c in p["formats"] if c not in _FORMATS]
+    if unknown:
+        raise ProjectError(f"{where}: {p['name']} uses ge codes {unknown} that opgen has no "
+                           "name for")
+    formats = [_FORMATS[c] for c in p["formats"]] or ["ND"] * len(p["dtypes"])
+    return {"name": p["name"], "param_type": p["param_type"],
+            "type": [_DTYPES[c] for c in p["dtypes"]], "format": formats}
+
+
+def read_project(root: Path) -> list[ProjectOp]:
+    """Every op an msopgen project's op_host registers with OP_ADD, with its kernel."""
+    from opgen_runtime.errors import SimulatorError
+    from opgen_runtime.ophost import build_op_host, load_op_host
+
+    host_dir, kernel_dir = root / "op_host", root / "op_kernel"
+    if not host_dir.is_dir() or not kernel_dir.is_dir():
+        raise ProjectError(f"{root}: not an msopgen project (no op_host/ and op_kernel/)")
+    sources = _sources(host_dir)
+    if not sources:
+        raise ProjectError(f"{host_dir}: no .cpp sources")
+    try:
+        host = load_op_host(build_op_host(sources, name=root.resolve().name))
+    except SimulatorError as exc:
+        raise ProjectError(str(exc)) from None
+    if host.errors:
+        raise ProjectError(f"{host_dir}: {host.errors.strip()}")
+    ops = []
+    for op_type, info in sorted(host.ops.items()):
+        d = info.get("def")
+        if d is None:
+            continue  # IMPL_OP_OPTILING only: the definition is elsewhere
+        stem = snake_from_camel(op_type)
+        kernel = kernel_dir / f"{stem}.cpp"
+        if not kernel.is_file():
+            raise ProjectError(f"{root}: op {op_type} has no kernel {kernel} (msopgen names "
+                               f"the kernel of {op_type} op_kernel/{stem}.cpp)")
+        where = f"{host_dir} ({op_type})"
+        description: dict[str, Any] = {
+            "op": op_type,
+            "input_desc": [_tensor(p, where) for p in d["inputs"]],
+            "output_desc": [_tensor(p, where) for p in d["outputs"]],
+        }
+        if d["attrs"]:
+            description["attr"] = [
+                {"name": a["name"], "type": a["type"],
+                 "param_type": "required" if a["required"] else "optional",
+                 **({"default_value": a["default"]} if "default" in a else {})}
+                for a in d["attrs"]]
+        header = host_dir / f"{stem}_tiling.h"
+        ops.append(ProjectOp(description, kernel, tuple(sources),
+                             header if header.is_file() else None))
+    if not ops:
+        raise ProjectError(f"{host_dir}: the op_host registers no op with OP_ADD")
+    return ops
+
+
+def kernel_section(op: ProjectOp, spec_dir: Path) -> dict[str, Any]:
+    """The spec's `kernel:` for an op imported in place: paths relative to the spec's folder."""
+
+    def rel(p: Path) -> str:
+        return posixpath.join(*Path(os.path.relpath(p.resolve(), spec_dir.resolve())).parts)
+
+    section: dict[str, Any] = {"source": rel(op.kernel), "op_host": [rel(p) for p in op.op_host]}
+    if op.tiling_header is not None:
+        section["tiling_header"] = rel(op.tiling_header)
+    return section
