@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
-COMMON = SAMPLES / "common"
+SHARED = SAMPLES / "shared"
 CXX = os.environ.get("CXX", "g++")
 
 
@@ -46,30 +46,26 @@ class Program:
 
 # Every program the tests run; built once per session, two compilers at a time.
 PROGRAMS: tuple[Program, ...] = (
-    Program("add_custom", Unit("add_custom/add_custom.cpp"), Unit("add_custom/main.cpp")),
+    Program("half_diff", Unit("half_diff/half_diff.cpp"), Unit("half_diff/main.cpp")),
     Program(
-        "add_custom_short_output",
-        Unit("add_custom/add_custom.cpp"),
-        Unit("add_custom/main.cpp", ("-DOPGEN_TEST_SHORT_OUTPUT",)),
+        "half_diff_short_output",
+        Unit("half_diff/half_diff.cpp"),
+        Unit("half_diff/main.cpp", ("-DOPGEN_TEST_SHORT_OUTPUT",)),
+    ),
+    Program("axpy_clamp", Unit("axpy_clamp/axpy_clamp.cpp"), Unit("axpy_clamp/main.cpp")),
+    Program(
+        "axpy_clamp_zero_tiles",
+        Unit("axpy_clamp/axpy_clamp.cpp"),
+        Unit("axpy_clamp/main.cpp", ("-DOPGEN_TEST_ZERO_TILES",)),
     ),
     Program(
-        "add_tiling_by_value",
-        Unit("add_tiling_by_value/add_custom.cpp"),
-        Unit("add_tiling_by_value/main.cpp"),
-    ),
-    Program(
-        "add_tiling_zero_tiles",
-        Unit("add_tiling_by_value/add_custom.cpp"),
-        Unit("add_tiling_by_value/main.cpp", ("-DOPGEN_TEST_ZERO_TILES",)),
-    ),
-    Program(
-        "add_op_kernel",
+        "blend_pair",
         Unit(
-            "add_op_kernel/op_kernel/add_custom.cpp",
+            "blend_pair/op_kernel/blend_pair.cpp",
             ("-DDTYPE_X=float", "-DDTYPE_Y=float", "-DDTYPE_Z=float",
-             "-include", str(SAMPLES / "add_op_kernel/op_host/add_custom_tiling.h")),
+             "-include", str(SAMPLES / "blend_pair/op_host/blend_pair_tiling.h")),
         ),
-        Unit("add_op_kernel/main.cpp"),
+        Unit("blend_pair/main.cpp"),
     ),
     Program("row_mean", Unit("row_sum_unaligned/row_mean.cpp"), Unit("row_sum_unaligned/main.cpp")),
     Program(
@@ -92,7 +88,7 @@ PROGRAMS: tuple[Program, ...] = (
 
 def _compile(unit: Unit, out: Path, cflags: Sequence[str]) -> None:
     src = SAMPLES / unit.source
-    cmd = [CXX, *cflags, "-O1", f"-I{src.parent}", f"-I{COMMON}", *unit.flags,
+    cmd = [CXX, *cflags, "-O1", f"-I{src.parent}", f"-I{SHARED}", *unit.flags,
            "-c", str(src), "-o", str(out)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:

@@ -1,5 +1,4 @@
-// The kernel parses (opgen reads declarations only); the body refers to a name that does not
-// exist, which only the build finds.
+// One of two broken ops: both are reported by one `opgen build`.
 #include "kernel_operator.h"
 
 struct NegateTilingData {
@@ -10,7 +9,6 @@ extern "C" __global__ __aicore__ void negate(GM_ADDR x, GM_ADDR y, GM_ADDR works
                                              GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(NegateTilingData, t, tiling);
-    AscendC::GlobalTensor<float> xGm;
-    xGm.SetGlobalBuffer((__gm__ float *)x, t.totalLength);
-    negativeOne = -1.0f;
+    AscendC::GlobalTensor<float> out;
+    out.SetGlobalBuffer((__gm__ float *)y, t.totalLength, 0.0f, "extra");
 }

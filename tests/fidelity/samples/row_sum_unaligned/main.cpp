@@ -1,5 +1,5 @@
 /* CPU-debug driver of row_mean: 100 rows of 37 floats on 4 cores. */
-#include "data_utils.h"
+#include "sample_io.h"
 #include "tikicpulib.h"
 
 extern "C" __global__ __aicore__ void row_mean(GM_ADDR x, GM_ADDR y, GM_ADDR tiling);
@@ -14,12 +14,12 @@ int32_t main(int32_t argc, char *argv[])
     uint8_t *tiling = (uint8_t *)AscendC::GmAlloc(2 * sizeof(uint32_t));
     reinterpret_cast<uint32_t *>(tiling)[0] = rows;
     reinterpret_cast<uint32_t *>(tiling)[1] = cols;
-    ReadFile("./input/input_x.bin", xBytes, x, xBytes);
+    sample_io::Load("./input/x.bin", x, xBytes);
 
     AscendC::SetKernelMode(KernelMode::AIV_MODE);
     ICPU_RUN_KF(row_mean, blockDim, x, y, tiling);
 
-    WriteFile("./output/output_y.bin", y, yBytes);
+    sample_io::Store("./output/y.bin", y, yBytes);
     AscendC::GmFree((void *)x);
     AscendC::GmFree((void *)y);
     AscendC::GmFree((void *)tiling);
