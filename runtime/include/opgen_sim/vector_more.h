@@ -251,7 +251,7 @@ inline void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 struct BrcbRepeatParams {
     BrcbRepeatParams() {}
     BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn)
-        : dstBlkStride(dstBlkStrideIn), dstRepStride(dstRepStrideIn) {}
+        : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}  // declaration order
     uint32_t blockNumber = DEFAULT_BLK_NUM;
     uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
     uint16_t dstBlkStride = DEFAULT_BLK_STRIDE;
