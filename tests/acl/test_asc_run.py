@@ -1,0 +1,130 @@
+"""`opgen run FILE.asc`: a single-source program's <<<>>> launch (GM pointers and scalar
+arguments) runs on the simulator; GM bounds are aclrtMalloc's rounded allocations; compiler
+messages name the user's file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from opgen.asc_rewrite import PRELUDE, find_launches, rewrite
+from opgen.diagnostics import DiagnosticError
+
+from .conftest import PROGRAMS, opgen
+
+RNG = np.random.default_rng(11)
+SCALE_ADD = str(PROGRAMS / "scale_add.asc")
+
+
+def _inputs(workdir: Path, n: int) -> tuple[np.ndarray, np.ndarray]:
+    (workdir / "input").mkdir()
+    (workdir / "output").mkdir()
+    x = RNG.standard_normal(n).astype(np.float32)
+    y = RNG.standard_normal(n).astype(np.float32)
+    x.tofile(workdir / "input" / "x.bin")
+    y.tofile(workdir / "input" / "y.bin")
+    return x, y
+
+
+@pytest.mark.parametrize("n,blocks", [(4096, 4), (3 * 1000, 3)])
+def test_launch_with_scalar_arguments(tmp_path: Path, n: int, blocks: int) -> None:
+    x, y = _inputs(tmp_path, n)
+    run = opgen("run", SCALE_ADD, "--", str(n), str(blocks), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    z = np.fromfile(tmp_path / "output" / "z.bin", np.float32)
+    # one float multiply then one float add per element, as numpy does in float32
+    np.testing.assert_array_equal(z, x * np.float32(2.5) + y)
+
+
+def test_reading_into_the_rounding_of_aclrtmalloc_is_fine(tmp_path: Path) -> None:
+    # 16384 bytes requested: 16384 + 32 usable, so the last block may read 8 floats past the end
+    _inputs(tmp_path, 4096)
+    run = opgen("run", SCALE_ADD, "--", "4096", "4", "8", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+
+
+def test_reading_past_the_rounded_allocation_is_a_gm_bounds_error(tmp_path: Path) -> None:
+    _inputs(tmp_path, 4096)
+    run = opgen("run", SCALE_ADD, "--", "4096", "4", "16", cwd=tmp_path)
+    assert run.returncode == 1
+    assert ("kernel 'scale_add', block 3: DataCopy(GM->UB): bytes [15360, 16448) run past the "
+            "end of GM buffer 'aclrtMalloc#0' (16416 bytes) [GlobalMemoryOutOfBounds]"
+            in run.stderr)
+
+
+def test_a_host_pointer_passed_to_a_kernel_is_an_error(tmp_path: Path) -> None:
+    src = tmp_path / "host_ptr.asc"
+    src.write_text('#include "acl/acl.h"\n#include "kernel_operator.h"\n'
+                   "__global__ __vector__ void touch(GM_ADDR p) {}\n"
+                   "int main() { uint8_t buf[64]; touch<<<1, nullptr, nullptr>>>(buf); }\n")
+    run = opgen("run", str(src), cwd=tmp_path)
+    assert run.returncode == 1
+    assert "kernel 'touch': argument 1 (0x" in run.stderr
+    assert "is not device memory: pass a pointer from aclrtMalloc" in run.stderr
+
+
+def test_compile_errors_name_the_users_file_and_line(tmp_path: Path) -> None:
+    src = tmp_path / "broken.asc"
+    src.write_text('#include "kernel_operator.h"\n'
+                   "__global__ __vector__ void k(GM_ADDR p) {}\n"
+                   "int main() {\n"
+                   "    k<<<1, nullptr, nullptr>>>(nullptr);\n"
+                   "    undeclared_name = 1;\n"
+                   "}\n")
+    run = opgen("run", str(src), cwd=tmp_path)
+    assert run.returncode == 2
+    located = [line for line in run.stderr.splitlines() if line.startswith(f"{src}:5:5: error: ")]
+    assert located and "undeclared_name" in located[0], run.stderr
+    assert run.stderr.rstrip().endswith(f"opgen: error: {src} did not compile")
+    assert "Traceback" not in run.stderr
+
+
+def test_missing_file_is_one_line(tmp_path: Path) -> None:
+    run = opgen("run", str(tmp_path / "nope.asc"), cwd=tmp_path)
+    assert run.returncode == 2
+    assert run.stderr == f"opgen: error: {tmp_path / 'nope.asc'}: no such file\n"
+
+
+def test_cxx_builds_a_program_as_a_users_build_would(tmp_path: Path) -> None:
+    exe = tmp_path / "prog"
+    build = opgen("cxx", "-O1", SCALE_ADD, "-o", str(exe), cwd=tmp_path)
+    assert build.returncode == 0, build.stderr
+    x, y = _inputs(tmp_path, 1024)
+    import subprocess
+
+    proc = subprocess.run([str(exe), "1024", "2"], cwd=tmp_path, capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    np.testing.assert_array_equal(np.fromfile(tmp_path / "output" / "z.bin", np.float32),
+                                  x * np.float32(2.5) + y)
+
+
+# ---- the rewrite itself ---------------------------------------------------------------------
+
+
+def test_rewrite_keeps_lines_and_skips_comments_and_strings() -> None:
+    text = ('// k<<<1, 0, s>>>(a) in a comment\n'
+            'const char* t = "k<<<1>>>()";\n'
+            "void f() {\n"
+            "    ns::k<N, 2><<<blocks,\n"
+            "        0, stream>>>(a,\n"
+            "                     b);\n"
+            "}\n")
+    out = rewrite(text, "/src/prog.asc")
+    head, body = out.split("\n", 2)[:2], out.split("\n", 2)[2]
+    assert head == [PRELUDE.rstrip("\n"), '#line 1 "/src/prog.asc"']
+    assert body.count("\n") == text.count("\n")
+    assert body.splitlines()[:3] == text.splitlines()[:3]
+    assert body.splitlines()[3] == (
+        '    ::opgen_sim::AscLaunch("ns::k<N, 2>", [&](const auto&... opgen_arg) '
+        "{ ns::k<N, 2>(opgen_arg...); }, blocks,")
+    assert body.splitlines()[4] == "        0, stream)(a,"
+
+
+def test_launch_without_arguments_is_a_located_error() -> None:
+    with pytest.raises(DiagnosticError) as err:
+        find_launches("int main() {\n  k<<<1, 0, s>>>;\n}\n", "p.asc")
+    assert str(err.value) == ("p.asc:2:17: error: kernel launch: expected '(' and the kernel's "
+                              "arguments after '>>>'")
