@@ -70,6 +70,7 @@ class OperatorLibrary:
     _cdll: Any = field(repr=False, default=None)
     _loaded: dict[int, KernelLibrary] = field(default_factory=dict, repr=False)
     signatures: Mapping[str, EntrySignature] = field(default_factory=dict)
+    op_host_blob: int | None = None
 
     @property
     def kernel_names(self) -> tuple[str, ...]:
@@ -85,20 +86,31 @@ class OperatorLibrary:
         """The variant's shared object, extracted once into the cache and loaded."""
         lib = self._loaded.get(variant.blob)
         if lib is None:
-            start = _symbol_address(self._cdll, f"opgen_blob_{variant.blob}")
-            end = _symbol_address(self._cdll, f"opgen_blob_{variant.blob}_end")
-            data = ctypes.string_at(start, end - start)
-            digest = hashlib.sha256(data).hexdigest()
-            target = cache_dir() / "variants" / f"{self.op_name}-{digest[:32]}.so"
-            if not target.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, target)
+            target, digest = self._extract(variant.blob, "variants", self.op_name)
             lib = KernelLibrary(target, (variant.entry,), self.path, digest)
             self._loaded[variant.blob] = lib
         return lib
+
+    def op_host_library(self) -> Path | None:
+        """The op's compiled op_host (its TilingFunc, InferShape), when the library carries one:
+        a library from `opgen build` runs without the op_host sources."""
+        if self.op_host_blob is None:
+            return None
+        return self._extract(self.op_host_blob, "ophost", f"lib{self.op_name}_host")[0]
+
+    def _extract(self, blob: int, folder: str, stem: str) -> tuple[Path, str]:
+        start = _symbol_address(self._cdll, f"opgen_blob_{blob}")
+        end = _symbol_address(self._cdll, f"opgen_blob_{blob}_end")
+        data = ctypes.string_at(start, end - start)
+        digest = hashlib.sha256(data).hexdigest()
+        target = cache_dir() / folder / f"{stem}-{digest[:32]}.so"
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, target)
+        return target, digest
 
 
 def _symbol_address(cdll: Any, name: str) -> int:
@@ -181,7 +193,9 @@ def open_library(path: Path) -> OperatorLibrary:
     # "entries" is absent from libraries built without the kernel frontend (build_kernel users)
     signatures = {name: EntrySignature.from_json(s)
                   for name, s in manifest.get("entries", {}).items()}
-    return OperatorLibrary(path, manifest["op_name"], variants, cdll, signatures=signatures)
+    host = manifest.get("op_host")
+    return OperatorLibrary(path, manifest["op_name"], variants, cdll, signatures=signatures,
+                           op_host_blob=int(host) if host is not None else None)
 
 
 def _tensor_names(op: OpDef) -> list[str]:
@@ -215,13 +229,20 @@ def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = (),
     combos = [c for c, _ in builds]
     libs = build_kernels([r for _, r in builds])
     signatures = {op.kernel_entry: signature} if signature is not None else {}
+    host = None
+    if op.op_host:  # the op's TilingFunc travels with its kernels, as in a CANN op package
+        from .ophost import build_op_host
+
+        includes = [op.tiling_header.parent] if op.tiling_header is not None else []
+        host = build_op_host(op.op_host, name=op.op_name, include_dirs=includes)
     return bundle(op.op_name, [(op.kernel_entry, c, lib.path) for c, lib in zip(combos, libs,
                                                                                  strict=True)],
-                  signatures)
+                  signatures, op_host=host)
 
 
 def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]],
-           signatures: Mapping[str, EntrySignature] | None = None) -> Path:
+           signatures: Mapping[str, EntrySignature] | None = None,
+           op_host: Path | None = None) -> Path:
     manifest: dict[str, Any] = {
         "format": MANIFEST_FORMAT, "op_name": op_name,
         "kernels": [{"entry": e, "dtypes": dict(d), "blob": i}
@@ -229,9 +250,13 @@ def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]]
     }
     if signatures:
         manifest["entries"] = {name: s.to_json() for name, s in sorted(signatures.items())}
+    blobs = [p for _e, _d, p in variants]
+    if op_host is not None:
+        manifest["op_host"] = len(blobs)
+        blobs.append(op_host)
     text = json.dumps(manifest, sort_keys=True)
     h = hashlib.sha256(text.encode())
-    for _e, _d, p in variants:
+    for p in blobs:
         h.update(p.read_bytes())
     out = cache_dir() / "oplib" / f"lib{op_name}-{h.hexdigest()[:24]}.so"
     if out.exists():
@@ -241,7 +266,7 @@ def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]]
         f'.section .rodata.opgen_blob_{i},"a"\n.balign 64\n'
         f".global opgen_blob_{i}\nopgen_blob_{i}:\n.incbin \"{p}\"\n"
         f".global opgen_blob_{i}_end\nopgen_blob_{i}_end:\n.byte 0\n"
-        for i, (_e, _d, p) in enumerate(variants))
+        for i, p in enumerate(blobs))
     source = (
         f"__asm__({json.dumps(asm)});\n"
         '#define OPGEN_EXPORT extern "C" __attribute__((visibility("default")))\n'

@@ -356,7 +356,7 @@ class Registry:
                       names: Sequence[str], kernel: Any, entry: str) -> _Plan:
         """The op's own op_host decides: InferShape (when it registers one, else the spec's
         rule) gives the output shapes, TilingFunc the tiling, block dim, key and workspace."""
-        host = op_host_of(opdef)
+        host = op_host_of(opdef, op.library)
         soc = get_soc(self.soc)
         info = host.describe(opdef.op_type)
         depends = {p["name"] for p in (info.get("def") or {}).get("inputs", [])
@@ -391,8 +391,12 @@ def _infer_output(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int, ..
 _HOSTS: dict[tuple[str, tuple[str, ...]], OpHost] = {}
 
 
-def op_host_of(opdef: OpDef) -> OpHost:
-    """The op's op_host sources, compiled for the host (cached by content) and loaded."""
+def op_host_of(opdef: OpDef, library: OperatorLibrary | None = None) -> OpHost:
+    """The op's op_host: the one its operator library carries, else its sources compiled for
+    the host (cached by content)."""
+    carried = library.op_host_library() if library is not None else None
+    if carried is not None:
+        return load_op_host(carried)
     key = (opdef.op_type, tuple(str(p) for p in opdef.op_host))
     host = _HOSTS.get(key)
     if host is None:
