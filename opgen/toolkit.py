@@ -134,7 +134,7 @@ list(APPEND CMAKE_MODULE_PATH "$${CMAKE_CURRENT_LIST_DIR}/modules")
 """
 
 _ASC_DETERMINE = """\
-set(CMAKE_ASC_COMPILER "$${CMAKE_CURRENT_LIST_DIR}/../../../bin/opgen-cxx")
+set(CMAKE_ASC_COMPILER "$${CMAKE_CURRENT_LIST_DIR}/../../../../bin/opgen-cxx")
 get_filename_component(CMAKE_ASC_COMPILER "$${CMAKE_ASC_COMPILER}" ABSOLUTE)
 set(CMAKE_ASC_COMPILER_ID "opgen")
 set(CMAKE_ASC_SOURCE_FILE_EXTENSIONS asc)

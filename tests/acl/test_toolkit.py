@@ -1,0 +1,134 @@
+"""`opgen config --toolkit`: a kernel-launch project in CANN's CMake style (find_package(tikicpulib)
+from <toolkit>/tools/tikicpulib/lib/cmake, tikicpulib::<SoC>, ascendcl; and ascendc_library from
+ascendc_kernel_cmake for NPU builds) configures, builds and runs on the simulator."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .conftest import opgen
+
+pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+
+# The project: the kernel file holds scale_add.asc's kernel behind a <<<>>> host wrapper, as
+# CANN's kernel-launch samples do; main.cpp takes the ICPU_RUN_KF path in CPU mode.
+CMAKELISTS = """\
+cmake_minimum_required(VERSION 3.16)
+project(toolkit_probe LANGUAGES CXX)
+set(RUN_MODE "cpu" CACHE STRING "cpu or npu")
+if(RUN_MODE STREQUAL "cpu")
+  set(CMAKE_PREFIX_PATH ${TOOLKIT}/tools/tikicpulib/lib/cmake)
+  find_package(tikicpulib REQUIRED)
+  add_library(kernels SHARED kernel.cpp)
+  target_link_libraries(kernels PUBLIC tikicpulib::${SOC_VERSION})
+  set(HOST_LIB ascendcl)
+else()
+  include(${TOOLKIT}/compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake)
+  ascendc_library(kernels SHARED kernel.cpp)
+  set(HOST_LIB host_intf_pub)
+endif()
+add_executable(probe main.cpp)
+target_compile_options(probe PRIVATE -O2 -std=c++17 -D_GLIBCXX_USE_CXX11_ABI=0 -Wall -Werror)
+target_link_libraries(probe PRIVATE ${HOST_LIB} kernels)
+"""
+
+KERNEL = """\
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void probe_copy(GM_ADDR x, GM_ADDR y, uint32_t n)
+{
+    AscendC::GlobalTensor<float> xg, yg;
+    const uint32_t per = n / AscendC::GetBlockNum();
+    xg.SetGlobalBuffer((__gm__ float*)x + per * AscendC::GetBlockIdx(), per);
+    yg.SetGlobalBuffer((__gm__ float*)y + per * AscendC::GetBlockIdx(), per);
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, per * sizeof(float));
+    AscendC::LocalTensor<float> t = buf.Get<float>();
+    AscendC::DataCopy(t, xg, per);
+    AscendC::Adds(t, t, 1.0f, per);
+    AscendC::DataCopy(yg, t, per);
+}
+#ifndef ASCENDC_CPU_DEBUG
+void probe_copy_do(uint32_t blocks, void* stream, uint8_t* x, uint8_t* y, uint32_t n)
+{
+    probe_copy<<<blocks, nullptr, stream>>>(x, y, n);
+}
+#endif
+"""
+
+MAIN = """\
+#include <cstdio>
+#include <vector>
+#include "acl/acl.h"
+#ifdef ASCENDC_CPU_DEBUG
+#include "tikicpulib.h"
+extern "C" __global__ __aicore__ void probe_copy(GM_ADDR x, GM_ADDR y, uint32_t n);
+#else
+extern void probe_copy_do(uint32_t blocks, void* stream, uint8_t* x, uint8_t* y, uint32_t n);
+#endif
+int main()
+{
+    const uint32_t n = 2048;
+    std::vector<float> host(n);
+    for (uint32_t i = 0; i < n; ++i) host[i] = static_cast<float>(i);
+#ifdef ASCENDC_CPU_DEBUG
+    uint8_t* x = (uint8_t*)AscendC::GmAlloc(n * 4);
+    uint8_t* y = (uint8_t*)AscendC::GmAlloc(n * 4);
+    std::copy(host.begin(), host.end(), (float*)x);
+    ICPU_RUN_KF(probe_copy, 4, x, y, n);
+    std::copy((float*)y, (float*)y + n, host.begin());
+#else
+    void *x = nullptr, *y = nullptr;
+    aclrtStream s = nullptr;
+    aclrtCreateStream(&s);
+    aclrtMalloc(&x, n * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc(&y, n * 4, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemcpy(x, n * 4, host.data(), n * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+    probe_copy_do(4, s, (uint8_t*)x, (uint8_t*)y, n);
+    aclrtSynchronizeStream(s);
+    aclrtMemcpy(host.data(), n * 4, y, n * 4, ACL_MEMCPY_DEVICE_TO_HOST);
+#endif
+    std::FILE* f = std::fopen("y.bin", "wb");
+    std::fwrite(host.data(), 4, n, f);
+    std::fclose(f);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["cpu", "npu"])
+def test_cann_style_project_builds_and_runs(tmp_path: Path, mode: str) -> None:
+    toolkit = opgen("config", "--toolkit")
+    assert toolkit.returncode == 0, toolkit.stderr
+    root = Path(toolkit.stdout.strip())
+    assert (root / "bin" / "setenv.bash").is_file()
+    for name, text in (("CMakeLists.txt", CMAKELISTS), ("kernel.cpp", KERNEL), ("main.cpp", MAIN)):
+        (tmp_path / name).write_text(text)
+    build = tmp_path / "build"
+    for cmd in (["cmake", "-S", str(tmp_path), "-B", str(build), f"-DTOOLKIT={root}",
+                 "-DSOC_VERSION=Ascend910B1", f"-DRUN_MODE={mode}"],
+                ["cmake", "--build", str(build), "-j", "2"]):
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = subprocess.run([str(build / "probe")], cwd=tmp_path, capture_output=True, text=True,
+                         check=False, env={"LD_LIBRARY_PATH": str(build)})
+    assert run.returncode == 0, run.stderr
+    y = np.fromfile(tmp_path / "y.bin", np.float32)
+    np.testing.assert_array_equal(y, np.arange(2048, dtype=np.float32) + 1)
+
+
+def test_toolkit_is_one_directory_per_content() -> None:
+    first, second = opgen("config", "--toolkit"), opgen("config", "--toolkit")
+    assert first.stdout == second.stdout and first.stdout.strip()
+
+
+def test_toolkit_alone() -> None:
+    out = opgen("config", "--toolkit", "--cflags")
+    assert out.returncode == 2
+    assert out.stderr == "opgen config: error: --toolkit prints a directory; give it alone\n"
+
