@@ -297,3 +297,36 @@ def test_op_kernel_copies_the_kernel_and_its_local_headers(frontend_output: Path
     assert (kernels / "scale_add" / "scale_add_tiling.h").is_file()
     assert "add_ops_compile_options(Mixed OPTIONS -I${CMAKE_CURRENT_SOURCE_DIR}/mixed)" in (
         kernels / "CMakeLists.txt").read_text()
+
+
+# -- the generated op_host on opgen's host runtime ---------------------------------------------
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_generated_op_host_runs_on_the_host_runtime(name: str, frontend_output: Path) -> None:
+    """The generated op_host/<stem>.cpp (OpDef, TilingFunc, InferShape) compiled against the
+    host runtime that also runs users' own op_host code: its TilingFunc gives the runtime's
+    default tiling, through the same C ABI the simulator's launches use."""
+    from opgen_runtime.ophost import HostTensor, build_op_host, load_op_host
+
+    op = next(o for o in _all_ops(frontend_output) if o.opdef.op_name == name)
+    o = op.opdef
+    host = load_op_host(build_op_host([op.header.parent / f"{file_stem(o.op_type)}.cpp"],
+                                      name=name))
+    assert host.errors == ""
+    declared = host.describe(o.op_type)["def"]
+    assert [p["name"] for p in declared["inputs"]] == [t.name for t in o.inputs]
+    assert [a["name"] for a in declared["attrs"]] == [a.name for a in o.attrs]
+    ok = 0
+    for case in list(_cases(op, seed=sum(map(ord, name)) + 1))[:100]:
+        ins = [[HostTensor(t.shape, t.dtype.name)] if t is not None else []
+               for t in case.inputs.values()]
+        outs = [HostTensor(t.shape, t.dtype.name) for t in case.outputs.values()]
+        attrs = [("int" if a.type == "type" else a.type, case.attrs[a.name]) for a in o.attrs]
+        want = _expected(op, case)
+        try:
+            t = host.tiling(o.op_type, ins, outs, attrs, case.soc)
+            got = (t.block_dim, _fields(op.layout, t.tiling))
+        except TilingError:
+            got = None
+        assert got == want, f"{name}: case `{case.line}`"
+        ok += want is not None
+    assert ok >= 50

@@ -406,9 +406,11 @@ public:
     }
     uint32_t GetLocalMemorySize() const { return c_->local_memory; }
     uint32_t GetDynUBufSize() const { return c_->local_memory; }
+    // As CANN's: the typed view also sets the data size to the struct's.
     template <typename T>
     T* GetTilingData() {
         if (c_->tiling.GetCapacity() < sizeof(T)) return nullptr;
+        c_->tiling.SetDataSize(sizeof(T));
         return static_cast<T*>(c_->tiling.GetData());
     }
     TilingData* GetRawTilingData() { return &c_->tiling; }
