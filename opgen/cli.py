@@ -243,7 +243,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     from opgen.config_flags import ConfigError, render
 
     if not (args.cflags or args.libs or args.includedir or args.toolkit):
-        print("opgen config: error: give --cflags, --libs, --includedir and/or --toolkit",
+        print("opgen config: error: give --cflags, --libs and/or --includedir (or --toolkit)",
               file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
@@ -273,11 +273,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_cxx(argv: Sequence[str]) -> int:
     from opgen.asc_run import cxx
 
-    if not argv or argv[0] in ("-h", "--help"):
-        print("usage: opgen cxx [g++ arguments] FILE.asc ... [-o PROGRAM]\n\n"
-              "Runs g++ with the simulator's flags; each FILE.asc is compiled with its <<<>>> "
-              "launches\nrewritten into simulator launches (see `opgen run`).")
-        return EXIT_OK if argv else EXIT_BAD_INPUT
+    if not argv:
+        raise OpgenError("usage: opgen cxx [g++ arguments] FILE.asc ... [-o PROGRAM]")
     return cxx(argv)
 
 
@@ -414,8 +411,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     sub.add_parser("cxx", help="g++ with the simulator's flags; .asc sources get their "
-                   "<<<>>> launches rewritten",
-                   description="opgen cxx [g++ arguments] FILE.asc ... -o PROGRAM")
+                   "<<<>>> launches rewritten", usage="opgen cxx [g++ arguments] FILE.asc ... "
+                   "[-o PROGRAM]",
+                   description="Run g++ with the simulator's flags (opgen config --cflags "
+                   "--libs); each FILE.asc is compiled with its <<<>>> launches rewritten into "
+                   "simulator launches (see opgen run). --npu-build first: compile as CANN's NPU "
+                   "build does (no ASCENDC_CPU_DEBUG; launches of every source rewritten).")
     return parser
 
 
@@ -428,7 +429,7 @@ class _StderrHandler(logging.Handler):
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "cxx":  # every other argument belongs to g++
+    if argv[:1] == ["cxx"] and argv[1:2] not in (["-h"], ["--help"]):  # the rest is g++'s
         args = argparse.Namespace(func=lambda _: cmd_cxx(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
