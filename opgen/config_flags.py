@@ -8,8 +8,9 @@ import shlex
 from pathlib import Path
 
 # ASCENDC_CPU_DEBUG selects CANN's CPU twin-debug branches (tikicpulib.h, ICPU_RUN_KF) in
-# samples; __CCE_KT_TEST__ is the older samples' name for the same switch.
-CPU_DEBUG_DEFINES: tuple[str, ...] = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1")
+# samples; the defines are the ones every simulator build of the runtime uses.
+from opgen_runtime.build import CPU_DEBUG_DEFINES
+
 CXX_FLAGS: tuple[str, ...] = ("-std=c++17", "-pthread")
 LINK_FLAGS: tuple[str, ...] = ("-pthread",)
 

@@ -20,7 +20,8 @@ import tempfile
 from pathlib import Path
 from string import Template
 
-from opgen.config_flags import CPU_DEBUG_DEFINES, CXX_FLAGS, include_dir
+from opgen.config_flags import CXX_FLAGS, include_dir
+from opgen_runtime.build import CPU_DEBUG_DEFINES
 
 FORMAT = "opgen-toolkit-v1"
 # SoC names CANN's samples accept (run.sh's VERSION_LIST and CMake's SOC_VERSION). The simulator
