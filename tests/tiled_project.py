@@ -1,6 +1,7 @@
-"""A project of one msopgen-style op (tests/fixtures/tiled_scaled_add: tiling declared in
-op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF, kernel in op_kernel/), generated into a
-temporary folder under its own package and namespace, for the PyTorch and TensorFlow tests."""
+"""A project of one msopgen-style op, generated into a temporary folder under its own package
+and namespace, for the PyTorch and TensorFlow tests: tests/fixtures/tiled_scaled_add (tiling
+declared in op_host/<op>_tiling.h with BEGIN_TILING_DATA_DEF, kernel in op_kernel/), or
+tests/fixtures/msopgen_clamp (tiled by its own op_host TilingFunc)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from opgen import gen
 from opgen.diagnostics import DiagnosticSink
 from opgen.project import Config
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "tiled_scaled_add"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURE = FIXTURES / "tiled_scaled_add"
+OP_HOST_FIXTURE = FIXTURES / "msopgen_clamp"
 
 
-def generate(where: Path, package: str, namespace: str) -> Path:
+def generate(where: Path, package: str, namespace: str, fixture: Path = FIXTURE) -> Path:
     """Generates the project; returns its generated/python folder (to put on sys.path)."""
-    shutil.copytree(FIXTURE, where / "specs")
+    shutil.copytree(fixture, where / "specs")
     config = Config(root=where, spec_dir=where / "specs", output_dir=where / "generated",
                     package=package, namespace=namespace)
     sink = DiagnosticSink()

@@ -63,14 +63,12 @@ def op_host_paths(spec: OpSpec) -> tuple[str, ...]:
 
 
 def user_tiling(spec: OpSpec) -> str:
-    """What tiles the op when it is not the default policy, for messages in generated code
-    ("" for the default policy); control characters are dropped so the text is one line."""
-    if spec.kernel.op_host:
-        text = f"its op_host TilingFunc ({', '.join(spec.kernel.op_host)})"
-    elif spec.kernel.tiling_hook is not None:
-        text = f"the Python hook {spec.kernel.tiling_hook}"
-    else:
+    """The Python tiling hook that tiles the op, for messages in generated code ("" when the
+    C++ glue can tile it: the default policy, or the op's own op_host); control characters are
+    dropped so the text is one line."""
+    if spec.kernel.tiling_hook is None:
         return ""
+    text = f"the Python hook {spec.kernel.tiling_hook}"
     return "".join(ch for ch in text if ch.isprintable())
 
 

@@ -106,13 +106,17 @@ class DescView:
     attrs: tuple[str, ...]
     fields: tuple[str, ...]
     variants: tuple[VariantView, ...]
+    op_type: str  # a C++ string literal
+    host_symbol: str  # the embedded op_host's bytes; "" when the op has none
 
 
 def desc_view(spec: OpSpec, kernel: CheckedKernel, inputs: Sequence[str],
               outputs: Sequence[str], blob_symbol: Callable[[str, int], str],
+              host_symbol: Callable[[str], str],
               dtype: Callable[[DType], str]) -> DescView:
     """`inputs` / `outputs`: the glue's TensorDesc initialisers; `blob_symbol` names a kernel
-    variant's embedded bytes; `dtype` spells a dtype in the framework's C++."""
+    variant's embedded bytes, `host_symbol` the op_host's; `dtype` spells a dtype in the
+    framework's C++."""
     tiling = kernel.tiling
     return DescView(
         entry=spec.kernel.entry,
@@ -126,4 +130,6 @@ def desc_view(spec: OpSpec, kernel: CheckedKernel, inputs: Sequence[str],
             VariantView(blob_symbol(spec.op_name, c.index),
                         "{" + ", ".join(dtype(d) for _n, d in c.dtypes) + "}")
             for c in spec.combinations()),
+        op_type=cstr(spec.op_type),
+        host_symbol=host_symbol(spec.op_name) if spec.kernel.op_host else "",
     )

@@ -94,6 +94,11 @@ def blob_symbol(op_name: str, column: int) -> str:
     """The symbol of a kernel variant embedded in the op library: 'opgen_tf_blob_cast_3'."""
     return f"opgen_tf_blob_{op_name}_{column}"
 
+def host_blob_symbol(op_name: str) -> str:
+    """The op's own op_host embedded in the library: 'opgen_tf_blob_cast_0_op_host' (the
+    runtime's opgen_runtime.native_library.variants names it the same)."""
+    return blob_symbol(op_name, 0) + "_op_host"
+
 
 def cc_namespace(op_name: str) -> str:
     return f"opgen_tf_{op_name}"

@@ -189,7 +189,7 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
             spec, kernel,
             inputs=[_tensor(spec, t, tensor_attr[t.name], True) for t in spec.inputs],
             outputs=[_tensor(spec, t, tensor_attr[t.name], False) for t in spec.outputs],
-            blob_symbol=names.blob_symbol,
+            blob_symbol=names.blob_symbol, host_symbol=names.host_blob_symbol,
             dtype=lambda d: f"::tensorflow::{names.tf_enum(d)}"),
         tiling_hook=host_desc.cstr(user_tiling(spec) or None),
         op_lines=tuple(op_lines(spec)),

@@ -145,3 +145,9 @@ def blob_symbol(op_name: str, column: int) -> str:
     """A kernel variant embedded in the library: 'opgen_torch_blob_cast_3' (the runtime's
     opgen_runtime.torch_library names it the same)."""
     return f"opgen_torch_blob_{op_name}_{column}"
+
+
+def host_blob_symbol(op_name: str) -> str:
+    """The op's own op_host embedded in the library: 'opgen_torch_blob_cast_0_op_host' (the
+    runtime's opgen_runtime.native_library.variants names it the same)."""
+    return blob_symbol(op_name, 0) + "_op_host"

@@ -231,7 +231,7 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         combinations=[_combination_source(spec, c) for c in spec.combinations()],
         dtype_attrs=[t.dtype_from for t in spec.outputs],
         type_attrs=[a.name for a in spec.attrs if a.type is AttrType.TYPE],
-        native_kernel=not spec.kernel.own_tiling,
+        native_kernel=spec.kernel.tiling_hook is None,
         # autograd.Function tracks tensors passed directly, not inside a tensor list
         function_fast_path=not any(t.is_dynamic for t in spec.inputs),
         fake_like=required_inputs[0].name if required_inputs else spec.inputs[0].name,
@@ -382,7 +382,8 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
             spec, kernel,
             inputs=[_cc_tensor(spec, t, True) for t in spec.inputs],
             outputs=[_cc_tensor(spec, t, False) for t in spec.outputs],
-            blob_symbol=names.blob_symbol, dtype=names.scalar_type),
+            blob_symbol=names.blob_symbol, host_symbol=names.host_blob_symbol,
+            dtype=names.scalar_type),
     )
 
 

@@ -22,6 +22,7 @@ from filelock import FileLock
 
 from .build import BuildRequest, build_kernels, cache_dir
 from .metadef import load as load_metadef
+from .ophost import build_op_host
 from .oplib import kernel_builds
 
 _log = logging.getLogger("opgen_runtime")
@@ -81,13 +82,18 @@ def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, 
     libraries bundle), named `symbol(op_name, column)`, in the metadefs' order."""
     requests: list[BuildRequest] = []
     symbols: list[str] = []
+    hosts: list[Variant] = []
     for path in metadefs:
         op = load_metadef(Path(path))
         for column, (_dtypes, request) in enumerate(kernel_builds(op, error)):
             requests.append(request)
             symbols.append(symbol(op.op_name, column))
+        if op.op_host:  # the op's own op_host, embedded beside its kernels (docs/op-host.md)
+            includes = [op.tiling_header.parent] if op.tiling_header is not None else []
+            host = build_op_host(op.op_host, name=op.op_name, include_dirs=includes)
+            hosts.append(Variant(symbol(op.op_name, 0) + "_op_host", host))
     libs = build_kernels(requests)
-    return [Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)]
+    return [Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)] + hosts
 
 
 def variants_object(cxx: str, built: Sequence[Variant], subdir: str, stem: str, fmt: str,

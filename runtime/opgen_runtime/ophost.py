@@ -51,11 +51,6 @@ CACHE_FORMAT = "opgen-ophost-v1"
 _MAX_DIMS = 25
 _MAX_OUTPUTS = 64
 TILING_CAPACITY = 64 * 1024
-# CANN's system workspace (RESERVED_WORKSPACE of the Ascend C headers; what
-# PlatformAscendC::GetLibApiWorkSpaceSize reports) by SoC.
-SYSTEM_WORKSPACE = {"ascend910b": 16 * 1024 * 1024, "ascend310p": 2 * 1024 * 1024}
-# cube cores per SoC (vector cores are in the SoC profile)
-_CUBE_CORES = {"ascend910b": 24, "ascend310p": 8}
 
 
 class _Tensor(ctypes.Structure):
@@ -323,8 +318,8 @@ class OpHost:
             num_inputs=len(flat), num_outputs=len(outputs), inputs=tin, outputs=tout,
             num_attrs=len(attrs), aiv_cores=soc.vector_cores, attrs=cattrs,
             soc=soc.name.encode(), ub_bytes=soc.ub_bytes,
-            aic_cores=_CUBE_CORES.get(soc.name, soc.vector_cores),
-            sys_workspace=SYSTEM_WORKSPACE.get(soc.name, 16 * 1024 * 1024),
+            aic_cores=soc.cube_cores or soc.vector_cores,
+            sys_workspace=soc.system_workspace,
             tiling=ctypes.cast(self._buffer, ctypes.c_void_p), tiling_capacity=TILING_CAPACITY)
         rep = _Reply()
         status = int(self._call(ctypes.byref(req), ctypes.byref(rep)))

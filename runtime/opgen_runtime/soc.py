@@ -15,6 +15,10 @@ class SocProfile:
     ub_bytes: int
     vector_cores: int
     doc: str
+    cube_cores: int = 0  # 0: the vector cores are the AI Cores (no separate cube cores)
+    # CANN's system workspace (RESERVED_WORKSPACE of the Ascend C headers, what
+    # PlatformAscendC::GetLibApiWorkSpaceSize reports)
+    system_workspace: int = 16 * 1024 * 1024
 
 
 SOC_PROFILES: dict[str, SocProfile] = {
@@ -23,12 +27,16 @@ SOC_PROFILES: dict[str, SocProfile] = {
         ub_bytes=192 * 1024,
         vector_cores=48,
         doc="Atlas A2 training (Ascend 910B1): 24 AI Cores, each with 2 AI Vector cores",
+        cube_cores=24,
+        system_workspace=16 * 1024 * 1024,
     ),
     "ascend310p": SocProfile(
         name="ascend310p",
         ub_bytes=256 * 1024,
         vector_cores=8,
         doc="Atlas inference series (Ascend 310P3): 8 AI Cores",
+        cube_cores=8,
+        system_workspace=2 * 1024 * 1024,
     ),
 }
 

@@ -52,7 +52,9 @@ inline ge::graphStatus SoftmaxCustomDefaultTiling(gert::TilingContext* context)
     uint64_t ubBytes = 0;
     ascendc.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubBytes);
     const opgen_host::SocProfile soc{"platform", static_cast<int64_t>(ubBytes),
-                                     static_cast<int64_t>(ascendc.GetCoreNumAiv())};
+                                     static_cast<int64_t>(ascendc.GetCoreNumAiv()),
+                                     static_cast<int64_t>(ascendc.GetCoreNumAic()),
+                                     static_cast<int64_t>(ascendc.GetLibApiWorkSpaceSize())};
     int64_t blockDim = 0;
     SoftmaxCustomTilingData* tiling = context->GetTilingData<SoftmaxCustomTilingData>();
     if (tiling == nullptr) {

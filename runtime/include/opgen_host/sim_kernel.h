@@ -52,6 +52,7 @@ struct SimKernel {
     SimLaunchFn launch = nullptr;
     SimLaunchWithFn launch_with = nullptr;  // absent in kernels built before it existed
     SimLastErrorFn last_error = nullptr;
+    void (*set_tiling_key)(uint64_t) = nullptr;  // TILING_KEY_IS of the next launch (this thread)
     int32_t num_counters = 0;
 };
 
@@ -128,6 +129,8 @@ inline std::string LoadEmbeddedKernel(const uint8_t* begin, const uint8_t* end, 
     k.launch = reinterpret_cast<SimLaunchFn>(dlsym(handle, "opgen_sim_launch"));
     k.launch_with = reinterpret_cast<SimLaunchWithFn>(dlsym(handle, "opgen_sim_launch_with"));
     k.last_error = reinterpret_cast<SimLastErrorFn>(dlsym(handle, "opgen_sim_last_error"));
+    k.set_tiling_key =
+        reinterpret_cast<void (*)(uint64_t)>(dlsym(handle, "opgen_sim_set_tiling_key"));
     auto abi = reinterpret_cast<int32_t (*)()>(dlsym(handle, "opgen_sim_abi_version"));
     auto counters = reinterpret_cast<int32_t (*)()>(dlsym(handle, "opgen_sim_num_counters"));
     if (k.entry == nullptr) {

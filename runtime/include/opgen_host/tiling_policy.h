@@ -29,11 +29,13 @@ struct SocProfile {
     const char* name;
     int64_t ub_bytes;
     int64_t vector_cores;
+    int64_t cube_cores;        // 0: the vector cores are the AI Cores
+    int64_t system_workspace;  // bytes: what PlatformAscendC::GetLibApiWorkSpaceSize reports
 };
 
 inline constexpr SocProfile kSocProfiles[] = {
-    {"ascend910b", 192 * 1024, 48},
-    {"ascend310p", 256 * 1024, 8},
+    {"ascend910b", 192 * 1024, 48, 24, 16 * 1024 * 1024},
+    {"ascend310p", 256 * 1024, 8, 8, 2 * 1024 * 1024},
 };
 inline constexpr const char* kDefaultSoc = "ascend910b";
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "opgen_host/host_client.h"
 #include "opgen_host/op_desc.h"
 #include "tensorflow/core/framework/common_shape_fns.h"
 #include "tensorflow/core/framework/op.h"
@@ -68,7 +69,8 @@ struct OpDesc {
     std::vector<opgen_host::FieldDesc> fields;
     size_t tiling_size;
     std::vector<Variant> variants;
-    const char* tiling_hook;       // non-null: the spec tiles with a Python hook or its op_host
+    const char* tiling_hook;       // non-null: the spec tiles with a Python hook
+    opgen_host::HostImage host = {};  // the op's own op_host, when it tiles itself
 };
 
 // -- dtypes -------------------------------------------------------------------------------------
@@ -353,6 +355,15 @@ public:
         OP_REQUIRES(ctx, err.empty(), absl::InternalError(std::string(d.op_name) + ": " + err));
         names_ = opgen_host::GmNames(d.inputs, d.outputs);
         soc_ = opgen_host::FindSoc(opgen_host::kDefaultSoc);
+        if (d.host.begin != nullptr) {
+            for (size_t k = 0; k < d.attrs.size(); ++k) {
+                std::string text;
+                if (d.attrs[k].kind == AttrKind::kString) {
+                    OP_REQUIRES_OK(ctx, ctx->GetAttr(d.attrs[k].name, &text));
+                }
+                host_attrs_.push_back(opgen_host::ToHostAttr(d.attrs[k].kind, attrs_[k], text));
+            }
+        }
     }
 
     void Compute(OpKernelContext* ctx) override {
@@ -372,7 +383,24 @@ public:
         for (size_t i = 0; i < ni; ++i) {
             shapes[i] = {dims[i].data(), dims[i].size(), in[i] != nullptr};
         }
-        for (size_t o = 0; o < no; ++o) {
+        // An op with its own op_host: its InferShape (when it has one) gives the output shapes
+        // and its TilingFunc the launch (docs/op-host.md).
+        const Variant& var = d.variants[static_cast<size_t>(variant_)];
+        std::vector<opgen_host::HostArg> host_args(n);
+        bool host_shapes = false;
+        if (d.host.begin != nullptr) {
+            for (size_t i = 0; i < ni; ++i) {
+                host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])), dims[i].data(),
+                                static_cast<int32_t>(dims[i].size()), in[i] != nullptr};
+            }
+            std::vector<std::vector<int64_t>> host_dims;
+            const std::string err = opgen_host::HostInferShapes(
+                d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
+                host_attrs_, *soc_, &host_dims, &host_shapes);
+            OP_REQUIRES(ctx, err.empty(), OpError(d, std::string(d.host.op_type) + ": " + err));
+            for (size_t o = 0; host_shapes && o < no; ++o) dims[ni + o] = host_dims[o];
+        }
+        for (size_t o = 0; !host_shapes && o < no; ++o) {
             const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
                                                            shapes.data(), attrs_, false,
                                                            &dims[ni + o]);
@@ -419,10 +447,26 @@ public:
         }
         bool tiling_failed = false;
         int32_t block = -1;
-        const std::string err = opgen_host::TileAndLaunch(
+        std::string err;
+        if (d.host.begin != nullptr) {
+            for (size_t o = 0; o < no; ++o) {
+                host_args[ni + o] = {static_cast<int32_t>(GeCode(var.dtypes[ni + o])),
+                                     dims[ni + o].data(),
+                                     static_cast<int32_t>(dims[ni + o].size()), true};
+            }
+            opgen_host::HostDecision decided;
+            const std::string terr = opgen_host::HostTiling(
+                d.host, host_args.data(), static_cast<int>(ni), host_args.data() + ni,
+                static_cast<int>(no), host_attrs_, *soc_, &decided);
+            OP_REQUIRES(ctx, terr.empty(), OpError(d, std::string(d.host.op_type) + ": " + terr));
+            err = opgen_host::LaunchDecided(kernel_, decided, static_cast<int>(n), names_.data(),
+                                            soc_->ub_bytes, args, sizes, &block);
+        } else {
+            err = opgen_host::TileAndLaunch(
             kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
             static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
             *soc_, names_.data(), args, sizes, &tiling_failed, &block);
+        }
         OP_REQUIRES(ctx, !tiling_failed, OpError(d, err));
         OP_REQUIRES(ctx, err.empty(),
                     absl::InternalError(std::string(d.op_name) + ": kernel '" + d.entry +
@@ -447,6 +491,7 @@ private:
     int variant_ = 0;
     std::vector<opgen_host::AttrValue> attrs_;
     std::vector<opgen_host::AttrArg> policy_attrs_;
+    std::vector<opgen_host::HostAttr> host_attrs_;
     std::vector<int> flat_index_;
     opgen_host::SimKernel kernel_;
     std::string names_;

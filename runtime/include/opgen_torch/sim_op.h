@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "opgen_host/host_client.h"
 #include "opgen_host/op_desc.h"
 
 namespace opgen_torch {
@@ -58,6 +59,7 @@ struct OpDesc {
     std::vector<opgen_host::FieldDesc> fields;
     size_t tiling_size;
     std::vector<Variant> variants;
+    opgen_host::HostImage host = {};  // the op's own op_host, when it tiles itself
 };
 
 // -- dtypes -------------------------------------------------------------------------------------
@@ -257,12 +259,42 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
     }
     const size_t variant = ResolveVariant(d, in, attrs.data());
     const Variant& var = d.variants[variant];
+    static const opgen_host::SocProfile* const soc =
+        opgen_host::FindSoc(opgen_host::kDefaultSoc);
+
+    // An op with its own op_host: its InferShape (when it has one) gives the output shapes and
+    // its TilingFunc the launch (docs/op-host.md).
+    const bool own_host = d.host.begin != nullptr;
+    std::vector<opgen_host::HostAttr> host_attrs;
+    c10::SmallVector<opgen_host::HostArg, 8> host_args(n);
+    std::vector<std::vector<int64_t>> host_dims;
+    bool host_shapes = false;
+    if (own_host) {
+        for (size_t k = 0; k < na; ++k) {
+            const std::string text = args_in[ni + k].isString()
+                                         ? args_in[ni + k].toStringRef() : std::string();
+            host_attrs.push_back(opgen_host::ToHostAttr(d.attrs[k].kind, attrs[k], text));
+        }
+        for (size_t i = 0; i < ni; ++i) {
+            host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])),
+                            in[i] ? in[i]->sizes().data() : nullptr,
+                            in[i] ? static_cast<int32_t>(in[i]->dim()) : 0, in[i] != nullptr};
+        }
+        const std::string err = opgen_host::HostInferShapes(
+            d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no), host_attrs,
+            *soc, &host_dims, &host_shapes);
+        TORCH_CHECK(err.empty(), d.qualname, ": ", d.host.op_type, ": ", err);
+    }
 
     c10::SmallVector<at::Tensor, 8> gm(n);  // GM views of inputs, then the outputs
     c10::SmallVector<Dims, 8> dims(n);
     bool any = false;
     for (size_t o = 0; o < no; ++o) {
-        OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[ni + o]);
+        if (host_shapes) {
+            dims[ni + o].assign(host_dims[o].begin(), host_dims[o].end());
+        } else {
+            OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[ni + o]);
+        }
         gm[ni + o] = at::detail::empty_cpu(dims[ni + o], var.dtypes[ni + o], false, std::nullopt);
         any = any || gm[ni + o].numel() > 0;
     }
@@ -286,10 +318,28 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
             args[i] = static_cast<uint8_t*>(gm[i].data_ptr());
             sizes[i] = static_cast<int64_t>(gm[i].nbytes());
         }
-        static const opgen_host::SocProfile* const soc =
-            opgen_host::FindSoc(opgen_host::kDefaultSoc);
         bool tiling_failed = false;
         int32_t block = -1;
+        if (own_host) {
+            for (size_t o = 0; o < no; ++o) {
+                host_args[ni + o] = {static_cast<int32_t>(GeCode(var.dtypes[ni + o])),
+                                     dims[ni + o].data(),
+                                     static_cast<int32_t>(dims[ni + o].size()), true};
+            }
+            opgen_host::HostDecision decided;
+            const std::string terr = opgen_host::HostTiling(
+                d.host, host_args.data(), static_cast<int>(ni), host_args.data() + ni,
+                static_cast<int>(no), host_attrs, *soc, &decided);
+            TORCH_CHECK(terr.empty(), d.qualname, ": ", d.host.op_type, ": ", terr);
+            const std::string err = opgen_host::LaunchDecided(
+                LoadVariant(d, variant), decided, static_cast<int>(n), names.data(),
+                soc->ub_bytes, args, sizes, &block, {&TorchParallel, nullptr});
+            TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block,
+                        ": ", err);
+            torch::jit::drop(*stack, ni + na);
+            for (size_t o = 0; o < no; ++o) stack->emplace_back(std::move(gm[ni + o]));
+            return;
+        }
         const std::string err = opgen_host::TileAndLaunch(
             LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
             static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),

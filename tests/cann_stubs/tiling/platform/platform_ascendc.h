@@ -18,6 +18,7 @@ public:
     {
         size = (info_ != nullptr && memType == CoreMemType::UB) ? info_->stub_ub_bytes : 0;
     }
+    uint32_t GetLibApiWorkSpaceSize(void) const { return 16 * 1024 * 1024; }
 
 private:
     fe::PlatFormInfos* info_;
