@@ -97,3 +97,27 @@ def test_a_broken_hook_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(TilingError, match=r"tiling_hook 'scale_by_tiling:tiling': "
                                           r"scale_by_tiling has no function 'tiling'"):
         reg.call("scale_by", np.ones(8, np.float32))
+
+
+KEYED_KERNEL = KERNEL.replace(
+    "    if (AscendC::GetBlockIdx() != 0) {",
+    "    if (TILING_KEY_IS(7)) {\n        t.factor = -t.factor;  // key 7: negate\n    }\n"
+    "    if (AscendC::GetBlockIdx() != 0) {")
+
+KEYED_HOOK = """\
+def tiling(layout, inputs, outputs, attrs, soc):
+    n = int(outputs["y"].shape[0])
+    return 1, {"totalLength": n, "factor": 3.0}, (7 if n > 16 else 0)
+"""
+
+
+def test_a_hook_may_return_a_tiling_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_OPP_PATH", str(tmp_path / "opp"))
+    metadef = _project(tmp_path, KEYED_HOOK)
+    (tmp_path / "specs" / "scale_by.cpp").write_text(KEYED_KERNEL)
+    sink = DiagnosticSink()
+    assert gen.run(load_config(tmp_path), [], sink) is not None, [str(d) for d in sink]
+    reg = _register(metadef)
+    small, large = np.arange(8, dtype=np.float32), np.arange(40, dtype=np.float32)
+    np.testing.assert_array_equal(reg.call("scale_by", small), 3 * small)  # key 0
+    np.testing.assert_array_equal(reg.call("scale_by", large), -3 * large)  # key 7
