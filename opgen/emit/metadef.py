@@ -89,6 +89,11 @@ def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) 
         data["kernel"]["tiling_header"] = relpath(header, here)
     if spec.kernel.op_host:
         data["kernel"]["op_host"] = [relpath(p, here) for p in op_host_paths(spec)]
+    if kernel is not None and kernel.entry.template_params:
+        # the kernel build's dispatch needs each template parameter's kind and the entry's arity
+        data["kernel"]["template"] = {
+            "params": [t.to_json() for t in kernel.entry.template_params],
+            "arity": len(kernel.entry.params)}
     if kernel is not None:
         data["tiling"] = kernel.tiling.layout_json() if kernel.tiling is not None else None
     data["reference"] = {r.output: str(r.expr) for r in spec.reference}

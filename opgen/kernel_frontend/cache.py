@@ -28,6 +28,7 @@ from opgen.kernel_frontend.model import (
     KernelEntry,
     KernelInfo,
     KernelParam,
+    TemplateParam,
     TilingField,
     TilingRef,
     TilingStruct,
@@ -130,7 +131,8 @@ def info_from_json(d: dict[str, Any]) -> KernelInfo:
             tuple(KernelParam(p["name"], p["type"], p["is_gm_addr"], _loc(p["loc"]))
                   for p in e["params"]),
             _loc(e["loc"]), e["c_linkage"], e["is_global"],
-            tuple(TilingRef(r["macro"], r["struct"], _loc(r["loc"])) for r in e["tiling_refs"]))
+            tuple(TilingRef(r["macro"], r["struct"], _loc(r["loc"])) for r in e["tiling_refs"]),
+            tuple(TemplateParam(t["name"], t["kind"], t["type"]) for t in e["template_params"]))
         for e in d["entries"])
     structs = tuple(
         TilingStruct(

@@ -118,7 +118,15 @@ def _entry(spec: OpSpec, info: KernelInfo, out: _Findings) -> KernelEntry | None
                       SourceLoc(info.path, 1, 1), "kernel file of op "
                       f"'{spec.op_name}'")
         return None
-    if not entry.c_linkage:
+    if entry.template_params:
+        # CANN's templated entry (its tiling key picks the instantiation) has C++ linkage by
+        # design; the kernel build adds the extern "C" entry that dispatches on the key
+        odd = next((t for t in entry.template_params if t.kind == "template"), None)
+        if odd is not None:
+            out.error(entry.loc, f"kernel entry '{name}' has a template template parameter "
+                      f"'{odd.name}'; a tiling-key template takes values (DTYPE, FORMAT, UINT, "
+                      "BOOL) and types (DATATYPE) only", here, f"op '{spec.op_name}' names it here")
+    elif not entry.c_linkage:
         out.error(entry.loc, f"kernel entry '{name}' has C++ linkage, so its symbol is mangled "
                   "and the runtime cannot find it; declare it `extern \"C\" __global__ "
                   f"__aicore__ void {name}(...)`", here, f"op '{spec.op_name}' names it here")

@@ -43,6 +43,18 @@ class TilingRef:
 
 
 @dataclass(frozen=True)
+class TemplateParam:
+    """A template parameter of a templated entry (CANN's tiling-key templates)."""
+
+    name: str
+    kind: str  # "type" (typename: an ASCENDC_TPL_DATATYPE) or "value" (a non-type parameter)
+    type: str  # a value parameter's canonical C++ type, e.g. "int"; "" for a type parameter
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind, "type": self.type}
+
+
+@dataclass(frozen=True)
 class KernelEntry:
     name: str
     params: tuple[KernelParam, ...]
@@ -50,6 +62,9 @@ class KernelEntry:
     c_linkage: bool  # extern "C"
     is_global: bool  # declared __global__
     tiling_refs: tuple[TilingRef, ...] = ()
+    # `template<...> __global__ void op(...)`: the kernel build instantiates the combinations
+    # its ASCENDC_TPL_SEL selects and dispatches on the tiling key (docs/op-host.md)
+    template_params: tuple[TemplateParam, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from opgen.kernel_frontend.model import (
     KernelEntry,
     KernelInfo,
     KernelParam,
+    TemplateParam,
     TilingField,
     TilingRef,
     TilingStruct,
@@ -166,7 +167,7 @@ class _Extractor:
                 self.walk(c, scope)
             elif ck == K.NAMESPACE:
                 self.walk(c, (*scope, c.spelling))
-            elif ck == K.FUNCTION_DECL and kind == "main":
+            elif ck in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE) and kind == "main":
                 self.function(c)
             elif ck in (K.STRUCT_DECL, K.CLASS_DECL) and c.is_definition() and c.spelling:
                 self.record(c, scope)
@@ -181,16 +182,35 @@ class _Extractor:
         annotations = {a.spelling for a in c.get_children()
                        if a.kind == ci.CursorKind.ANNOTATE_ATTR}
         if "opgen.global" not in annotations:
-            self.functions.append((name, self.loc(c)))
+            if c.kind == ci.CursorKind.FUNCTION_DECL:  # a helper template is no entry's typo
+                self.functions.append((name, self.loc(c)))
             return
         body = _body_span(self.source, c.extent.end.offset) if self.in_main(c) else None
         if name in self.entries and body is None:
             return  # a declaration after the definition adds nothing
-        params = tuple(self.param(p) for p in c.get_arguments())
+        templated = c.kind == ci.CursorKind.FUNCTION_TEMPLATE
+        # a template's cursor has no argument list of its own: its parameters are children
+        args = ([p for p in c.get_children() if p.kind == ci.CursorKind.PARM_DECL]
+                if templated else list(c.get_arguments()))
+        params = tuple(self.param(p) for p in args)
         refs = self.tiling_refs(*body) if body is not None else ()
         self.entries[name] = KernelEntry(name, params, self.loc(c),
-                                         c_linkage=c.mangled_name == name, is_global=True,
-                                         tiling_refs=refs)
+                                         c_linkage=not templated and c.mangled_name == name,
+                                         is_global=True, tiling_refs=refs,
+                                         template_params=self.template_params(c))
+
+    def template_params(self, c: ci.Cursor) -> tuple[TemplateParam, ...]:
+        import clang.cindex as ci
+
+        out: list[TemplateParam] = []
+        for p in c.get_children():
+            if p.kind == ci.CursorKind.TEMPLATE_TYPE_PARAMETER:
+                out.append(TemplateParam(p.spelling, "type", ""))
+            elif p.kind == ci.CursorKind.TEMPLATE_NON_TYPE_PARAMETER:
+                out.append(TemplateParam(p.spelling, "value", p.type.get_canonical().spelling))
+            elif p.kind == ci.CursorKind.TEMPLATE_TEMPLATE_PARAMETER:
+                out.append(TemplateParam(p.spelling, "template", ""))
+        return tuple(out)
 
     def in_main(self, c: ci.Cursor) -> bool:
         f = c.extent.end.file

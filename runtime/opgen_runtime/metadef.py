@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .build import KernelTemplate
 from .errors import SimulatorError
 
 SUPPORTED_FORMAT = 1
@@ -64,6 +65,7 @@ class OpDef:
     path: Path
     raw: Mapping[str, Any]
     op_host: tuple[Path, ...] = ()  # the op's own op_host sources (its TilingFunc, InferShape)
+    kernel_template: KernelTemplate | None = None  # a templated entry (tiling-key templates)
 
     @property
     def combinations(self) -> tuple[tuple[str, ...], ...]:
@@ -116,6 +118,8 @@ def from_json(data: Mapping[str, Any], path: Path) -> OpDef:
         socs=tuple(data.get("soc", ["ascend910b"])),
         path=path, raw=data,
         op_host=tuple((path.parent / p).resolve() for p in kernel.get("op_host") or ()),
+        kernel_template=(KernelTemplate.from_json(kernel["template"])
+                         if kernel.get("template") else None),
     )
 
 

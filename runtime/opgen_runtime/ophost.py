@@ -185,6 +185,12 @@ def build_op_host(sources: Sequence[str | os.PathLike[str]], *, name: str,
         if not s.is_file():
             raise BuildError(f"{name}: op_host source {s} does not exist")
     incs = [Path(d).resolve() for d in include_dirs]
+    # msopgen's CMake gives op_host sources op_host/../op_kernel too: an op_host includes the
+    # kernel's tiling-key header (GET_TPL_TILING_KEY) from there
+    for s in srcs:
+        kernel_dir = s.parent.parent / "op_kernel"
+        if s.parent.name == "op_host" and kernel_dir.is_dir() and kernel_dir not in incs:
+            incs.append(kernel_dir)
     defs = dict(defines or {})
     cxx = _compiler()
     key = _cache_key(cxx, srcs, incs, defs)

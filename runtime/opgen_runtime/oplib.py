@@ -217,7 +217,7 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
     if op.tiling_header is not None:
         flags = ("-include", str(op.tiling_header), *flags)
     return [(c, BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
-                             extra_flags=flags)) for c in combos]
+                             extra_flags=flags, template=op.kernel_template)) for c in combos]
 
 
 def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = (),
