@@ -87,12 +87,32 @@ def _loaded(path: Path) -> _Loaded:
 _UINT8 = np.dtype(np.uint8)
 
 
+def gm_allocation(nbytes: int) -> int:
+    """The bytes a device allocation of ``nbytes`` holds: CANN's aclrtMalloc rounds the size up
+    to 32 bytes and adds 32, and a kernel may touch all of it (an unaligned tail is copied in
+    whole 32-byte blocks)."""
+    return (nbytes + GM_ALIGN - 1) // GM_ALIGN * GM_ALIGN + GM_ALIGN
+
+
 def aligned_empty(nbytes: int) -> np.ndarray:
-    """A uint8 buffer of ``nbytes`` whose data starts on a 32-byte (GM) boundary."""
-    raw = np.empty(nbytes + GM_ALIGN, dtype=_UINT8)
+    """A uint8 buffer of ``nbytes`` whose data starts on a 32-byte (GM) boundary, with the
+    padding of a device allocation of that size behind it (gm_allocation)."""
+    raw = np.empty(gm_allocation(nbytes) + GM_ALIGN, dtype=_UINT8)
     # ctypes' buffer address is several times cheaper than __array_interface__ (a dict)
     off = -_addressof(_char_from_buffer(raw)) % GM_ALIGN
     return raw[off : off + nbytes]
+
+
+def _backed(a: np.ndarray, address: int) -> int:
+    """Bytes from ``address`` (inside ``a``) to the end of the memory ``a`` is a view of."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    try:
+        start = _addressof(_char_from_buffer(root))
+    except (TypeError, ValueError, BufferError):  # read-only: the slower way
+        start = root.__array_interface__["data"][0]
+    return int(start + root.nbytes - address)
 
 
 def gm_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -195,19 +215,28 @@ def launch(
             p = _addressof(_char_from_buffer(a))
         except (TypeError, ValueError, BufferError):
             p = a.__array_interface__["data"][0] if a.flags.c_contiguous else 1
-        if p % GM_ALIGN:
+        # A GM buffer is a device allocation of the array's size (gm_allocation). Memory the
+        # array does not have behind it is made real by a copy, for an array whose end is not
+        # on 32 bytes (a kernel copies its tail in whole blocks); an array ending on 32 bytes
+        # with nothing behind it is bounded by its own bytes.
+        nbytes = a.nbytes
+        size = gm_allocation(nbytes)
+        backed = _backed(a, p) if p % GM_ALIGN == 0 else 0
+        if p % GM_ALIGN or (backed < size and nbytes % GM_ALIGN):
             c = gm_empty(a.shape, a.dtype)
             c[...] = a
             copies.append((a, c))
             p = c.__array_interface__["data"][0]
+        elif backed < size:
+            size = nbytes
         ptrs[i] = p
-        sizes[i] = a.nbytes
+        sizes[i] = size
     ws = None
     if workspace_size > 0:
         ws = aligned_empty(workspace_size)
         ws[:] = 0
         ptrs[n - 2] = ws.__array_interface__["data"][0]
-        sizes[n - 2] = workspace_size
+        sizes[n - 2] = gm_allocation(workspace_size)
     ptrs[n - 1] = _aligned_tiling(tiling)
     sizes[n - 1] = len(tiling)
     joined = _NAMES_CACHE.get(names)

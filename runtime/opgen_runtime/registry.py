@@ -26,7 +26,7 @@ import numpy as np
 
 from . import oppkg
 from .errors import TilingError
-from .launcher import gm_empty, launch
+from .launcher import gm_allocation, gm_empty, launch
 from .metadef import AttrDef, OpDef, TensorDef, load
 from .ophost import HostTensor, OpHost, build_op_host, load_op_host
 from .oplib import KernelVariant, OperatorLibrary, open_library
@@ -668,11 +668,12 @@ class _SlabAllocator(threading.local):
     def __call__(self, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Any:
         if nbytes > self.SMALL:
             return gm_empty(shape, dtype)
+        # each output owns a device allocation's bytes (gm_allocation): its padding is its own
         start = self.offset
-        end = start + ((nbytes + 31) & ~31)
+        end = start + gm_allocation(nbytes)
         if end > self.SLAB:
             self.slab = gm_empty(self.SLAB, np.uint8)
-            start, end = 0, (nbytes + 31) & ~31
+            start, end = 0, gm_allocation(nbytes)
         self.offset = end
         return self.slab[start:start + nbytes].view(dtype).reshape(shape)
 

@@ -160,16 +160,10 @@ CASES = [
     ),
     (3, rt.AlignmentError, "Add", r"UB offset 524, which is not 32-byte aligned"),
     (
-        4,
+        5,  # x is 16 floats: a device allocation of 64 + 32 bytes
         rt.GlobalMemoryOutOfBounds,
         "DataCopy(GM->UB)",
-        r"elements \[8, 24\) are outside the GlobalTensor<float> of 16 elements",
-    ),
-    (
-        5,
-        rt.GlobalMemoryOutOfBounds,
-        "DataCopy(GM->UB)",
-        r"bytes \[64, 320\) run past the end of GM buffer 'x' \(64 bytes\)",
+        r"bytes \[64, 320\) run past the end of GM buffer 'x' \(96 bytes\)",
     ),
     (6, rt.QueueError, "TQue::AllocTensor", r"all 2 buffers of the queue are in use"),
     (7, rt.QueueError, "TQue::DeQue", r"DeQue on an empty queue"),
@@ -251,3 +245,33 @@ def test_isolated_mode_returns_outputs_and_errors(rules_lib: rt.KernelLibrary) -
 def test_missing_entry_is_a_launch_error(rules_lib: rt.KernelLibrary) -> None:
     with pytest.raises(rt.LaunchError, match="no entry 'nope'"):
         rt.launch(rules_lib, "nope", [], block_dim=1, tiling=b"")
+
+
+def test_the_global_tensor_size_binds_only_in_strict_mode(
+        rules_lib: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch) -> None:
+    # mode 4 reads elements [8, 24) of a GlobalTensor given 16: past its size, inside the
+    # allocation. The hardware does not check the size given to SetGlobalBuffer.
+    run(rules_lib, 4)
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.GlobalMemoryOutOfBounds,
+                       match=r"kernel 'rules', block 1: DataCopy\(GM->UB\): elements \[8, 24\) "
+                             r"are outside the GlobalTensor<float> of 16 elements"):
+        run(rules_lib, 4)
+    assert_still_works(rules_lib)
+
+
+def test_a_gm_buffer_is_a_device_allocation(rules_lib: rt.KernelLibrary) -> None:
+    # An array that does not end on 32 bytes gets its allocation's tail, as aclrtMalloc rounds:
+    # the kernel copies 16 floats in whole blocks from an array of 10 (40 bytes, a view with
+    # nothing behind it), reading its padding; the array's own bytes are unchanged.
+    x = np.arange(N, dtype=np.float32)[:10]
+    z = np.zeros(N, np.float32)
+    tiling = LAYOUT.pack({"mode": 0, "n": N, "badBlock": 1})
+    rt.launch(rules_lib, "rules", {"x": x, "z": z}, block_dim=1, tiling=tiling)
+    np.testing.assert_array_equal(z[:10], np.arange(10, dtype=np.float32) + 1)
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32))
+    # past the allocation (40 bytes: 96; 64 bytes: 96) is still an error
+    assert rt.launcher.gm_allocation(40) == 96 and rt.launcher.gm_allocation(64) == 96
+    with pytest.raises(rt.GlobalMemoryOutOfBounds, match=r"GM buffer 'x' \(96 bytes\)"):
+        rt.launch(rules_lib, "rules", {"x": x, "z": z}, block_dim=1,
+                  tiling=LAYOUT.pack({"mode": 0, "n": 32, "badBlock": 1}))

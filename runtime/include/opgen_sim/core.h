@@ -128,6 +128,9 @@ struct Core {
     uint64_t ub_capacity = 0;
     uint64_t ub_used = 0;
     bool strict_datacopy = true;
+    // Strict mode (OPGEN_SIM_STRICT=1): also bound GM accesses by the size a GlobalTensor was
+    // given (SetGlobalBuffer), which the hardware does not check.
+    bool strict_gm = false;
     const uint8_t* tiling = nullptr;
     uint64_t tiling_size = 0;
     const GmRegion* regions = nullptr;

@@ -91,6 +91,13 @@ inline uint8_t* ThreadUb(uint64_t capacity) {
     return buf.p;
 }
 
+// OPGEN_SIM_STRICT=1: checks beyond the hardware's (docs/simulator.md, "Strict mode"). Read at
+// every block, so a process can switch it between launches.
+inline bool StrictMode() {
+    const char* env = std::getenv("OPGEN_SIM_STRICT");
+    return env != nullptr && env[0] != '\0' && env[0] != '0';
+}
+
 inline void RunBlock(Job& job, int32_t b) {
     Core core;
     core.block_idx = b;
@@ -98,6 +105,7 @@ inline void RunBlock(Job& job, int32_t b) {
     core.ub = ThreadUb(job.ub_capacity);
     core.ub_capacity = job.ub_capacity;
     core.strict_datacopy = job.strict;
+    core.strict_gm = StrictMode();
     core.tiling = job.tiling;
     core.tiling_size = job.tiling_size;
     core.regions = job.regions;
