@@ -106,6 +106,37 @@ def build(config: Config, specs: Sequence[Path], sink: DiagnosticSink) -> dict[s
     return libs
 
 
+def install_op_api(config: Config, specs: Sequence[Path], sink: DiagnosticSink,
+                   toolkit: Path | None = None) -> Path:
+    """Build libcust_opapi.so of every op (the kernels are the cached builds of `build`) and
+    install it with the generated aclnn headers as the toolkit's vendors/customize/op_api
+    (default: `opgen config --toolkit`); returns that directory (docs/simulator.md, "aclnn
+    drivers")."""
+    from opgen.emit.cann_aclnn import ACLNN_DIR
+    from opgen.emit.cann_naming import aclnn_header
+    from opgen.emit.op_api import LIBRARY_SOURCE
+    from opgen.opp_install import install_op_api as install
+    from opgen.toolkit import OPP_DIR, toolkit_dir
+    from opgen_runtime.errors import SimulatorError
+    from opgen_runtime.metadef import load
+    from opgen_runtime.opapi_library import OpApiLibraryError, build_library
+
+    generated = _generated(config, specs, sink)
+    metadefs = [generated[n][0] for n in sorted(generated)]
+    headers = [config.output_dir / ACLNN_DIR / aclnn_header(load(m).op_type) for m in metadefs]
+    try:
+        library = build_library(config.output_dir / LIBRARY_SOURCE, config.output_dir / ACLNN_DIR,
+                                metadefs)
+    except OpApiLibraryError as exc:
+        raise BuildCommandError(str(exc)) from None
+    except SimulatorError as exc:
+        raise build_failure([exc], config.root) from None
+    root = Path(toolkit) if toolkit is not None else toolkit_dir()
+    if not root.is_dir():
+        raise BuildCommandError(f"--toolkit {root}: no such directory")
+    return install(library, headers, root / OPP_DIR)
+
+
 def parse_shapes(texts: Sequence[str], inputs: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """`--shape 4,1024` (every input) or `--shape x=4,1024 --shape y=1,1024`."""
     shapes: dict[str, tuple[int, ...]] = {}

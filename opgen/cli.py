@@ -128,7 +128,7 @@ def cmd_skeleton(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from opgen.build_cmd import build
+    from opgen.build_cmd import build, install_op_api
 
     cfg = _config(args)
     sink = DiagnosticSink()
@@ -138,6 +138,15 @@ def cmd_build(args: argparse.Namespace) -> int:
         _print_diagnostics(sink)
     for op, path in sorted(libs.items()):
         print(f"{op}: {path}")
+    if not args.no_op_api:
+        sink = DiagnosticSink()  # generation is current: its warnings were printed above
+        try:
+            op_api = install_op_api(cfg, [Path(p) for p in args.specs], sink,
+                                    Path(args.toolkit) if args.toolkit else None)
+        finally:
+            if sink.has_errors:
+                _print_diagnostics(sink)
+        print(f"op_api (libcust_opapi.so, aclnn headers): {op_api}")
     return EXIT_OK
 
 
@@ -341,10 +350,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="compile each op's kernel into lib<op>.so (the aoc step)",
                        description="Generate (if stale), then build the operator library of "
                        "every op: one simulator kernel per dtype combination, compiled in "
-                       "parallel into a content-addressed cache. Prints op: library path.")
+                       "parallel into a content-addressed cache. Prints op: library path. Then "
+                       "builds the op package for aclnn drivers (libcust_opapi.so: every op's "
+                       "aclnn API on the simulator) and installs it into the toolkit.")
     p.add_argument("specs", nargs="*", metavar="SPEC")
     p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
     p.add_argument("--output-dir", help="override [tool.opgen] output_dir")
+    p.add_argument("--toolkit", metavar="DIR",
+                   help="install the op package (libcust_opapi.so and the aclnn headers) into "
+                   "DIR/opp/vendors/customize/op_api (default: `opgen config --toolkit`)")
+    p.add_argument("--no-op-api", action="store_true",
+                   help="build the operator libraries only, no op package")
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("profile", help="run an op once on the simulator and print its counters",

@@ -27,6 +27,7 @@ from opgen.emit import (
     cann_op_proto,
     host_policy,
     metadef,
+    op_api,
     python_pkg,
     tf_ops,
     tiling,
@@ -44,7 +45,7 @@ from opgen.writer import FileManager, Plan
 PerOpEmitter = Callable[[OpSpec, str, CheckedKernel], dict[str, str]]
 PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_host.emit,
                                              cann_op_proto.emit, cann_aclnn.emit,
-                                             cann_op_desc.emit)
+                                             cann_op_desc.emit, op_api.emit)
 
 # Per-op targets that depend on the configuration (the generated Python package's name).
 PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
@@ -66,7 +67,8 @@ def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
 
 PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package,
                                                cann_cmake.emit, host_policy.emit,
-                                               torch_ops.emit_package, tf_ops.emit_package)
+                                               torch_ops.emit_package, tf_ops.emit_package,
+                                               op_api.emit_package)
 
 
 @dataclass

@@ -2,12 +2,14 @@
 kernel-launch samples build their own main.cpp and kernel against the simulator with their
 run.sh and CMake files unchanged (`bash run.sh -r cpu -v <SoC> -i "$(opgen config --toolkit)"`).
 
-It holds bin/setenv.bash (sets nothing a sample needs), the CPU-debug CMake package
+It holds bin/setenv.bash (names the toolkit and its op packages), the CPU-debug CMake package
 (find_package(tikicpulib): a target tikicpulib::<SoC> per SoC and `ascendcl`), CANN's
 ascendc_kernel_cmake/ascendc.cmake for `-r npu` / `-r sim` (ascendc_library compiles the kernel
 files, <<<>>> launches rewritten, for the simulator), and the ASC language package of
-single-source projects (find_package(ASC), project(... LANGUAGES ASC)). It is written once per
-content into opgen's cache, atomically.
+single-source projects (find_package(ASC), project(... LANGUAGES ASC)). For aclnn drivers it
+has runtime/include and atc/include (opgen's headers), stub libraries to link by name, and
+opp/ ($ASCEND_OPP_PATH), where `opgen build` installs the project's op package
+(opgen.opp_install). It is written once per content into opgen's cache, atomically.
 """
 
 from __future__ import annotations
@@ -36,10 +38,14 @@ SOCS: tuple[str, ...] = (
 
 _SETENV = """\
 # opgen simulator toolkit: sourced by CANN samples' run.sh. The simulator needs no environment;
-# this only names the toolkit, as CANN's setenv does.
+# this names the toolkit and its op packages (ASCEND_OPP_PATH), as CANN's setenv does.
 export ASCEND_TOOLKIT_HOME="$toolkit"
 export ASCEND_HOME_PATH="$toolkit"
+export ASCEND_OPP_PATH="$toolkit/opp"
 export PATH="$toolkit/compiler/ccec_compiler/bin:$$PATH"
+# aclnn drivers load the installed op package's libcust_opapi.so (`opgen build` installs it).
+export LD_LIBRARY_PATH="$toolkit/opp/vendors/customize/op_api/lib\
+$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"
 """
 
 # set_env.sh of single-source projects: find_package(ASC) and find_package(tikicpulib) work.
@@ -196,6 +202,33 @@ exec "$python" -m opgen cxx --npu-build "$$@"
 """
 
 
+# The libraries aclnn drivers link by name (-lascendcl -lnnopbase -lacl_op_compiler): the acl
+# runtime is header-only here, so each is a linker script that adds nothing; the op's own
+# libcust_opapi.so is the one real library (opp/vendors/customize/op_api/lib).
+_STUB_LIBRARY = "/* opgen simulator toolkit: header-only on the CPU; nothing to link. */\n"
+_STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
+                   "libopapi.so", "libruntime.so")
+_STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub")
+# Include directories the drivers' CMake files name: all are opgen's one include directory.
+_INCLUDE_LINKS = ("runtime/include", "atc/include", "include")
+OPP_DIR = "opp"  # $ASCEND_OPP_PATH: a link to the op packages' place in the cache
+
+
+def opp_root() -> Path:
+    """Where op packages are installed (<cache>/opp): outside the content-addressed toolkit, so
+    an installed package outlives a change of the toolkit's files."""
+    from opgen_runtime.build import cache_root
+
+    return cache_root() / "opp"
+
+
+def _links() -> dict[str, str]:
+    """relative path -> symlink target."""
+    links = {rel: include_dir().as_posix() for rel in _INCLUDE_LINKS}
+    links[OPP_DIR] = opp_root().as_posix()
+    return links
+
+
 def _files() -> dict[str, tuple[str, bool]]:
     """relative path -> (content, executable)."""
     values = {
@@ -224,6 +257,7 @@ def _files() -> dict[str, tuple[str, bool]]:
         f"{asc}/modules/CMakeTestASCCompiler.cmake": (fill(_ASC_TEST), False),
         "bin/opgen-cxx": (fill(_OPGEN_CXX), True),
         "compiler/ccec_compiler/bin/ccec": (fill(_CCEC), True),
+        **{f"{d}/{lib}": (_STUB_LIBRARY, False) for d in _STUB_DIRS for lib in _STUB_LIBRARIES},
     }
 
 
@@ -232,9 +266,12 @@ def toolkit_dir() -> Path:
     from opgen_runtime.build import cache_root  # the runtime owns the cache location
 
     files = _files()
+    links = _links()
     h = hashlib.sha256(FORMAT.encode())
     for rel, (text, executable) in sorted(files.items()):
         h.update(f"{rel}\0{executable}\0{text}\0".encode())
+    for rel, target in sorted(links.items()):
+        h.update(f"{rel}\0->\0{target}\0".encode())
     dest = cache_root() / f"toolkit-{h.hexdigest()[:16]}"
     if dest.is_dir():
         return dest
@@ -248,6 +285,11 @@ def toolkit_dir() -> Path:
             path.chmod(0o755)
     for empty in ("lib64", "runtime/lib64/stub", "tools/tikicpulib/lib"):
         (tmp / empty).mkdir(parents=True, exist_ok=True)
+    opp_root().mkdir(parents=True, exist_ok=True)
+    for rel, target in links.items():
+        path = tmp / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to(target, target_is_directory=True)
     try:
         os.rename(tmp, dest)
     except OSError:  # another process put it in place first: same content

@@ -82,6 +82,12 @@ def ge_dtype(dtype: DType) -> str:
     return _GE_DTYPES[dtype]
 
 
+def acl_dtype(dtype: DType) -> str:
+    """float16 -> ACL_FLOAT16: aclDataType spells each type as ge::DataType does, with the same
+    values (DT_BF16 -> ACL_BF16)."""
+    return "ACL_" + _GE_DTYPES[dtype].removeprefix("DT_")
+
+
 def ge_format(fmt: Format) -> str:
     return f"FORMAT_{fmt.value}"
 

@@ -147,3 +147,122 @@ inline size_t aclDataTypeSize(aclDataType dataType) {
 }
 
 }  // extern "C"
+
+// -- tensor descriptions and data buffers ------------------------------------------------------
+// The aclTensorDesc / aclDataBuffer part of acl_base.h: plain host-side records that drivers use
+// to describe their operands (dtype, dims, format; an address and a size).
+struct aclTensorDesc {
+    aclDataType dtype;
+    aclFormat format;
+    int num_dims;  // -1: unknown rank (a dims of {-2})
+    int64_t dims[25];
+};
+
+struct aclDataBuffer {
+    void* data;
+    size_t size;
+};
+
+extern "C" {
+
+inline aclTensorDesc* aclCreateTensorDesc(aclDataType dataType, int numDims, const int64_t* dims,
+                                          aclFormat format) {
+    if (numDims < 0 || numDims > 25 || (numDims > 0 && dims == nullptr)) {
+        opgen_acl::Fail(ACL_ERROR_INVALID_PARAM,
+                        "aclCreateTensorDesc: numDims " + std::to_string(numDims) +
+                            " must be 0..25, with dims given");
+        return nullptr;
+    }
+    aclTensorDesc* d = new aclTensorDesc;
+    std::memset(d, 0, sizeof *d);
+    d->dtype = dataType;
+    d->format = format;
+    d->num_dims = numDims;
+    for (int i = 0; i < numDims; ++i) d->dims[i] = dims[i];
+    if (numDims == 1 && dims[0] == -2) d->num_dims = -1;
+    return d;
+}
+
+inline void aclDestroyTensorDesc(const aclTensorDesc* desc) { delete desc; }
+
+inline aclDataType aclGetTensorDescType(const aclTensorDesc* desc) {
+    return desc != nullptr ? desc->dtype : ACL_DT_UNDEFINED;
+}
+
+inline aclFormat aclGetTensorDescFormat(const aclTensorDesc* desc) {
+    return desc != nullptr ? desc->format : ACL_FORMAT_UNDEFINED;
+}
+
+// 0 for a null description, an unknown rank or a dynamic (-1) dim, as CANN documents.
+inline size_t aclGetTensorDescElementCount(const aclTensorDesc* desc) {
+    if (desc == nullptr || desc->num_dims < 0) return 0;
+    size_t n = 1;
+    for (int i = 0; i < desc->num_dims; ++i) {
+        if (desc->dims[i] < 0) return 0;
+        n *= static_cast<size_t>(desc->dims[i]);
+    }
+    return n;
+}
+
+inline size_t aclGetTensorDescSize(const aclTensorDesc* desc) {
+    return desc != nullptr ? aclGetTensorDescElementCount(desc) * aclDataTypeSize(desc->dtype)
+                           : 0;
+}
+
+inline size_t aclGetTensorDescNumDims(const aclTensorDesc* desc) {
+    if (desc == nullptr) return 0;
+    return desc->num_dims < 0 ? static_cast<size_t>(-2) : static_cast<size_t>(desc->num_dims);
+}
+
+inline aclError aclGetTensorDescDimV2(const aclTensorDesc* desc, size_t index, int64_t* dimSize) {
+    if (desc == nullptr || dimSize == nullptr) {
+        return opgen_acl::Fail(ACL_ERROR_INVALID_PARAM, "aclGetTensorDescDimV2: null argument");
+    }
+    if (desc->num_dims < 0 || index >= static_cast<size_t>(desc->num_dims)) {
+        return opgen_acl::Fail(ACL_ERROR_INVALID_PARAM,
+                               "aclGetTensorDescDimV2: index " + std::to_string(index) +
+                                   " is past the description's " +
+                                   std::to_string(desc->num_dims) + " dims");
+    }
+    *dimSize = desc->dims[index];
+    return ACL_SUCCESS;
+}
+
+inline int64_t aclGetTensorDescDim(const aclTensorDesc* desc, size_t index) {
+    int64_t dim = -1;
+    return aclGetTensorDescDimV2(desc, index, &dim) == ACL_SUCCESS ? dim : -1;
+}
+
+inline aclDataBuffer* aclCreateDataBuffer(void* data, size_t size) {
+    aclDataBuffer* b = new aclDataBuffer;
+    b->data = data;
+    b->size = size;
+    return b;
+}
+
+inline aclError aclDestroyDataBuffer(const aclDataBuffer* dataBuffer) {
+    if (dataBuffer == nullptr) {
+        return opgen_acl::Fail(ACL_ERROR_INVALID_PARAM, "aclDestroyDataBuffer: null buffer");
+    }
+    delete dataBuffer;
+    return ACL_SUCCESS;
+}
+
+inline void* aclGetDataBufferAddr(const aclDataBuffer* dataBuffer) {
+    return dataBuffer != nullptr ? dataBuffer->data : nullptr;
+}
+
+inline size_t aclGetDataBufferSizeV2(const aclDataBuffer* dataBuffer) {
+    return dataBuffer != nullptr ? dataBuffer->size : 0;
+}
+
+inline aclError aclUpdateDataBuffer(aclDataBuffer* dataBuffer, void* data, size_t size) {
+    if (dataBuffer == nullptr) {
+        return opgen_acl::Fail(ACL_ERROR_INVALID_PARAM, "aclUpdateDataBuffer: null buffer");
+    }
+    dataBuffer->data = data;
+    dataBuffer->size = size;
+    return ACL_SUCCESS;
+}
+
+}  // extern "C"

@@ -233,7 +233,7 @@ inline aclError Malloc(const char* api, void** devPtr, size_t size, uint64_t usa
     if (devPtr == nullptr) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": devPtr is null");
     if (size == 0) return Fail(ACL_ERROR_INVALID_PARAM, std::string(api) + ": size must not be 0");
     const uint64_t bytes = (usable + 63) / 64 * 64;
-    auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
+    auto* p = static_cast<uint8_t*>(::aligned_alloc(64, bytes));
     if (p == nullptr) {
         return Fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                     std::string(api) + ": out of memory for " + std::to_string(size) + " bytes");
@@ -514,7 +514,7 @@ inline aclError aclrtFree(void* devPtr) {
 inline aclError aclrtMallocHost(void** hostPtr, size_t size) {
     if (hostPtr == nullptr) return opgen_acl::Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: hostPtr is null");
     if (size == 0) return opgen_acl::Fail(ACL_ERROR_INVALID_PARAM, "aclrtMallocHost: size must not be 0");
-    void* p = std::aligned_alloc(64, (size + 63) / 64 * 64);
+    void* p = ::aligned_alloc(64, (size + 63) / 64 * 64);
     if (p == nullptr) {
         return opgen_acl::Fail(ACL_ERROR_RT_MEMORY_ALLOCATION,
                                "aclrtMallocHost: out of memory for " + std::to_string(size) + " bytes");

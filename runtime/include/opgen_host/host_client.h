@@ -240,18 +240,11 @@ inline std::string HostTiling(const HostImage& image, const HostArg* in, int ni,
     return "";
 }
 
-// Launches `kernel` with what the op_host decided: args[0..n) are the tensors, args[n] becomes
-// the workspace (allocated here, zeroed), args[n + 1] the tiling. Returns "" or the launch error.
-inline std::string LaunchDecided(const SimKernel& kernel, const HostDecision& d, int n,
-                                 const char* names, int64_t ub_bytes, uint8_t** args,
-                                 int64_t* sizes, int32_t* block, const SimThreads& pool = {}) {
-    std::vector<uint8_t> workspace;
-    if (d.workspace > 0) {
-        workspace.assign(static_cast<size_t>(d.workspace) + 64, 0);
-        const uintptr_t at = reinterpret_cast<uintptr_t>(workspace.data());
-        args[n] = workspace.data() + (64 - at % 64) % 64;
-        sizes[n] = d.workspace;
-    }
+// Launches `kernel` with what the op_host decided: args[0..n) are the tensors and args[n] the
+// workspace, all the caller's; args[n + 1] becomes the tiling. Returns "" or the launch error.
+inline std::string LaunchDecidedIn(const SimKernel& kernel, const HostDecision& d, int n,
+                                   const char* names, int64_t ub_bytes, uint8_t** args,
+                                   int64_t* sizes, int32_t* block, const SimThreads& pool = {}) {
     alignas(64) uint8_t small[256];
     std::vector<uint8_t> large;
     uint8_t* tiling = small;
@@ -265,6 +258,21 @@ inline std::string LaunchDecided(const SimKernel& kernel, const HostDecision& d,
     if (kernel.set_tiling_key != nullptr) kernel.set_tiling_key(d.tiling_key);
     return LaunchSimKernel(kernel, n + 2, args, sizes, names, d.block_dim, ub_bytes,
                            static_cast<int64_t>(d.tiling.size()), block, pool);
+}
+
+// LaunchDecidedIn with the workspace the TilingFunc asked for allocated here (zeroed): the
+// framework ops own no device memory of their own.
+inline std::string LaunchDecided(const SimKernel& kernel, const HostDecision& d, int n,
+                                 const char* names, int64_t ub_bytes, uint8_t** args,
+                                 int64_t* sizes, int32_t* block, const SimThreads& pool = {}) {
+    std::vector<uint8_t> workspace;
+    if (d.workspace > 0) {
+        workspace.assign(static_cast<size_t>(d.workspace) + 64, 0);
+        const uintptr_t at = reinterpret_cast<uintptr_t>(workspace.data());
+        args[n] = workspace.data() + (64 - at % 64) % 64;
+        sizes[n] = d.workspace;
+    }
+    return LaunchDecidedIn(kernel, d, n, names, ub_bytes, args, sizes, block, pool);
 }
 
 }  // namespace opgen_host
