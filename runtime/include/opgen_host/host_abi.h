@@ -28,22 +28,7 @@ namespace opgen_host {
 
 namespace abi {
 
-inline std::string JsonStr(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char ch : s) {
-        if (ch == '"' || ch == '\\') {
-            out += '\\';
-            out += static_cast<char>(ch);
-        } else if (ch < 0x20) {
-            char esc[8];
-            std::snprintf(esc, sizeof(esc), "\\u%04x", ch);
-            out += esc;
-        } else {
-            out += static_cast<char>(ch);
-        }
-    }
-    return out + "\"";
-}
+inline std::string JsonStr(const std::string& s) { return JsonQuote(s); }
 
 inline const char* ParamTypeName(ops::Option o) {
     switch (o) {

@@ -19,6 +19,38 @@ using PARAM_GENERALIZE_FUNC = ge::graphStatus (*)(const void* op, const void* ge
                                                   void* generalized);
 }  // namespace optiling
 
+namespace opgen_host {
+
+// A JSON string literal of `v` (what opgen_host_describe reports).
+inline std::string JsonQuote(const std::string& v) {
+    std::string out = "\"";
+    for (unsigned char ch : v) {
+        if (ch == '"' || ch == '\\') {
+            out += '\\';
+            out += static_cast<char>(ch);
+        } else if (ch < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof(esc), "\\u%04x", ch);
+            out += esc;
+        } else {
+            out += static_cast<char>(ch);
+        }
+    }
+    return out + "\"";
+}
+
+// The named entry of a definition list, added on first mention (OpDef::Input, ::Attr, ...).
+template <typename Def>
+Def& FindOrAdd(std::vector<Def>& defs, const char* name) {
+    for (Def& d : defs) {
+        if (d.Name() == name) return d;
+    }
+    defs.emplace_back(name);
+    return defs.back();
+}
+
+}  // namespace opgen_host
+
 namespace ops {
 
 enum Option { IGNORE = 0, OPTIONAL = 1, REQUIRED = 2, DYNAMIC = 3, VIRTUAL = 4 };
@@ -93,7 +125,9 @@ public:
     OpAttrDef& Int() { return Kind("int"); }
     OpAttrDef& Int(int64_t v) { return Kind("int", std::to_string(v)); }
     OpAttrDef& String() { return Kind("string"); }
-    OpAttrDef& String(const char* v) { return Kind("string", Quote(v)); }
+    OpAttrDef& String(const char* v) {
+        return Kind("string", opgen_host::JsonQuote(v == nullptr ? "" : v));
+    }
     OpAttrDef& ListBool() { return Kind("list_bool"); }
     OpAttrDef& ListBool(std::vector<bool> v) {
         std::string s;
@@ -132,23 +166,6 @@ private:
         std::snprintf(buf, sizeof(buf), "%.9g", v);
         return buf;
     }
-    static std::string Quote(const char* v) {
-        std::string out = "\"";
-        for (const char* p = v; p != nullptr && *p != '\0'; ++p) {
-            const unsigned char ch = static_cast<unsigned char>(*p);
-            if (ch == '"' || ch == '\\') {
-                out += '\\';
-                out += static_cast<char>(ch);
-            } else if (ch < 0x20) {
-                char esc[8];
-                std::snprintf(esc, sizeof(esc), "\\u%04x", ch);
-                out += esc;
-            } else {
-                out += static_cast<char>(ch);
-            }
-        }
-        return out + "\"";
-    }
     std::string name_;
     bool required_ = true;
     std::string kind_ = "int";
@@ -159,8 +176,8 @@ class OpAICoreConfig {
 public:
     OpAICoreConfig() = default;
     explicit OpAICoreConfig(const char*) {}
-    OpParamDef& Input(const char* name) { return Param(inputs_, name); }
-    OpParamDef& Output(const char* name) { return Param(outputs_, name); }
+    OpParamDef& Input(const char* name) { return opgen_host::FindOrAdd(inputs_, name); }
+    OpParamDef& Output(const char* name) { return opgen_host::FindOrAdd(outputs_, name); }
     OpAICoreConfig& DynamicCompileStaticFlag(bool) { return *this; }
     OpAICoreConfig& DynamicFormatFlag(bool) { return *this; }
     OpAICoreConfig& DynamicRankSupportFlag(bool) { return *this; }
@@ -172,13 +189,6 @@ public:
     std::vector<OpParamDef>& Outputs() { return outputs_; }
 
 private:
-    static OpParamDef& Param(std::vector<OpParamDef>& v, const char* name) {
-        for (OpParamDef& p : v) {
-            if (p.Name() == name) return p;
-        }
-        v.emplace_back(name);
-        return v.back();
-    }
     std::vector<OpParamDef> inputs_;
     std::vector<OpParamDef> outputs_;
 };
@@ -215,15 +225,9 @@ class OpDef {
 public:
     explicit OpDef(const char* type) : type_(type), aicore_(type_) {}
     virtual ~OpDef() = default;
-    OpParamDef& Input(const char* name) { return Param(inputs_, name); }
-    OpParamDef& Output(const char* name) { return Param(outputs_, name); }
-    OpAttrDef& Attr(const char* name) {
-        for (OpAttrDef& a : attrs_) {
-            if (a.Name() == name) return a;
-        }
-        attrs_.emplace_back(name);
-        return attrs_.back();
-    }
+    OpParamDef& Input(const char* name) { return opgen_host::FindOrAdd(inputs_, name); }
+    OpParamDef& Output(const char* name) { return opgen_host::FindOrAdd(outputs_, name); }
+    OpAttrDef& Attr(const char* name) { return opgen_host::FindOrAdd(attrs_, name); }
     OpDef& SetInferShape(gert::InferShapeKernelFunc f) {
         opgen_host::Impl(type_).infer_shape = f;
         return *this;
@@ -243,13 +247,6 @@ public:
     std::vector<OpAttrDef>& GetAttrs() { return attrs_; }
 
 private:
-    static OpParamDef& Param(std::vector<OpParamDef>& v, const char* name) {
-        for (OpParamDef& p : v) {
-            if (p.Name() == name) return p;
-        }
-        v.emplace_back(name);
-        return v.back();
-    }
     std::string type_;
     std::vector<OpParamDef> inputs_;
     std::vector<OpParamDef> outputs_;
