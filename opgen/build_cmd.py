@@ -106,12 +106,12 @@ def build(config: Config, specs: Sequence[Path], sink: DiagnosticSink) -> dict[s
     return libs
 
 
-def install_op_api(config: Config, specs: Sequence[Path], sink: DiagnosticSink,
-                   toolkit: Path | None = None) -> Path:
-    """Build libcust_opapi.so of every op (the kernels are the cached builds of `build`) and
-    install it with the generated aclnn headers as the toolkit's vendors/customize/op_api
-    (default: `opgen config --toolkit`); returns that directory (docs/simulator.md, "aclnn
-    drivers")."""
+def install_op_api(config: Config, sink: DiagnosticSink, toolkit: Path | None = None) -> Path:
+    """Build libcust_opapi.so of every op of the project (the kernels are the cached builds of
+    `build`; the package is the whole project's, as CANN's is, whichever specs `build` was
+    given) and install it with the generated aclnn headers as the toolkit's
+    vendors/customize/op_api (default: `opgen config --toolkit`); returns that directory
+    (docs/cann.md, "aclnn drivers")."""
     from opgen.emit.cann_aclnn import ACLNN_DIR
     from opgen.emit.cann_naming import aclnn_header
     from opgen.emit.op_api import LIBRARY_SOURCE
@@ -121,7 +121,7 @@ def install_op_api(config: Config, specs: Sequence[Path], sink: DiagnosticSink,
     from opgen_runtime.metadef import load
     from opgen_runtime.opapi_library import OpApiLibraryError, build_library
 
-    generated = _generated(config, specs, sink)
+    generated = _generated(config, [], sink)
     metadefs = [generated[n][0] for n in sorted(generated)]
     headers = [config.output_dir / ACLNN_DIR / aclnn_header(load(m).op_type) for m in metadefs]
     try:

@@ -141,8 +141,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.no_op_api:
         sink = DiagnosticSink()  # generation is current: its warnings were printed above
         try:
-            op_api = install_op_api(cfg, [Path(p) for p in args.specs], sink,
-                                    Path(args.toolkit) if args.toolkit else None)
+            op_api = install_op_api(cfg, sink, Path(args.toolkit) if args.toolkit else None)
         finally:
             if sink.has_errors:
                 _print_diagnostics(sink)
@@ -183,6 +182,10 @@ def cmd_import_msopgen(args: argparse.Namespace) -> int:
 
     if Path(args.file).is_dir():
         return _import_msopgen_project(args)
+    if args.include or args.host_source:
+        print(f"{args.file}: error: --include and --host-source apply to a project directory "
+              "(op_host/, op_kernel/), not to an op description file", file=sys.stderr)
+        return EXIT_BAD_INPUT
     sink = DiagnosticSink()
     doc = load_file(args.file)
     if not is_msopgen(doc.data):
@@ -221,7 +224,8 @@ def _import_msopgen_project(args: argparse.Namespace) -> int:
     root = Path(args.file)
     out_dir = Path(args.output) if args.output else _config(args).spec_dir
     try:
-        ops = read_project(root)
+        ops = read_project(root, [Path(d) for d in args.include or ()],
+                           [Path(f) for f in args.host_source or ()])
     except ProjectError as exc:
         print(f"opgen: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -395,6 +399,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE|DIR")
     p.add_argument("-o", "--output", help="directory for the YAML files (default: beside FILE; "
                    "for a project DIR, the spec_dir of [tool.opgen])")
+    p.add_argument("-I", "--include", action="append", metavar="DIR",
+                   help="for a project DIR: an include directory of its op_host and kernel "
+                   "(helper headers outside the project); written into each spec's "
+                   "kernel.include_dirs. Repeatable")
+    p.add_argument("--host-source", action="append", metavar="FILE",
+                   help="for a project DIR: one more source to compile with its op_host (the "
+                   "implementation of a helper library it calls); written into each spec's "
+                   "kernel.op_host. Repeatable")
     p.set_defaults(func=cmd_import_msopgen)
 
     p = sub.add_parser("config", help="print flags to build kernels and CPU-debug drivers",

@@ -208,7 +208,8 @@ exec "$python" -m opgen cxx --npu-build "$$@"
 _STUB_LIBRARY = "/* opgen simulator toolkit: header-only on the CPU; nothing to link. */\n"
 _STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
                    "libopapi.so", "libruntime.so")
-_STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub")
+_STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub",
+              "x86_64-linux/lib64", "aarch64-linux/lib64")
 # Include directories the drivers' CMake files name: all are opgen's one include directory.
 _INCLUDE_LINKS = ("runtime/include", "atc/include", "include")
 OPP_DIR = "opp"  # $ASCEND_OPP_PATH: a link to the op packages' place in the cache

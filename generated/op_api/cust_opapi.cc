@@ -2,7 +2,7 @@
 // libcust_opapi.so of the project on the CPU: every op's aclnn API in one translation unit.
 // opgen_runtime.opapi_library compiles it and links the kernel variants and op_hosts in; `opgen
 // build` installs it with the aclnn headers as vendors/customize/op_api of the toolkit
-// (docs/simulator.md, "aclnn drivers").
+// (docs/cann.md, "aclnn drivers").
 #include "opgen_aclnn/op_api.h"
 
 #include "broadcast_add.h"

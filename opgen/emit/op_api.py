@@ -8,7 +8,7 @@ Layout under <output_dir>/op_api/:
                     cann/aclnn/aclnn_<stem>.h (cann_aclnn.view: one source for both, and the
                     compiler rejects a definition that differs from that declaration)
     cust_opapi.cc   includes every <op>.h; opgen_runtime.opapi_library compiles it and links
-                    the kernel variants and op_hosts in (docs/simulator.md, "aclnn drivers")
+                    the kernel variants and op_hosts in (docs/cann.md, "aclnn drivers")
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ aclnn<Op>GetWorkspaceSize / aclnn<Op> over runtime/include/opgen_aclnn/op_api.h;
 against the generated aclnn headers (so the definitions must match their declarations) and
 linked with every kernel variant and op_host embedded as bytes, as the framework op libraries
 are (native_library). Builds go to `$OPGEN_CACHE_DIR/kernels/op_api`, keyed by content hash.
-See docs/simulator.md, "aclnn drivers".
+See docs/cann.md, "aclnn drivers".
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ LIBRARY_NAME = "libcust_opapi.so"
 # error that aclGetRecentErrMsg reads) must be the one this library uses. The dynamic linker
 # binds both to one definition only when neither is hidden.
 _OBJECT_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-Wno-deprecated-declarations")
-_LINK_FLAGS = ("-shared", f"-Wl,-soname,{LIBRARY_NAME}", "-pthread", "-ldl")
+# --no-undefined: an op the translation unit names but whose kernels were not linked is a link
+# error here, not a failure when a driver loads the library.
+_LINK_FLAGS = ("-shared", f"-Wl,-soname,{LIBRARY_NAME}", "-Wl,--no-undefined", "-pthread",
+               "-ldl")
 _SUPPORT_HEADER_DIRS = ("acl", "aclnn", "opgen_aclnn", "opgen_host", "opgen_sim")
 
 _log = logging.getLogger("opgen_runtime")

@@ -4,7 +4,7 @@
 // values. Header-only and C++11, as the aclnn drivers of CANN's samples compile with -std=c++11.
 //
 // A driver creates the handles (these inline functions run in its own binary); the op library
-// libcust_opapi.so reads them through the same struct definitions. See docs/simulator.md, "aclnn
+// libcust_opapi.so reads them through the same struct definitions. See docs/cann.md, "aclnn
 // drivers".
 #pragma once
 

@@ -1,5 +1,5 @@
 // opgen aclnn: the CPU implementation behind every generated aclnn<Op>GetWorkspaceSize /
-// aclnn<Op> pair of libcust_opapi.so (docs/simulator.md, "aclnn drivers").
+// aclnn<Op> pair of libcust_opapi.so (docs/cann.md, "aclnn drivers").
 //
 // A generated op (templates/op_api/op.h.j2) is data: an OpDesc naming its tensors, attrs, tiling
 // struct, kernel variants and op_host, plus the two extern "C" functions with the signatures of
