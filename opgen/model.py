@@ -58,6 +58,8 @@ class KernelRef:
     tiling_hook: str | None = None
     tiling_header: str | None = None  # relative to the spec file; force-included when built
     op_host: tuple[str, ...] = ()  # the op's own op_host sources, relative to the spec file
+    # extra include directories of the op_host and kernel builds, relative to the spec file
+    include_dirs: tuple[str, ...] = ()
 
     @property
     def own_tiling(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ class ProjectOp:
     kernel: Path
     op_host: tuple[Path, ...]
     tiling_header: Path | None
+    include_dirs: tuple[Path, ...] = ()  # helper headers outside the project (--include)
 
 
 def _sources(host_dir: Path) -> list[Path]:
@@ -52,8 +54,12 @@ def _tensor(p: dict[str, Any], where: str) -> dict[str, Any]:
             "type": [_DTYPES[c] for c in p["dtypes"]], "format": formats}
 
 
-def read_project(root: Path) -> list[ProjectOp]:
-    """Every op an msopgen project's op_host registers with OP_ADD, with its kernel."""
+def read_project(root: Path, include_dirs: Sequence[Path] = (),
+                 extra_sources: Sequence[Path] = ()) -> list[ProjectOp]:
+    """Every op an msopgen project's op_host registers with OP_ADD, with its kernel.
+    `include_dirs` are searched by the op_host (and kernel) builds after the project's own
+    directories; `extra_sources` are compiled with the op_host sources (a helper library's
+    implementation its headers declare)."""
     from opgen_runtime.errors import SimulatorError
     from opgen_runtime.ophost import build_op_host, load_op_host
 
@@ -63,8 +69,16 @@ def read_project(root: Path) -> list[ProjectOp]:
     sources = _sources(host_dir)
     if not sources:
         raise ProjectError(f"{host_dir}: no .cpp sources")
+    for inc in include_dirs:
+        if not inc.is_dir():
+            raise ProjectError(f"{inc}: include directory not found")
+    for f in extra_sources:
+        if not f.is_file():
+            raise ProjectError(f"{f}: op_host source not found")
+    sources += [f.resolve() for f in extra_sources]
+    incs = tuple(d.resolve() for d in include_dirs)
     try:
-        host = load_op_host(build_op_host(sources, name=root.resolve().name))
+        host = load_op_host(build_op_host(sources, name=root.resolve().name, include_dirs=incs))
     except SimulatorError as exc:
         raise ProjectError(str(exc)) from None
     if host.errors:
@@ -93,7 +107,7 @@ def read_project(root: Path) -> list[ProjectOp]:
                 for a in d["attrs"]]
         header = host_dir / f"{stem}_tiling.h"
         ops.append(ProjectOp(description, kernel, tuple(sources),
-                             header if header.is_file() else None))
+                             header if header.is_file() else None, incs))
     if not ops:
         raise ProjectError(f"{host_dir}: the op_host registers no op with OP_ADD")
     return ops
@@ -108,4 +122,6 @@ def kernel_section(op: ProjectOp, spec_dir: Path) -> dict[str, Any]:
     section: dict[str, Any] = {"source": rel(op.kernel), "op_host": [rel(p) for p in op.op_host]}
     if op.tiling_header is not None:
         section["tiling_header"] = rel(op.tiling_header)
+    if op.include_dirs:
+        section["include_dirs"] = [rel(d) for d in op.include_dirs]
     return section

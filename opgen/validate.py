@@ -346,7 +346,28 @@ class _Builder:
         return KernelRef(source, entry, loc, struct if isinstance(struct, str) else None,
                          hook if isinstance(hook, str) else None,
                          self.tiling_header(raw.get("tiling_header"), source),
-                         self.op_host(raw.get("op_host"), source))
+                         self.op_host(raw.get("op_host"), source),
+                         self.include_dirs(raw.get("include_dirs")))
+
+    def include_dirs(self, given: Any) -> tuple[str, ...]:
+        """Extra include directories of the op_host and kernel builds, each an existing
+        directory relative to the spec (the project then moves as a whole)."""
+        if not isinstance(given, list):
+            return ()  # absent, or a schema error already reported
+        found = []
+        for i, item in enumerate(given):
+            if not isinstance(item, str):
+                continue
+            where = ("kernel", "include_dirs", i)
+            if os.path.isabs(item) or item.startswith("~"):
+                self.err(where, f"include directory '{item}' is an absolute path; give it "
+                         "relative to the spec file")
+            elif not os.path.isdir(os.path.join(self.spec_dir, item)):
+                shown = os.path.normpath(os.path.join(os.path.dirname(self.doc.path), item))
+                self.err(where, f"include directory '{item}' not found (looked for {shown})")
+            else:
+                found.append(item)
+        return tuple(found)
 
     def op_host(self, given: Any, source: str) -> tuple[str, ...]:
         """The op's own op_host sources: listed, or `auto` for msopgen's layout

@@ -62,6 +62,12 @@ def op_host_paths(spec: OpSpec) -> tuple[str, ...]:
                  for p in spec.kernel.op_host)
 
 
+def include_dir_paths(spec: OpSpec) -> tuple[str, ...]:
+    """The extra include directories of the op_host and kernel builds, project-relative."""
+    return tuple(posixpath.normpath(posixpath.join(spec_dir(spec), p))
+                 for p in spec.kernel.include_dirs)
+
+
 def user_tiling(spec: OpSpec) -> str:
     """The Python tiling hook that tiles the op, for messages in generated code ("" when the
     C++ glue can tile it: the default policy, or the op's own op_host); control characters are

@@ -7,6 +7,7 @@ from typing import Any
 
 from opgen.dtypes import DType
 from opgen.emit.common import (
+    include_dir_paths,
     kernel_source_path,
     op_host_paths,
     relpath,
@@ -89,6 +90,8 @@ def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) 
         data["kernel"]["tiling_header"] = relpath(header, here)
     if spec.kernel.op_host:
         data["kernel"]["op_host"] = [relpath(p, here) for p in op_host_paths(spec)]
+    if spec.kernel.include_dirs:
+        data["kernel"]["include_dirs"] = [relpath(p, here) for p in include_dir_paths(spec)]
     if kernel is not None and kernel.entry.template_params:
         # the kernel build's dispatch needs each template parameter's kind and the entry's arity
         data["kernel"]["template"] = {

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from opgen.diagnostics import DiagnosticSink
-from opgen.emit.common import kernel_source_path, tiling_header_path
+from opgen.emit.common import include_dir_paths, kernel_source_path, tiling_header_path
 from opgen.kernel_frontend.cache import ParseCache
 from opgen.kernel_frontend.check import CheckedKernel, check_kernel
 from opgen.kernel_frontend.model import KernelInfo
@@ -51,6 +51,7 @@ def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
         header = tiling_header_path(spec)
         if header is not None:  # CANN's build gives the kernel its op_host tiling header
             defines += (f"@include={root / header}",)
+        defines += tuple(f"@include_dir={root / d}" for d in include_dir_paths(spec))
         key = (os.path.abspath(path), defines)
         info = infos.get(key)
         if info is None:

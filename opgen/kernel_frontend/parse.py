@@ -75,15 +75,20 @@ def default_display(root: Path) -> Display:
 
 def parse_kernel(path: Path, display: Display, defines: Sequence[str] = ()) -> ParseResult:
     """Parse `path` (which must exist) and extract what the cross-check needs. `defines`
-    (NAME=VALUE) are the macros the build gives the kernel, e.g. DTYPE_X=float, and
-    `@include=<path>` a header it force-includes (the op_host tiling header)."""
+    (NAME=VALUE) are the macros the build gives the kernel, e.g. DTYPE_X=float,
+    `@include=<path>` a header it force-includes (the op_host tiling header) and
+    `@include_dir=<dir>` a directory on its include path (the spec's kernel.include_dirs)."""
     import clang.cindex as ci
 
     main = os.path.abspath(path)
     args = list(toolchain.parse_flags())
-    for d in defines:  # NAME=VALUE, or @include=<path> for a forced include
-        forced = d.startswith("@include=")
-        args += ["-include", d.removeprefix("@include=")] if forced else [f"-D{d}"]
+    for d in defines:  # NAME=VALUE, @include=<path> (forced include), @include_dir=<dir>
+        if d.startswith("@include="):
+            args += ["-include", d.removeprefix("@include=")]
+        elif d.startswith("@include_dir="):
+            args.append(f"-I{d.removeprefix('@include_dir=')}")
+        else:
+            args.append(f"-D{d}")
     tu = _index().parse(main, args=args,
                         options=ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
     shown = display(main)

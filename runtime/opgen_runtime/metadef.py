@@ -66,6 +66,14 @@ class OpDef:
     raw: Mapping[str, Any]
     op_host: tuple[Path, ...] = ()  # the op's own op_host sources (its TilingFunc, InferShape)
     kernel_template: KernelTemplate | None = None  # a templated entry (tiling-key templates)
+    include_dirs: tuple[Path, ...] = ()  # extra include directories of op_host and kernel
+
+    @property
+    def host_include_dirs(self) -> tuple[Path, ...]:
+        """The include path the op_host is compiled with, after its sources' own directories:
+        the tiling header's directory, then the spec's include_dirs."""
+        header = (self.tiling_header.parent,) if self.tiling_header is not None else ()
+        return (*header, *self.include_dirs)
 
     @property
     def combinations(self) -> tuple[tuple[str, ...], ...]:
@@ -120,6 +128,7 @@ def from_json(data: Mapping[str, Any], path: Path) -> OpDef:
         op_host=tuple((path.parent / p).resolve() for p in kernel.get("op_host") or ()),
         kernel_template=(KernelTemplate.from_json(kernel["template"])
                          if kernel.get("template") else None),
+        include_dirs=tuple((path.parent / p).resolve() for p in kernel.get("include_dirs") or ()),
     )
 
 
@@ -140,6 +149,8 @@ def _normalise_with_compiler(path: Path) -> dict[str, Any]:
         data["kernel"]["tiling_header"] = spec.kernel.tiling_header
     if spec.kernel.op_host:
         data["kernel"]["op_host"] = list(spec.kernel.op_host)
+    if spec.kernel.include_dirs:
+        data["kernel"]["include_dirs"] = list(spec.kernel.include_dirs)
     return data
 
 

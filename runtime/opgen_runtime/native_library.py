@@ -89,8 +89,7 @@ def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, 
             requests.append(request)
             symbols.append(symbol(op.op_name, column))
         if op.op_host:  # the op's own op_host, embedded beside its kernels (docs/op-host.md)
-            includes = [op.tiling_header.parent] if op.tiling_header is not None else []
-            host = build_op_host(op.op_host, name=op.op_name, include_dirs=includes)
+            host = build_op_host(op.op_host, name=op.op_name, include_dirs=op.host_include_dirs)
             hosts.append(Variant(symbol(op.op_name, 0) + "_op_host", host))
     libs = build_kernels(requests)
     return [Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)] + hosts

@@ -285,11 +285,15 @@ class OpHost:
     def _raise(self, status: int, rep: _Reply, op_type: str, what: int) -> None:
         if status == 0:
             return
-        message = rep.message.decode(errors="replace").strip()
+        # the result on the first line, then what the op_host logged (CANN's log and error
+        # messages: OP_LOGE, REPORT_INNER_ERR_MSG, ...), which usually says why
+        message, _, log = rep.message.decode(errors="replace").strip().partition("\n")
+        logged = f"; the op_host logged:\n{log}" if log else ""
         if status in (2, 5):
-            raise TilingError(f"{op_type}: {message} ({self.path.name})")
+            raise TilingError(f"{op_type}: {message} ({self.path.name}){logged}")
         raise TilingError(f"{op_type}: the op_host {_FUNCTION[what]} "
-                          f"{message or _STATUS.get(status, 'failed')} ({self.path.name})")
+                          f"{message or _STATUS.get(status, 'failed')} ({self.path.name})"
+                          f"{logged}")
 
     def _invoke(self, what: int, op_type: str, inputs: Sequence[Sequence[HostTensor]],
                 outputs: Sequence[HostTensor], attrs: Sequence[tuple[str, Any]],

@@ -208,7 +208,8 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
 
     The one recipe of an op's kernel, for its operator library and for the variants the
     PyTorch and TensorFlow libraries embed: DTYPE_<NAME> macros per combination, and, as
-    CANN's build does, the op_host tiling header force-included first."""
+    CANN's build does, the op_host tiling header force-included first; the spec's
+    include_dirs on the include path."""
     if op.kernel_source is None:
         raise error(f"{op.op_name}: the metadef names no kernel source")
     names = _tensor_names(op)
@@ -217,7 +218,8 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
     if op.tiling_header is not None:
         flags = ("-include", str(op.tiling_header), *flags)
     return [(c, BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
-                             extra_flags=flags, template=op.kernel_template)) for c in combos]
+                             include_dirs=op.include_dirs, extra_flags=flags,
+                             template=op.kernel_template)) for c in combos]
 
 
 def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = (),
@@ -233,8 +235,7 @@ def build_operator_library(op: OpDef, *, extra_flags: Sequence[str] = (),
     if op.op_host:  # the op's TilingFunc travels with its kernels, as in a CANN op package
         from .ophost import build_op_host
 
-        includes = [op.tiling_header.parent] if op.tiling_header is not None else []
-        host = build_op_host(op.op_host, name=op.op_name, include_dirs=includes)
+        host = build_op_host(op.op_host, name=op.op_name, include_dirs=op.host_include_dirs)
     return bundle(op.op_name, [(op.kernel_entry, c, lib.path) for c, lib in zip(combos, libs,
                                                                                  strict=True)],
                   signatures, op_host=host)

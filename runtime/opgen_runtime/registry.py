@@ -400,8 +400,8 @@ def op_host_of(opdef: OpDef, library: OperatorLibrary | None = None) -> OpHost:
     key = (opdef.op_type, tuple(str(p) for p in opdef.op_host))
     host = _HOSTS.get(key)
     if host is None:
-        includes = [opdef.tiling_header.parent] if opdef.tiling_header is not None else []
-        path = build_op_host(opdef.op_host, name=opdef.op_name, include_dirs=includes)
+        path = build_op_host(opdef.op_host, name=opdef.op_name,
+                             include_dirs=opdef.host_include_dirs)
         host = _HOSTS[key] = load_op_host(path)
     return host
 

@@ -111,6 +111,16 @@ enum Format {
     FORMAT_MAX = 0xff
 };
 
+// A format code carries sub-format and C0 bits above its primary format (CANN's packing:
+// primary in bits 0-7, sub-format in 8-23, C0 as a power of two in 24-27).
+inline int32_t GetPrimaryFormat(int32_t format) { return format & 0xff; }
+inline int32_t GetSubFormat(int32_t format) { return (format >> 8) & 0xffff; }
+inline bool HasSubFormat(int32_t format) { return GetSubFormat(format) > 0; }
+inline int32_t GetC0Value(int32_t format) {
+    const int32_t bits = (format >> 24) & 0xf;
+    return bits == 0 ? -1 : (1 << (bits - 1));
+}
+
 // Bytes per element; CANN's answer for the sub-byte and non-numeric types is a negative code.
 inline int GetSizeByDataType(DataType data_type) {
     switch (data_type) {

@@ -15,6 +15,9 @@
 #include "ge_types.h"
 
 namespace fe {
+enum class LocalMemType { L0_A = 0, L0_B = 1, L0_C = 2, L1 = 3, L2 = 4, UB = 5, HBM = 6,
+                          RESERVED };
+
 // The platform description behind TilingContext::GetPlatformInfo(); read it through
 // platform_ascendc::PlatformAscendC.
 class PlatFormInfos {
@@ -30,6 +33,22 @@ public:
     uint64_t l2_bytes = 192ULL * 1024 * 1024;
     uint64_t hbm_bytes = 64ULL * 1024 * 1024 * 1024;
     uint32_t sys_workspace = 16 * 1024 * 1024;
+
+    // CANN's direct accessors (platform/platform_infos_def.h): the vector cores of the
+    // simulated SoC, as PlatformAscendC::GetCoreNum reports for vector ops
+    uint32_t GetCoreNum() const { return aiv_cores; }
+    void GetLocalMemSize(LocalMemType type, uint64_t& size) const {
+        switch (type) {
+            case LocalMemType::UB: size = ub_bytes; break;
+            case LocalMemType::L1: size = l1_bytes; break;
+            case LocalMemType::L0_A: size = l0a_bytes; break;
+            case LocalMemType::L0_B: size = l0b_bytes; break;
+            case LocalMemType::L0_C: size = l0c_bytes; break;
+            case LocalMemType::L2: size = l2_bytes; break;
+            case LocalMemType::HBM: size = hbm_bytes; break;
+            default: size = 0; break;
+        }
+    }
 };
 }  // namespace fe
 

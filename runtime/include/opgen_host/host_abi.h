@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "host_abi_types.h"
+#include "host_log.h"
 #include "op_def.h"
 #include "platform.h"
 #include "tiling_def.h"
@@ -259,8 +260,20 @@ inline std::shared_ptr<void> CompileInfo(OpImpl& impl, const OpgenHostRequest& r
     return info;
 }
 
+// The reply's message: the result on its first line, then what the op_host logged (its own
+// words on why it failed). A long log keeps its end, where a failure's reason is.
 inline void Reply(OpgenHostReply& rep, const std::string& message) {
-    const std::string all = message + HostLog();
+    std::string log = HostLog();
+    while (!log.empty() && log.back() == '\n') log.pop_back();
+    const size_t room = sizeof(rep.message) - 1;
+    std::string all = message;
+    if (!log.empty()) {
+        const std::string head = message + "\n";
+        if (head.size() + log.size() > room && room > head.size() + 4) {
+            log = "..." + log.substr(log.size() - (room - head.size() - 4));
+        }
+        all = head + log;
+    }
     std::snprintf(rep.message, sizeof(rep.message), "%s", all.c_str());
 }
 
@@ -400,3 +413,21 @@ OPGEN_HOST_EXPORT int32_t opgen_host_call(const OpgenHostRequest* req, OpgenHost
 }
 
 OPGEN_HOST_EXPORT int32_t opgen_host_abi_version() { return 1; }
+
+// CANN's device-log entry points (toolchain/slog.h), defined once per op_host library: this
+// header is compiled into exactly one of its translation units. Hidden, so two op_host
+// libraries in one process each keep their own.
+extern "C" int32_t CheckLogLevel(int32_t moduleId, int32_t logLevel) {
+    (void)moduleId;
+    return opgen_host::LogEnabled(logLevel) ? 1 : 0;
+}
+
+extern "C" void DlogRecord(int32_t moduleId, int32_t level, const char* fmt, ...) {
+    (void)moduleId;
+    if (!opgen_host::LogEnabled(level)) return;
+    va_list args;
+    va_start(args, fmt);
+    const std::string text = opgen_host::FormatV(fmt, args);
+    va_end(args);
+    opgen_host::LogRecord(level, text);
+}

@@ -10,7 +10,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+// CANN's registry headers bring <set> and <unordered_set> in, and op_host code (opbase's
+// tiling_util.cpp among it) uses std::set without its own include
+#include <set>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 

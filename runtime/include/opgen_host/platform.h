@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gert.h"
+#include "soc_spec.h"
 
 namespace opgen_host {
 // The SoC of the host call in progress (host_abi.h sets it), for code that asks
@@ -42,6 +43,15 @@ public:
         if (s == "ascend310p") return SocVersion::ASCEND310P;
         if (s == "ascend310b") return SocVersion::ASCEND310B;
         return SocVersion::RESERVED_VERSION;
+    }
+    // the SoC's architecture, as CANN numbers it (platform/soc_spec.h)
+    NpuArch GetCurNpuArch() const {
+        const std::string& s = info_->soc;
+        if (s == "ascend910b" || s == "ascend910_93") return NpuArch::DAV_2201;
+        if (s == "ascend910") return NpuArch::DAV_1001;
+        if (s == "ascend310p") return NpuArch::DAV_2002;
+        if (s == "ascend310b") return NpuArch::DAV_3002;
+        return NpuArch::DAV_RESV;
     }
     void GetCoreMemSize(CoreMemType type, uint64_t& size) const {
         switch (type) {

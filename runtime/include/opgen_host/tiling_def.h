@@ -17,15 +17,8 @@
 #include <vector>
 
 #include "ge_types.h"
+#include "host_log.h"
 
-namespace opgen_host {
-// Messages of the current host call (SaveToBuffer into a too small buffer...), reported with
-// the call's result.
-inline std::string& HostLog() {
-    static thread_local std::string log;
-    return log;
-}
-}  // namespace opgen_host
 
 namespace optiling {
 
@@ -47,9 +40,10 @@ public:
     }
     void SaveToBuffer(void* pdata, size_t capacity) {
         if (pdata == nullptr || capacity < size_) {
-            opgen_host::HostLog() += std::string(class_name_) + "::SaveToBuffer: the buffer holds " +
-                                     std::to_string(capacity) + " bytes, the tiling data " +
-                                     std::to_string(size_) + "; nothing was saved. ";
+            opgen_host::LogRecord(opgen_host::kLogError,
+                                  std::string(class_name_) + "::SaveToBuffer: the buffer holds " +
+                                      std::to_string(capacity) + " bytes, the tiling data " +
+                                      std::to_string(size_) + "; nothing was saved");
             return;
         }
         if (pdata != data_) std::memcpy(pdata, data_, size_);

@@ -44,5 +44,64 @@ public:
     static AscendString DataTypeToAscendString(const DataType& data_type) {
         return AscendString(DataTypeToSerialString(data_type).c_str());
     }
+    // The primary format's name without its FORMAT_ prefix ("ND", "NCHW", ...), as CANN's.
+    static std::string FormatToSerialString(const Format format) {
+        switch (static_cast<Format>(GetPrimaryFormat(static_cast<int32_t>(format)))) {
+#define OPGEN_FORMAT_NAME(n) case n: return std::string(#n).substr(7);
+            OPGEN_FORMAT_NAME(FORMAT_NCHW)
+            OPGEN_FORMAT_NAME(FORMAT_NHWC)
+            OPGEN_FORMAT_NAME(FORMAT_ND)
+            OPGEN_FORMAT_NAME(FORMAT_NC1HWC0)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_Z)
+            OPGEN_FORMAT_NAME(FORMAT_NC1C0HWPAD)
+            OPGEN_FORMAT_NAME(FORMAT_NHWC1C0)
+            OPGEN_FORMAT_NAME(FORMAT_FSR_NCHW)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_DECONV)
+            OPGEN_FORMAT_NAME(FORMAT_C1HWNC0)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_DECONV_TRANSPOSE)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_DECONV_SP_STRIDE_TRANS)
+            OPGEN_FORMAT_NAME(FORMAT_NC1HWC0_C04)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_Z_C04)
+            OPGEN_FORMAT_NAME(FORMAT_CHWN)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_DECONV_SP_STRIDE8_TRANS)
+            OPGEN_FORMAT_NAME(FORMAT_HWCN)
+            OPGEN_FORMAT_NAME(FORMAT_NC1KHKWHWC0)
+            OPGEN_FORMAT_NAME(FORMAT_BN_WEIGHT)
+            OPGEN_FORMAT_NAME(FORMAT_FILTER_HWCK)
+            OPGEN_FORMAT_NAME(FORMAT_HASHTABLE_LOOKUP_LOOKUPS)
+            OPGEN_FORMAT_NAME(FORMAT_HASHTABLE_LOOKUP_KEYS)
+            OPGEN_FORMAT_NAME(FORMAT_HASHTABLE_LOOKUP_VALUE)
+            OPGEN_FORMAT_NAME(FORMAT_HASHTABLE_LOOKUP_OUTPUT)
+            OPGEN_FORMAT_NAME(FORMAT_HASHTABLE_LOOKUP_HITS)
+            OPGEN_FORMAT_NAME(FORMAT_C1HWNCoC0)
+            OPGEN_FORMAT_NAME(FORMAT_MD)
+            OPGEN_FORMAT_NAME(FORMAT_NDHWC)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_ZZ)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_NZ)
+            OPGEN_FORMAT_NAME(FORMAT_NCDHW)
+            OPGEN_FORMAT_NAME(FORMAT_DHWCN)
+            OPGEN_FORMAT_NAME(FORMAT_NDC1HWC0)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_Z_3D)
+            OPGEN_FORMAT_NAME(FORMAT_CN)
+            OPGEN_FORMAT_NAME(FORMAT_NC)
+            OPGEN_FORMAT_NAME(FORMAT_DHWNC)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_Z_3D_TRANSPOSE)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_ZN_LSTM)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_Z_G)
+            OPGEN_FORMAT_NAME(FORMAT_RESERVED)
+            OPGEN_FORMAT_NAME(FORMAT_ALL)
+            OPGEN_FORMAT_NAME(FORMAT_NULL)
+            OPGEN_FORMAT_NAME(FORMAT_ND_RNN_BIAS)
+            OPGEN_FORMAT_NAME(FORMAT_FRACTAL_ZN_RNN)
+            OPGEN_FORMAT_NAME(FORMAT_NYUV)
+            OPGEN_FORMAT_NAME(FORMAT_NYUV_A)
+            OPGEN_FORMAT_NAME(FORMAT_NCL)
+#undef OPGEN_FORMAT_NAME
+            default: return "RESERVED";
+        }
+    }
+    static AscendString FormatToAscendString(const Format& format) {
+        return AscendString(FormatToSerialString(format).c_str());
+    }
 };
 }  // namespace ge
