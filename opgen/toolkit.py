@@ -42,7 +42,7 @@ _SETENV = """\
 export ASCEND_TOOLKIT_HOME="$toolkit"
 export ASCEND_HOME_PATH="$toolkit"
 export ASCEND_OPP_PATH="$toolkit/opp"
-export PATH="$toolkit/compiler/ccec_compiler/bin:$$PATH"
+export PATH="$toolkit/bin:$toolkit/compiler/ccec_compiler/bin:$$PATH"
 # aclnn drivers load the installed op package's libcust_opapi.so (`opgen build` installs it).
 export LD_LIBRARY_PATH="$toolkit/opp/vendors/customize/op_api/lib\
 $${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"
@@ -230,6 +230,29 @@ def _links() -> dict[str, str]:
     return links
 
 
+# msprof, CANN's profiler, as some samples' run.sh starts their driver: it runs the application
+# and writes no profile (the simulator's counters are `opgen profile`'s).
+_MSPROF = """\
+#!/bin/sh
+# opgen simulator toolkit: msprof runs the --application and profiles nothing.
+app=""
+for a in "$$@"; do
+  case "$$a" in
+    --application=*) app="$${a#--application=}" ;;
+  esac
+done
+if [ -z "$$app" ]; then
+  echo "msprof (opgen simulator toolkit): give --application=PROGRAM" >&2
+  exit 2
+fi
+echo "msprof (opgen simulator toolkit): running $$app; no profile is written" >&2
+case "$$app" in
+  */*) exec sh -c "$$app" ;;
+  *) exec sh -c "./$$app" ;;
+esac
+"""
+
+
 def _files() -> dict[str, tuple[str, bool]]:
     """relative path -> (content, executable)."""
     values = {
@@ -258,6 +281,7 @@ def _files() -> dict[str, tuple[str, bool]]:
         f"{asc}/modules/CMakeTestASCCompiler.cmake": (fill(_ASC_TEST), False),
         "bin/opgen-cxx": (fill(_OPGEN_CXX), True),
         "compiler/ccec_compiler/bin/ccec": (fill(_CCEC), True),
+        "bin/msprof": (fill(_MSPROF), True),
         **{f"{d}/{lib}": (_STUB_LIBRARY, False) for d in _STUB_DIRS for lib in _STUB_LIBRARIES},
     }
 
