@@ -46,7 +46,8 @@ def test_import_project_in_place_then_build_and_run(
     assert "already exists" in capsys.readouterr().err
 
     assert main(["build"]) == 0
-    lib = capsys.readouterr().out.strip().rsplit(": ", 1)[-1]
+    lib = next(line.split(": ", 1)[1] for line in capsys.readouterr().out.splitlines()
+               if line.startswith("clamp_scale: "))
     reg = registry.Registry()
     reg.load_operator_library(lib)
     reg.register_operator("clamp_scale")

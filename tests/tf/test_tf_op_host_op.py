@@ -25,7 +25,8 @@ def op(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
         sys.path.remove(str(python))
 
 
-@pytest.mark.parametrize(("shape", "dtype"), [((64,), np.float32), ((16000,), np.float16),
+@pytest.mark.parametrize(("shape", "dtype"), [((64,), np.float32), ((100,), np.float32),
+                                              ((3, 37), np.float16), ((16000,), np.float16),
                                               ((300, 1024), np.float32)])
 def test_runs_with_the_op_hosts_tiling(op: ModuleType, shape: tuple[int, ...],
                                        dtype: type) -> None:

@@ -34,7 +34,8 @@ def op(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
         sys.path.remove(str(python))
 
 
-@pytest.mark.parametrize(("shape", "dtype"), [((64,), torch.float32),
+@pytest.mark.parametrize(("shape", "dtype"), [((64,), torch.float32), ((100,), torch.float32),
+                                              ((3, 37), torch.float16),
                                               ((16000,), torch.float16),
                                               ((300, 1024), torch.float32)])
 def test_runs_with_the_op_hosts_tiling(op: ModuleType, shape: tuple[int, ...],

@@ -21,6 +21,12 @@ namespace opgen_host {
 
 inline constexpr int64_t kGmAlign = 32;  // the simulator's GM alignment
 
+// The bytes a device allocation of `nbytes` holds: CANN's aclrtMalloc rounds up to 32 bytes and
+// adds 32 (opgen_runtime.launcher.gm_allocation; docs/simulator.md, "Global Memory buffers").
+inline int64_t GmAllocation(int64_t nbytes) {
+    return (nbytes + kGmAlign - 1) / kGmAlign * kGmAlign + kGmAlign;
+}
+
 // -- the op description the generated code fills in -----------------------------------------
 enum class AttrKind { kInt, kFloat, kBool, kString, kType, kListInt, kListFloat, kListBool,
                       kListString };

@@ -434,16 +434,24 @@ public:
             if (x == nullptr) continue;
             uint8_t* p = static_cast<uint8_t*>(const_cast<void*>(
                 static_cast<const void*>(x->tensor_data().data())));
-            if (reinterpret_cast<uintptr_t>(p) % opgen_host::kGmAlign != 0) {
+            // A GM buffer is a device allocation (opgen_host::GmAllocation): a tensor that is
+            // not 32-byte aligned, or does not end on 32 bytes (a kernel copies its tail in
+            // whole blocks), runs from an aligned copy with the allocation's padding.
+            const int64_t nbytes = static_cast<int64_t>(x->TotalBytes());
+            int64_t size = nbytes;
+            if (reinterpret_cast<uintptr_t>(p) % opgen_host::kGmAlign != 0 ||
+                nbytes % opgen_host::kGmAlign != 0) {
+                size = opgen_host::GmAllocation(nbytes);
                 copies.emplace_back();
                 Tensor& c = copies.back();
-                OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, x->shape(), &c));
+                const int64_t item = static_cast<int64_t>(::tensorflow::DataTypeSize(dt));
+                OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, TensorShape({size / item}), &c));
                 if (is_in) std::memcpy(c.data(), p, x->TotalBytes());
                 else copy_back.emplace_back(out[i - ni], &c);
                 p = static_cast<uint8_t*>(c.data());
             }
             args[i] = p;
-            sizes[i] = static_cast<int64_t>(x->TotalBytes());
+            sizes[i] = size;
         }
         bool tiling_failed = false;
         int32_t block = -1;
@@ -471,7 +479,7 @@ public:
         OP_REQUIRES(ctx, err.empty(),
                     absl::InternalError(std::string(d.op_name) + ": kernel '" + d.entry +
                                         "', block " + std::to_string(block) + ": " + err));
-        for (auto& [dst, src] : copy_back) std::memcpy(dst->data(), src->data(), src->TotalBytes());
+        for (auto& [dst, src] : copy_back) std::memcpy(dst->data(), src->data(), dst->TotalBytes());
     }
 
 private:

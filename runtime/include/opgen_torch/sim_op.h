@@ -221,14 +221,43 @@ inline const opgen_host::SimKernel& LoadVariant(const OpDesc& d, size_t v) {
     return last;
 }
 
+// Bytes of t's storage from its data to the storage's end.
+inline int64_t Backed(const at::Tensor& t) {
+    return static_cast<int64_t>(t.storage().nbytes()) -
+           t.storage_offset() * static_cast<int64_t>(t.element_size());
+}
+
+// A tensor with a device allocation's padding behind it (GmAllocation), for an output.
+inline at::Tensor EmptyGm(c10::IntArrayRef dims, c10::ScalarType dtype) {
+    int64_t numel = 1;
+    for (int64_t d : dims) numel *= d;
+    const int64_t item = static_cast<int64_t>(c10::elementSize(dtype));
+    const int64_t padded = opgen_host::GmAllocation(numel * item) / item;
+    at::Tensor t = at::detail::empty_cpu({padded}, dtype, false, std::nullopt);
+    t.unsafeGetTensorImpl()->set_sizes_contiguous(dims);  // the storage keeps the padding
+    return t;
+}
+
 // A tensor as a GM buffer: contiguous and 32-byte aligned (torch's CPU allocator aligns to 64;
-// a view with a storage offset may not be), else an aligned contiguous copy.
+// a view with a storage offset may not be), and, when it does not end on 32 bytes, with an
+// allocation's padding behind it (a kernel copies its tail in whole blocks); else a copy that is.
 inline at::Tensor AsGm(const at::Tensor& t) {
     const uintptr_t address = reinterpret_cast<uintptr_t>(t.data_ptr());
-    if (t.is_contiguous() && address % opgen_host::kGmAlign == 0) return t;
-    at::Tensor c = at::detail::empty_cpu(t.sizes(), t.scalar_type(), false, std::nullopt);
+    const int64_t nbytes = static_cast<int64_t>(t.nbytes());
+    if (t.is_contiguous() && address % opgen_host::kGmAlign == 0 &&
+        (nbytes % opgen_host::kGmAlign == 0 || Backed(t) >= opgen_host::GmAllocation(nbytes))) {
+        return t;
+    }
+    at::Tensor c = EmptyGm(t.sizes(), t.scalar_type());
     c.copy_(t);
     return c;
+}
+
+// The GM buffer size of a tensor AsGm or EmptyGm gave: its allocation when backed.
+inline int64_t GmBytes(const at::Tensor& t) {
+    const int64_t nbytes = static_cast<int64_t>(t.nbytes());
+    const int64_t full = opgen_host::GmAllocation(nbytes);
+    return Backed(t) >= full ? full : nbytes;
 }
 
 // The simulated cores run on torch's intra-op threads (at::parallel_for, sized by
@@ -295,7 +324,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
         } else {
             OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[ni + o]);
         }
-        gm[ni + o] = at::detail::empty_cpu(dims[ni + o], var.dtypes[ni + o], false, std::nullopt);
+        gm[ni + o] = EmptyGm(dims[ni + o], var.dtypes[ni + o]);
         any = any || gm[ni + o].numel() > 0;
     }
     if (any) {
@@ -316,7 +345,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
                         static_cast<int32_t>(dims[i].size())};
             if (!present) continue;
             args[i] = static_cast<uint8_t*>(gm[i].data_ptr());
-            sizes[i] = static_cast<int64_t>(gm[i].nbytes());
+            sizes[i] = GmBytes(gm[i]);
         }
         bool tiling_failed = false;
         int32_t block = -1;
