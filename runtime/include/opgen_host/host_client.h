@@ -275,4 +275,25 @@ inline std::string LaunchDecided(const SimKernel& kernel, const HostDecision& d,
     return LaunchDecidedIn(kernel, d, n, names, ub_bytes, args, sizes, block, pool);
 }
 
+// The framework ops' call with an op_host: the outputs' HostArgs (host_args[ni..ni+no)) from
+// their shapes and ge::DataType codes, then the TilingFunc, then the launch. Returns "" or the
+// error, prefixed with the op type when it is the op_host's (*tiling_failed).
+template <typename Dims>
+std::string HostTileAndLaunch(const SimKernel& kernel, const HostImage& host, HostArg* host_args,
+                              int ni, int no, const int32_t* out_dtypes, const Dims* out_dims,
+                              const std::vector<HostAttr>& attrs, const SocProfile& soc,
+                              const char* names, uint8_t** args, int64_t* sizes,
+                              bool* tiling_failed, int32_t* block, const SimThreads& pool = {}) {
+    for (int o = 0; o < no; ++o) {
+        host_args[ni + o] = {out_dtypes[o], out_dims[o].data(),
+                             static_cast<int32_t>(out_dims[o].size()), true};
+    }
+    HostDecision decided;
+    const std::string err =
+        HostTiling(host, host_args, ni, host_args + ni, no, attrs, soc, &decided);
+    *tiling_failed = !err.empty();
+    if (*tiling_failed) return std::string(host.op_type) + ": " + err;
+    return LaunchDecided(kernel, decided, ni + no, names, soc.ub_bytes, args, sizes, block, pool);
+}
+
 }  // namespace opgen_host

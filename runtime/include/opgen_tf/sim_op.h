@@ -457,23 +457,19 @@ public:
         int32_t block = -1;
         std::string err;
         if (d.host.begin != nullptr) {
+            int32_t out_dtypes[opgen_host::kSimMaxArgs];
             for (size_t o = 0; o < no; ++o) {
-                host_args[ni + o] = {static_cast<int32_t>(GeCode(var.dtypes[ni + o])),
-                                     dims[ni + o].data(),
-                                     static_cast<int32_t>(dims[ni + o].size()), true};
+                out_dtypes[o] = static_cast<int32_t>(GeCode(var.dtypes[ni + o]));
             }
-            opgen_host::HostDecision decided;
-            const std::string terr = opgen_host::HostTiling(
-                d.host, host_args.data(), static_cast<int>(ni), host_args.data() + ni,
-                static_cast<int>(no), host_attrs_, *soc_, &decided);
-            OP_REQUIRES(ctx, terr.empty(), OpError(d, std::string(d.host.op_type) + ": " + terr));
-            err = opgen_host::LaunchDecided(kernel_, decided, static_cast<int>(n), names_.data(),
-                                            soc_->ub_bytes, args, sizes, &block);
+            err = opgen_host::HostTileAndLaunch(
+                kernel_, d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
+                out_dtypes, dims.data() + ni, host_attrs_, *soc_, names_.data(), args, sizes,
+                &tiling_failed, &block);
         } else {
             err = opgen_host::TileAndLaunch(
-            kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
-            static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
-            *soc_, names_.data(), args, sizes, &tiling_failed, &block);
+                kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
+                static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
+                *soc_, names_.data(), args, sizes, &tiling_failed, &block);
         }
         OP_REQUIRES(ctx, !tiling_failed, OpError(d, err));
         OP_REQUIRES(ctx, err.empty(),

@@ -349,31 +349,23 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
         }
         bool tiling_failed = false;
         int32_t block = -1;
+        std::string err;
         if (own_host) {
+            int32_t out_dtypes[opgen_host::kSimMaxArgs];
             for (size_t o = 0; o < no; ++o) {
-                host_args[ni + o] = {static_cast<int32_t>(GeCode(var.dtypes[ni + o])),
-                                     dims[ni + o].data(),
-                                     static_cast<int32_t>(dims[ni + o].size()), true};
+                out_dtypes[o] = static_cast<int32_t>(GeCode(var.dtypes[ni + o]));
             }
-            opgen_host::HostDecision decided;
-            const std::string terr = opgen_host::HostTiling(
-                d.host, host_args.data(), static_cast<int>(ni), host_args.data() + ni,
-                static_cast<int>(no), host_attrs, *soc, &decided);
-            TORCH_CHECK(terr.empty(), d.qualname, ": ", d.host.op_type, ": ", terr);
-            const std::string err = opgen_host::LaunchDecided(
-                LoadVariant(d, variant), decided, static_cast<int>(n), names.data(),
-                soc->ub_bytes, args, sizes, &block, {&TorchParallel, nullptr});
-            TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block,
-                        ": ", err);
-            torch::jit::drop(*stack, ni + na);
-            for (size_t o = 0; o < no; ++o) stack->emplace_back(std::move(gm[ni + o]));
-            return;
+            err = opgen_host::HostTileAndLaunch(
+                LoadVariant(d, variant), d.host, host_args.data(), static_cast<int>(ni),
+                static_cast<int>(no), out_dtypes, dims.data() + ni, host_attrs, *soc,
+                names.data(), args, sizes, &tiling_failed, &block, {&TorchParallel, nullptr});
+        } else {
+            err = opgen_host::TileAndLaunch(
+                LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
+                static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),
+                *soc, names.data(), args, sizes, &tiling_failed, &block,
+                {&TorchParallel, nullptr});
         }
-        const std::string err = opgen_host::TileAndLaunch(
-            LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
-            static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),
-            *soc, names.data(), args, sizes, &tiling_failed, &block,
-            {&TorchParallel, nullptr});
         TORCH_CHECK(!tiling_failed, d.qualname, ": ", err);
         TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block, ": ",
                     err);
