@@ -26,6 +26,12 @@ class TensorDesc:
     infer: ShapeRule | None = None  # outputs only
     dtype_from: str | None = None  # outputs only: the `type` attr choosing the dtype
     doc: str = ""
+    ir_name: str | None = None  # CANN's IR name when it is not `name` (e.g. srcList)
+
+    @property
+    def ir(self) -> str:
+        """The name CANN's IR uses: OpDef, REG_OP, the msopgen JSON, aclnn parameters."""
+        return self.ir_name or self.name
 
     @property
     def is_optional(self) -> bool:
@@ -43,6 +49,11 @@ class AttrDesc:
     default: AttrValue | None  # None: required attr
     loc: SourceLoc
     doc: str = ""
+    ir_name: str | None = None  # CANN's IR name when it is not `name` (e.g. bufferMode)
+
+    @property
+    def ir(self) -> str:
+        return self.ir_name or self.name
 
     @property
     def required(self) -> bool:

@@ -3,14 +3,15 @@ as opgen specs: each op becomes a Document in opgen's format, locations carried 
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from opgen.diagnostics import DiagnosticSink
 from opgen.dtypes import AttrType, parse_attr_type
 from opgen.load import Document, JsonPath
-from opgen.naming import snake_from_camel
+from opgen.naming import IR_NAME_RE, SNAKE_RE, snake_from_camel
 from opgen.writer import BANNER_KEY
 
 MSOPGEN_TENSOR_KEYS = {"name": "name", "param_type": "param_type", "format": "format",
@@ -40,6 +41,26 @@ def _default(text: Any, attr_type: str) -> Any:
     if atype is AttrType.FLOAT and isinstance(value, int):
         value = float(value)
     return value
+
+
+def _ir_name(item: dict[Any, Any], copy_loc: Callable[[], None]) -> None:
+    """CANN writes IR names in camelCase (srcList, bufferMode); opgen's names are snake_case.
+    Such a name becomes `name: src_list` with `ir_name: srcList`, so every CANN-side output
+    keeps CANN's spelling. Other names are left for validation to judge."""
+    name = item.get("name")
+    if not isinstance(name, str) or not IR_NAME_RE.match(name) or SNAKE_RE.match(name):
+        return
+    snake = snake_from_camel(name)
+    if snake == name or not SNAKE_RE.match(snake):
+        return
+    ordered = {}
+    for k, v in item.items():
+        ordered[k] = snake if k == "name" else v
+        if k == "name":
+            ordered["ir_name"] = name
+    item.clear()
+    item.update(ordered)
+    copy_loc()
 
 
 def _copy_locs(src: Document, dst: Document, src_path: JsonPath, dst_path: JsonPath) -> None:
@@ -84,6 +105,8 @@ def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
                         new = MSOPGEN_TENSOR_KEYS.get(k, k)
                         conv[new] = [v] if new in ("dtype", "format") and isinstance(v, str) else v
                         copy((i, key, j, str(k)), (key, j, str(new)))
+                    _ir_name(conv, functools.partial(copy, (i, key, j, "name"),
+                                                     (key, j, "ir_name")))
                     tensors.append(conv)
                 data[key] = tensors
             elif key == "attr" and isinstance(value, list):
@@ -101,6 +124,8 @@ def convert(doc: Document, sink: DiagnosticSink) -> list[Document]:
                         copy((i, "attr", j, str(k)), ("attr_desc", j, str(new)))
                     if a.get("param_type") == "required":
                         conv.pop("default", None)
+                    _ir_name(conv, functools.partial(copy, (i, "attr", j, "name"),
+                                                     ("attr_desc", j, "ir_name")))
                     attrs.append(conv)
                 data["attr_desc"] = attrs
             elif key == "language":

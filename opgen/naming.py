@@ -12,6 +12,8 @@ import re
 SNAKE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 CAMEL_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 C_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# CANN IR names (OpDef inputs and attrs): C identifiers starting with a letter, any case
+IR_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 CPP_KEYWORDS = frozenset(
     """

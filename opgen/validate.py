@@ -41,7 +41,16 @@ from opgen.model import (
     ReferenceExpr,
     TensorDesc,
 )
-from opgen.naming import C_IDENT_RE, CAMEL_RE, SNAKE_RE, reserved_in, upper_camel
+from opgen.naming import (
+    C_IDENT_RE,
+    CAMEL_RE,
+    CPP_KEYWORDS,
+    IR_NAME_RE,
+    SNAKE_RE,
+    lower_camel,
+    reserved_in,
+    upper_camel,
+)
 
 
 @functools.cache
@@ -160,21 +169,53 @@ class _Builder:
         self.spec_dir = spec_dir
         self.data: Mapping[str, Any] = doc.data if isinstance(doc.data, Mapping) else {}
         self.names: dict[str, tuple[str, SourceLoc]] = {}  # name -> (kind, loc) across all
+        self.ir_names: dict[str, tuple[str, SourceLoc]] = {}  # IR name -> (kind, loc)
         self.columns: tuple[int, str, SourceLoc] | None = None
 
     def err(self, path: JsonPath, message: str) -> None:
         self.sink.error(self.doc.loc(path), message)
 
     # -- names ----------------------------------------------------------------------------
-    def claim(self, name: str, kind: str, path: JsonPath) -> None:
+    def claim(self, name: str, kind: str, path: JsonPath) -> bool:
         loc = self.doc.loc(path)
         if name in self.names:
             first_kind, first = self.names[name]
             self.sink.error(loc, f"{kind} name '{name}' is already used by {first_kind} "
                                  f"'{name}' at line {first.line}; names of inputs, outputs "
                                  "and attrs must be distinct")
-            return
+            return False
         self.names[name] = (kind, loc)
+        return True
+
+    def ir_name(self, raw: Mapping[str, Any], path: JsonPath, kind: str, name: str) -> str | None:
+        """The `ir_name` of a tensor or attr (CANN's own spelling, e.g. srcList), checked: a C
+        identifier, not a C++ keyword, not `name` itself, and distinct from every other IR
+        name of the op (CANN addresses OpDef parameters and attrs by it)."""
+        value = raw.get("ir_name")
+        ir = value if isinstance(value, str) else name
+        if isinstance(value, str):
+            at = (*path, "ir_name")
+            if not IR_NAME_RE.match(value) or value in CPP_KEYWORDS:
+                self.err(at, f"{kind} '{name}': ir_name '{value}' must be a C identifier "
+                         "starting with a letter and not a C++ keyword (CANN's IR name, e.g. "
+                         "srcList)")
+                return None
+            if value == name:
+                self.err(at, f"{kind} '{name}': ir_name '{value}' is the name itself; remove "
+                         "it (the IR name defaults to the name)")
+                return None
+        loc = self.doc.loc((*path, "ir_name") if isinstance(value, str) else (*path, "name"))
+        # aclnn spells every IR name in lowerCamel: src_list and srcList would be one parameter
+        key = lower_camel(ir)
+        if key in self.ir_names:
+            first_kind, first = self.ir_names[key]
+            spelt = f" (as aclnn spells it, '{key}')" if key != ir else ""
+            self.sink.error(loc, f"{kind} '{name}' has the IR name '{ir}', which {first_kind} "
+                            f"at line {first.line} already has{spelt}; IR names of inputs, "
+                            "outputs and attrs must be distinct")
+            return None
+        self.ir_names[key] = (f"{kind} '{name}'", loc)
+        return value if isinstance(value, str) else None
 
     # -- tensors --------------------------------------------------------------------------
     def tensor(self, raw: Any, path: JsonPath, kind: str) -> TensorDesc | None:
@@ -182,8 +223,8 @@ class _Builder:
             return None
         name = raw["name"]
         ok = check_name(self.sink, self.doc.loc((*path, "name")), f"{kind} name", name)
-        if ok:
-            self.claim(name, kind, (*path, "name"))
+        ok = ok and self.claim(name, kind, (*path, "name"))
+        ir_name = self.ir_name(raw, path, kind, name) if ok else None
         dtypes = self.dtypes(raw.get("dtype"), (*path, "dtype"))
         formats = self.formats(raw.get("format"), (*path, "format"), len(dtypes), name)
         shape = self.shape(raw.get("shape"), (*path, "shape"))
@@ -208,7 +249,7 @@ class _Builder:
                          "one supported combination, so all lists must have the same length")
         return TensorDesc(
             name=name, dtypes=dtypes, formats=formats, shape=shape, param_type=param,
-            loc=self.doc.loc(path), doc=str(raw.get("doc", "")),
+            loc=self.doc.loc(path), doc=str(raw.get("doc", "")), ir_name=ir_name,
         )
 
     def dtypes(self, raw: Any, path: JsonPath) -> tuple[DType, ...]:
@@ -263,8 +304,10 @@ class _Builder:
         if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
             return None
         name = raw["name"]
-        if check_name(self.sink, self.doc.loc((*path, "name")), "attr name", name):
-            self.claim(name, "attr", (*path, "name"))
+        ir_name = None
+        if (check_name(self.sink, self.doc.loc((*path, "name")), "attr name", name)
+                and self.claim(name, "attr", (*path, "name"))):
+            ir_name = self.ir_name(raw, path, "attr", name)
         type_text = raw.get("type")
         if not isinstance(type_text, str):
             return None
@@ -277,7 +320,8 @@ class _Builder:
         default: AttrValue | None = None
         if "default" in raw:
             default = self.attr_value(raw["default"], atype, (*path, "default"), name)
-        return AttrDesc(name, atype, default, self.doc.loc(path), str(raw.get("doc", "")))
+        return AttrDesc(name, atype, default, self.doc.loc(path), str(raw.get("doc", "")),
+                        ir_name)
 
     def attr_value(self, raw: Any, atype: AttrType, path: JsonPath, name: str) -> AttrValue | None:
         def scalar(v: Any, t: AttrType, p: JsonPath) -> Any:
@@ -620,7 +664,8 @@ class _Builder:
                 self.sink.error(a.loc, f"default '{a.default.value}' of attr '{dtype_from}' is "
                                 f"not among the dtypes of output '{t.name}'")
         return TensorDesc(t.name, t.dtypes, t.formats, t.shape, t.param_type, t.loc, rule,
-                          dtype_from if isinstance(dtype_from, str) else None, t.doc)
+                          dtype_from if isinstance(dtype_from, str) else None, t.doc,
+                          t.ir_name)
 
     def check_combinations(self, inputs: list[TensorDesc | None],
                            outputs: list[TensorDesc]) -> None:

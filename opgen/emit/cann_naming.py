@@ -127,19 +127,20 @@ def header_guard(path_stem: str) -> str:
 
 
 def aclnn_input_name(t: TensorDesc) -> str:
-    """Inputs keep their lowerCamel name; optional ones get CANN's 'Optional' suffix."""
-    return lower_camel(t.name) + ("Optional" if t.is_optional else "")
+    """Inputs keep their IR name in lowerCamel (x_scale -> xScale, srcList -> srcList);
+    optional ones get CANN's 'Optional' suffix."""
+    return lower_camel(t.ir) + ("Optional" if t.is_optional else "")
 
 
 def aclnn_output_name(spec: OpSpec, t: TensorDesc) -> str:
-    """A single output is `out`; several are <name>Out (CANN's aclnn naming rule)."""
-    return "out" if len(spec.outputs) == 1 else f"{lower_camel(t.name)}Out"
+    """A single output is `out`; several are <IR name>Out (CANN's aclnn naming rule)."""
+    return "out" if len(spec.outputs) == 1 else f"{lower_camel(t.ir)}Out"
 
 
 def aclnn_attr_name(a: AttrDesc) -> str:
     """Optional string attrs are passed as a nullable pointer, hence the 'Optional' suffix."""
     optional_ptr = not a.required and a.type is AttrType.STRING
-    return lower_camel(a.name) + ("Optional" if optional_ptr else "")
+    return lower_camel(a.ir) + ("Optional" if optional_ptr else "")
 
 
 def aclnn_tensor_type(t: TensorDesc) -> str:

@@ -21,12 +21,12 @@ def op_desc_path(spec: OpSpec) -> str:
 
 
 def _tensor(t: TensorDesc) -> dict[str, Any]:
-    return {"name": t.name, "param_type": t.param_type.value,
+    return {"name": t.ir, "param_type": t.param_type.value,
             "format": [f.value for f in t.formats], "type": [msopgen_dtype(d) for d in t.dtypes]}
 
 
 def _attr(a: AttrDesc) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": a.name, "param_type": "required" if a.required else "optional",
+    out: dict[str, Any] = {"name": a.ir, "param_type": "required" if a.required else "optional",
                            "type": msopgen_attr_type(a.type)}
     if a.default is not None:
         value = attr_value_json(a.default)

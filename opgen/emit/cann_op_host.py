@@ -56,7 +56,7 @@ def op_host_path(spec: OpSpec) -> str:
 
 
 def _param(t: TensorDesc) -> ParamView:
-    return ParamView(t.name, t.param_type.value.upper(),
+    return ParamView(t.ir, t.param_type.value.upper(),
                      ", ".join(f"ge::{ge_dtype(d)}" for d in t.dtypes),
                      ", ".join(f"ge::{ge_format(f)}" for f in t.formats))
 
@@ -86,11 +86,11 @@ def cpp_value(value: AttrValue, atype: AttrType) -> str:
 def _attr(a: AttrDesc) -> AttrView:
     if a.type is AttrType.LIST_STRING:
         # OpAttrDef has no list-of-strings setter; declare the name so the index order holds.
-        return AttrView(a.name, "OPTIONAL", "ListInt", "{}",
+        return AttrView(a.ir, "OPTIONAL", "ListInt", "{}",
                         "list_string attrs have no OpDef type; passed as an empty ListInt")
     default = "" if a.default is None else cpp_value(a.default, a.type)
     note = "a `type` attr travels as its ge::DataType value" if a.type is AttrType.TYPE else ""
-    return AttrView(a.name, "REQUIRED" if a.required else "OPTIONAL", opdef_attr_setter(a.type),
+    return AttrView(a.ir, "REQUIRED" if a.required else "OPTIONAL", opdef_attr_setter(a.type),
                     default, note)
 
 

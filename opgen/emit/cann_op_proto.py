@@ -56,13 +56,13 @@ def _tensor(t: TensorDesc, output: bool) -> ProtoTensor:
         macro = ("DYNAMIC_INPUT" if t.is_dynamic else
                  "OPTIONAL_INPUT" if t.is_optional else "INPUT")
     unique = list(dict.fromkeys(ge_dtype(d) for d in t.dtypes))
-    return ProtoTensor(macro, t.name, ", ".join(unique))
+    return ProtoTensor(macro, t.ir, ", ".join(unique))
 
 
 def view(spec: OpSpec) -> ProtoView:
     stem = cann_stem(spec)
     attrs = tuple(
-        ProtoAttr(a.name, reg_op_attr_type(a.type) if a.type is not AttrType.LIST_STRING
+        ProtoAttr(a.ir, reg_op_attr_type(a.type) if a.type is not AttrType.LIST_STRING
                   else "ListString",
                   "" if a.default is None else cpp_value(a.default, a.type))
         for a in spec.attrs)

@@ -42,6 +42,8 @@ def _tensor(t: TensorDesc) -> dict[str, Any]:
         out["infer"] = t.infer.to_json()
     if t.dtype_from is not None:
         out["dtype_from"] = t.dtype_from
+    if t.ir_name is not None:
+        out["ir_name"] = t.ir_name
     if t.doc:
         out["doc"] = t.doc
     return out
@@ -59,6 +61,8 @@ def _attr(a: AttrDesc) -> dict[str, Any]:
     out: dict[str, Any] = {"name": a.name, "type": a.type.value, "required": a.required}
     if a.default is not None:
         out["default"] = attr_value_json(a.default)
+    if a.ir_name is not None:
+        out["ir_name"] = a.ir_name
     if a.doc:
         out["doc"] = a.doc
     return out

@@ -26,7 +26,8 @@ def dtype_defines(spec: OpSpec) -> tuple[str, ...]:
     from opgen_runtime.dtypes import cpp_type
 
     combo = next(spec.combinations())
-    return tuple(f"DTYPE_{name.upper()}={cpp_type(dtype.value)}"
+    ir = {t.name: t.ir for t in spec.tensors}  # named after the IR names, as CANN's are
+    return tuple(f"DTYPE_{ir[name].upper()}={cpp_type(dtype.value)}"
                  for name, dtype in combo.dtypes)
 
 

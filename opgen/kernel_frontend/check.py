@@ -168,10 +168,11 @@ def _params(spec: OpSpec, entry: KernelEntry, out: _Findings) -> None:
                   f"inputs, outputs, workspace, tiling{hint}",
                   spec.loc, f"op '{spec.op_name}' is defined here")
         return
+    ir_names = {t.name: t.ir for t in spec.tensors}
     for i, p in enumerate(entry.params):
         want = expected[i]
-        if p.name == want or not p.name:
-            continue
+        if p.name == want or not p.name or p.name == ir_names.get(want):
+            continue  # CANN's kernels name a parameter by the tensor's IR name (srcList)
         if p.name in expected:
             out.error(p.loc, f"parameter {i + 1} of kernel '{entry.name}' is '{p.name}', but "
                       f"position {i + 1} is {_role(spec, i)}; the order must be inputs, "

@@ -34,10 +34,20 @@ class TensorDef:
     shape: tuple[int, ...] | None  # None: any rank
     infer: Mapping[str, Any] | None = None
     dtype_from: str | None = None
+    ir_name: str | None = None  # CANN's IR name (the op_host's OpDef) when it is not `name`
 
     @property
     def optional(self) -> bool:
         return self.param_type == "optional"
+
+    @property
+    def dynamic(self) -> bool:
+        """A list of tensors (CANN's DYNAMIC param type)."""
+        return self.param_type == "dynamic"
+
+    @property
+    def ir(self) -> str:
+        return self.ir_name or self.name
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,7 @@ def _tensor(raw: Mapping[str, Any]) -> TensorDef:
         name=raw["name"], param_type=raw.get("param_type", "required"),
         dtypes=tuple(raw["dtype"]), formats=tuple(raw.get("format", ["ND"] * len(raw["dtype"]))),
         shape=None if list(shape) == [-2] else tuple(shape),
-        infer=raw.get("infer"), dtype_from=raw.get("dtype_from"),
+        infer=raw.get("infer"), dtype_from=raw.get("dtype_from"), ir_name=raw.get("ir_name"),
     )
 
 

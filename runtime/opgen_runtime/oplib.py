@@ -217,7 +217,10 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
     flags = tuple(extra_flags)
     if op.tiling_header is not None:
         flags = ("-include", str(op.tiling_header), *flags)
-    return [(c, BuildRequest(op.kernel_source, op.kernel_entry, dtype_defines(c),
+    # CANN's build names the macros after the IR names (srcList -> DTYPE_SRCLIST)
+    ir = {t.name: t.ir for t in (*op.inputs, *op.outputs)}
+    return [(c, BuildRequest(op.kernel_source, op.kernel_entry,
+                             dtype_defines({ir[n]: d for n, d in c.items()}),
                              include_dirs=op.include_dirs, extra_flags=flags,
                              template=op.kernel_template)) for c in combos]
 

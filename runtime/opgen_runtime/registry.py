@@ -362,7 +362,7 @@ class Registry:
         depends = {p["name"] for p in (info.get("def") or {}).get("inputs", [])
                    if p.get("value_depend")}
         ins = [[HostTensor(a.shape, str(a.dtype),
-                           data=a if t.name in depends else None)] if a is not None else []
+                           data=a if t.ir in depends else None)] if a is not None else []
                for t, a in zip(opdef.inputs, arrays, strict=True)]
         attr_list = [(a.type, attrs[a.name]) for a in opdef.attrs if a.name in attrs]
         if info.get("infer_shape"):
