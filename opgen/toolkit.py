@@ -64,6 +64,9 @@ find_package(Threads REQUIRED)
 set(tikicpulib_FOUND TRUE)
 set(_opgen_include "$include")
 set(_opgen_defines $defines _GLIBCXX_USE_CXX11_ABI=0)
+# lib64 of this toolkit (tools/tikicpulib/lib/cmake/tikicpulib/ -> lib64): drivers link CANN's
+# host libraries by name (-lgraph_base -ltiling_api ...), which are empty stubs here.
+get_filename_component(_opgen_lib64 "$${CMAKE_CURRENT_LIST_DIR}/../../../../../lib64" ABSOLUTE)
 foreach(_soc $socs)
   if(NOT TARGET tikicpulib::$${_soc})
     add_library(tikicpulib::$${_soc} INTERFACE IMPORTED GLOBAL)
@@ -75,6 +78,7 @@ foreach(_soc $socs)
       INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
       INTERFACE_COMPILE_DEFINITIONS "$${_opgen_soc_defines}"
       INTERFACE_COMPILE_OPTIONS "$cxxflags"
+      INTERFACE_LINK_DIRECTORIES "$${_opgen_lib64}"
       INTERFACE_LINK_LIBRARIES Threads::Threads)
   endif()
 endforeach()
@@ -207,7 +211,11 @@ exec "$python" -m opgen cxx --npu-build "$$@"
 # libcust_opapi.so is the one real library (opp/vendors/customize/op_api/lib).
 _STUB_LIBRARY = "/* opgen simulator toolkit: header-only on the CPU; nothing to link. */\n"
 _STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
-                   "libopapi.so", "libruntime.so")
+                   "libopapi.so", "libruntime.so",
+                   # CPU builds of kernel-launch samples (their tiling is host code opgen's
+                   # headers give): graph, tiling, registration, platform and log libraries.
+                   "libgraph_base.so", "libtiling_api.so", "libregister.so", "libplatform.so",
+                   "libascendalog.so")
 _STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub",
               "x86_64-linux/lib64", "aarch64-linux/lib64")
 # Include directories the drivers' CMake files name: all are opgen's one include directory.

@@ -148,6 +148,9 @@ struct Core {
     // Deferred work; the UB ranges of the entries never overlap one another.
     Pending pending[kMaxPending];
     int32_t npending = 0;
+    // The kernel took a raw GM pointer (GlobalTensor::address_): it may store through it at any
+    // later time, unseen, so from then on this block defers nothing (deferred.h).
+    bool raw_gm = false;
 };
 
 enum AtomicOp : int32_t { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };

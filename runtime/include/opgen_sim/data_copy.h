@@ -190,15 +190,45 @@ inline void SetAtomicNone() {
 }
 inline void DisableDmaAtomic() { SetAtomicNone(); }
 
-// InitGlobalMemory: fills `size` elements of GM from the tensor's address with `value`.
+// InitGlobalMemory: fills `size` elements of GM from the tensor's address with `value` (0 when
+// left out, as in CANN's older two-argument form). `Fill` is its current name and `InitOutput`
+// the deprecated one; all three share one implementation and CANN's check that `size` does not
+// exceed the GlobalTensor's size (when SetGlobalBuffer was given one).
+}  // namespace AscendC
+
+namespace opgen_sim {
+template <typename T>
+inline void FillGm(const char* api, const AscendC::GlobalTensor<T>& gm, uint64_t size, T value) {
+    const bool known = gm.base_size_ != std::numeric_limits<uint64_t>::max();
+    if (known && gm.ptr_ != nullptr && size > gm.GetSize()) {
+        Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
+             "size " + Str(size) + " exceeds the GlobalTensor<" + std::string(TypeName<T>()) + "> of " +
+                 Str(gm.GetSize()) + " elements (from SetGlobalBuffer)");
+    }
+    gm.CheckRange(size, api);
+    T* d = gm.ptr_;
+    FlushGm(d, size * sizeof(T));
+    for (uint64_t i = 0; i < size; ++i) d[i] = value;
+    CurrentCore().counters[kUbToGmBytes] += static_cast<int64_t>(size * sizeof(T));
+}
+}  // namespace opgen_sim
+
+namespace AscendC {
+
 template <typename T>
 inline void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size,
-                             const typename opgen_sim::Id<T>::type value) {
-    gmWorkspaceAddr.CheckRange(size, "InitGlobalMemory");
-    T* d = gmWorkspaceAddr.ptr_;
-    opgen_sim::FlushGm(d, size * sizeof(T));
-    for (uint64_t i = 0; i < size; ++i) d[i] = value;
-    opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(size * sizeof(T));
+                             const typename opgen_sim::Id<T>::type value = 0) {
+    opgen_sim::FillGm<T>("InitGlobalMemory", gmWorkspaceAddr, size, static_cast<T>(value));
+}
+template <typename T>
+inline void Fill(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size,
+                 const typename opgen_sim::Id<T>::type value) {
+    opgen_sim::FillGm<T>("Fill", gmWorkspaceAddr, size, static_cast<T>(value));
+}
+template <typename T>
+inline void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size,
+                       const typename opgen_sim::Id<T>::type value = 0) {
+    opgen_sim::FillGm<T>("InitOutput", gmWorkspaceAddr, size, static_cast<T>(value));
 }
 
 // ---- DataCopy, contiguous ------------------------------------------------------------------

@@ -68,6 +68,30 @@ inline void FlushAll() {
     while (c != nullptr && c->npending > 0) ApplyPending(*c, c->npending - 1);
 }
 
+// A raw GM pointer leaves the simulator's sight (GlobalTensor::address_): everything recorded is
+// applied now, and nothing is recorded for the rest of the block, so a store through the pointer,
+// whenever it happens, can neither be overwritten by nor hidden from recorded work.
+inline void StopDeferring() {
+    FlushAll();
+    if (tls_core != nullptr) tls_core->raw_gm = true;
+}
+
+// The type of GlobalTensor::address_: converts to the element pointer (so `gm.address_ + i`,
+// `*gm.address_` and `gm.address_[i]` are raw pointer expressions, as in CANN), stopping the
+// deferral first. Trivial, so it shares storage with GlobalTensor's pointer (tensor.h).
+template <typename T>
+struct RawGmAddress {
+    T* p;
+    operator T*() const {
+        StopDeferring();
+        return p;
+    }
+    RawGmAddress& operator=(T* q) {
+        p = q;
+        return *this;
+    }
+};
+
 // UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): entries
 // inside it are dropped, entries sticking out of it are applied.
 inline void DiscardUb(const void* p, uint64_t bytes) {
@@ -88,7 +112,7 @@ inline void DiscardUb(const void* p, uint64_t bytes) {
 // Records `entry` (whose UB range was discarded by the caller); false if the list is full.
 inline bool Defer(const Pending& entry) {
     Core& c = CurrentCore();
-    if (c.npending == kMaxPending) return false;
+    if (c.npending == kMaxPending || c.raw_gm) return false;
     c.pending[c.npending++] = entry;
     return true;
 }

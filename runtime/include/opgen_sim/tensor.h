@@ -21,6 +21,10 @@ inline uint64_t RoundUp(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
 
 }  // namespace opgen_sim
 
+// CANN declares event_t (the compiler's event id type) and GetTPipePtr() outside AscendC, and
+// samples name both unqualified; AscendC re-exports them, so either spelling names one entity.
+using event_t = int32_t;
+
 namespace AscendC {
 
 enum class TPosition : uint8_t {
@@ -146,8 +150,13 @@ public:
     using PrimType = T;
     GlobalTensor() = default;
 
-    // Simulator internals.
-    T* ptr_ = nullptr;
+    // ptr_ is the simulator's element pointer; address_ is CANN's public name for it, one
+    // storage, so it always equals the tensor's address (offset by operator[]). Reading address_
+    // applies all deferred work and stops deferral in the block (deferred.h, StopDeferring).
+    union {
+        T* ptr_ = nullptr;
+        opgen_sim::RawGmAddress<T> address_;
+    };
     T* base_ = nullptr;
     uint64_t base_size_ = std::numeric_limits<uint64_t>::max();  // from SetGlobalBuffer
 
@@ -249,7 +258,7 @@ enum class HardEvent : uint8_t {
     MTE1_FIX, FIX_MTE1, FIX_FIX, MAX,
 };
 using TEventID = int8_t;
-using event_t = int32_t;
+using ::event_t;
 
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
@@ -279,10 +288,12 @@ public:
     bool EnQue(const LocalTensor<T>& t) {
         t.CheckLive("TQue::EnQue");
         opgen_sim::Slot* s = Own(t.slot_, "TQue::EnQue");
-        if (s->state != opgen_sim::SlotState::Allocated) {
+        // A tensor taken out by DeQue may go back in (CANN's samples DeQue, compute, EnQue
+        // again); only one already in the queue may not.
+        if (s->state == opgen_sim::SlotState::Enqueued) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::EnQue",
-                            "the tensor is already in the queue; EnQue a tensor once per "
-                            "AllocTensor");
+                            "the tensor is already in the queue; DeQue it before EnQue-ing it "
+                            "again");
         }
         if (depth > 0 && count_ >= depth) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::EnQue",
@@ -507,7 +518,12 @@ private:
     bool destroyed_ = false;
 };
 
-inline TPipe* GetTPipePtr() { return tls_pipe; }
+}  // namespace AscendC
+
+inline AscendC::TPipe* GetTPipePtr() { return AscendC::tls_pipe; }
+
+namespace AscendC {
+using ::GetTPipePtr;
 
 // LocalMemAllocator: static-tensor programming without TPipe. Each Alloc cuts the next bytes of
 // the Unified Buffer (no rounding, as CANN's head_ += bytes); the UB capacity is enforced.

@@ -221,7 +221,8 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
     }
 OPGEN_SIM_UNARY(Exp, std::exp(a))
 OPGEN_SIM_UNARY(Ln, std::log(a))
-OPGEN_SIM_UNARY(Abs, a < 0 ? -a : a)
+// `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
+OPGEN_SIM_UNARY(Abs, a < 0 ? -a : a + 0)
 OPGEN_SIM_UNARY(Sqrt, std::sqrt(a))
 OPGEN_SIM_UNARY(Rsqrt, A(1) / std::sqrt(a))
 OPGEN_SIM_UNARY(Reciprocal, A(1) / a)

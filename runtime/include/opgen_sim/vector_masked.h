@@ -515,7 +515,8 @@ OPGEN_SIM_SCALAR0(LeakyRelu, a >= 0 ? a : a * s)
     }
 OPGEN_SIM_UNARY0(Exp, std::exp(a))
 OPGEN_SIM_UNARY0(Ln, std::log(a))
-OPGEN_SIM_UNARY0(Abs, a < 0 ? -a : a)
+// `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
+OPGEN_SIM_UNARY0(Abs, a < 0 ? -a : a + 0)
 OPGEN_SIM_UNARY0(Sqrt, std::sqrt(a))
 OPGEN_SIM_UNARY0(Rsqrt, A(1) / std::sqrt(a))
 OPGEN_SIM_UNARY0(Reciprocal, A(1) / a)
@@ -618,5 +619,122 @@ OPGEN_SIM_BLOCK_REDUCE(BlockReduceSum, opgen_sim::ReduceKind::Sum)
 OPGEN_SIM_BLOCK_REDUCE(BlockReduceMax, opgen_sim::ReduceKind::Max)
 OPGEN_SIM_BLOCK_REDUCE(BlockReduceMin, opgen_sim::ReduceKind::Min)
 #undef OPGEN_SIM_BLOCK_REDUCE
+
+}  // namespace AscendC
+
+namespace opgen_sim {
+
+// sharedTmpBuffer elements the mask/repeat ReduceMax/ReduceMin need, by CANN's formula (ReduceMax,
+// "sharedTmpBuffer"): the first round writes a (value, index) pair per repeat; with calIndex the
+// later rounds keep their own space, each rounded up to a 32-byte block.
+template <typename T>
+inline uint64_t RepeatExtremeWork(uint64_t repeats, bool calIndex) {
+    const uint64_t B = BlockElems<T>();
+    const uint64_t per_repeat = kRepeatBytes / sizeof(T);
+    const uint64_t out1 = repeats * 2;
+    if (!calIndex) return RoundUp(out1, B);
+    const uint64_t start2 = RoundUp(out1, B);
+    const uint64_t out2 = (out1 + per_repeat - 1) / per_repeat * 2;
+    const uint64_t end2 = RoundUp(out2, B);
+    if (out2 <= 2) return start2 + end2;
+    const uint64_t out3 = (out2 + per_repeat - 1) / per_repeat * 2;
+    return start2 + end2 + RoundUp(out3, B);
+}
+
+// ReduceMax/ReduceMin over the lanes the mask selects in `repeatTime` repeats of src (block stride
+// 1, repeat stride srcRepStride): dst[0] is the extreme value, dst[1] (calIndex) its position,
+// counted in elements from src (repeat r's lanes start at r * srcRepStride * 32 bytes, as CANN
+// derives it) and stored in the bits of a T. Ties keep the lowest position.
+template <typename T, bool isSetMask>
+inline void RepeatExtreme(const char* api, ReduceKind kind, const AscendC::LocalTensor<T>& dst,
+                          const AscendC::LocalTensor<T>& src, const AscendC::LocalTensor<T>& work,
+                          bool is_bits, uint64_t count_mask, const uint64_t* bit_mask,
+                          int32_t repeatTime, int32_t srcRepStride, bool calIndex) {
+    static_assert(std::is_floating_point_v<Acc<T>>, "ReduceMax/ReduceMin take half or float on this SoC");
+    if (repeatTime < 0) {
+        Fail(ErrorKind::VectorCount, api, "repeatTime " + std::to_string(repeatTime) + " is negative");
+    }
+    if (srcRepStride < 0 || srcRepStride > 65535) {
+        Fail(ErrorKind::VectorCount, api,
+             "srcRepStride " + std::to_string(srcRepStride) + " is outside [0, 65535]");
+    }
+    // repeatTime may exceed 255 here (CANN: any int32_t); the mask is resolved for one repeat.
+    MaskSpec m = ResolveMask<T, isSetMask>(api, is_bits, count_mask, bit_mask, repeatTime > 0 ? 1 : 0);
+    if (!m.counter) m.repeats = repeatTime;
+    if (m.repeats == 0) return;  // a no-op on this SoC, as CANN documents
+    const uint32_t rep = static_cast<uint32_t>(srcRepStride);
+    CheckReach(api, m, src, 1, rep, "src");
+    CheckOperand(dst, calIndex ? 2 : 1, api, "dst");
+    CheckUbAligned(work, api, "sharedTmpBuffer");
+    const uint64_t need = RepeatExtremeWork<T>(static_cast<uint64_t>(m.repeats), calIndex);
+    if (work.size_ < need) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "sharedTmpBuffer holds " + Str(work.size_) + " elements, " + std::to_string(m.repeats) +
+                 " repeat(s) of " + TypeName<T>() + (calIndex ? " with" : " without") +
+                 " calIndex need at least " + Str(need));
+    }
+    using U = std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>;
+    const auto as_t = [](uint64_t i) {
+        T v;
+        const U bits = static_cast<U>(i);
+        std::memcpy(&v, &bits, sizeof(T));
+        return v;
+    };
+    const T* s = src.ptr_;
+    bool found = false;
+    uint64_t best_at = 0;
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        bool any = false;
+        uint64_t at = 0;
+        for (uint32_t l = 0; l < m.lanes; ++l) {
+            if (!m.Active(r, l)) continue;
+            const uint64_t off = LaneOffset<T>(r, l, 1, rep);
+            const Acc<T> v = static_cast<Acc<T>>(s[off]);
+            const Acc<T> b = static_cast<Acc<T>>(s[at]);
+            if (!any || (kind == ReduceKind::Max ? v > b : v < b)) {
+                at = off;
+                any = true;
+            }
+        }
+        if (!any) continue;
+        // The first round's pair: the repeat's extreme and its lane inside the repeat.
+        work.ptr_[2 * r] = s[at];
+        work.ptr_[2 * r + 1] = as_t(at - static_cast<uint64_t>(r) * rep * BlockElems<T>());
+        const Acc<T> v = static_cast<Acc<T>>(s[at]);
+        const Acc<T> b = static_cast<Acc<T>>(s[best_at]);
+        if (!found || (kind == ReduceKind::Max ? v > b : v < b) || (v == b && at < best_at)) {
+            best_at = at;
+            found = true;
+        }
+    }
+    dst.ptr_[0] = s[best_at];
+    if (calIndex) dst.ptr_[1] = as_t(best_at);
+    CountMasked<T>(m);
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+// ---- ReduceMax / ReduceMin, mask and repeat forms (the count form is in vector.h) -------------
+#define OPGEN_SIM_REPEAT_EXTREME(NAME, KIND)                                                        \
+    template <typename T, bool isSetMask = true>                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                          \
+                     const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[],                  \
+                     const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0) {     \
+        opgen_sim::RepeatExtreme<T, isSetMask>(#NAME, KIND, dst, src, sharedTmpBuffer, true, 0, mask, \
+                                               repeatTime, srcRepStride, calIndex);                 \
+    }                                                                                               \
+    template <typename T, bool isSetMask = true>                                                    \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                          \
+                     const LocalTensor<T>& sharedTmpBuffer, const int32_t mask,                     \
+                     const int32_t repeatTime, const int32_t srcRepStride, bool calIndex = 0) {     \
+        opgen_sim::RepeatExtreme<T, isSetMask>(#NAME, KIND, dst, src, sharedTmpBuffer, false,       \
+                                               static_cast<uint64_t>(mask), nullptr, repeatTime,    \
+                                               srcRepStride, calIndex);                             \
+    }
+OPGEN_SIM_REPEAT_EXTREME(ReduceMax, opgen_sim::ReduceKind::Max)
+OPGEN_SIM_REPEAT_EXTREME(ReduceMin, opgen_sim::ReduceKind::Min)
+#undef OPGEN_SIM_REPEAT_EXTREME
 
 }  // namespace AscendC
