@@ -215,7 +215,7 @@ _STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
                    # CPU builds of kernel-launch samples (their tiling is host code opgen's
                    # headers give): graph, tiling, registration, platform and log libraries.
                    "libgraph_base.so", "libtiling_api.so", "libregister.so", "libplatform.so",
-                   "libascendalog.so")
+                   "libascendalog.so", "libc_sec.so")
 _STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub",
               "x86_64-linux/lib64", "aarch64-linux/lib64")
 # Include directories the drivers' CMake files name: all are opgen's one include directory.
