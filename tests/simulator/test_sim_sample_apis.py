@@ -97,6 +97,23 @@ extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspa
         DataCopy(zGm[64], c, 64);
         return;
     }
+    if (mode == 7) {                      // Copy: 8 of every 64 floats, by mask and in counter mode
+        DataCopy(a, xGm, 512);
+        Duplicate(c, 0.0f, 512);
+        Copy(c, a, 8, 6, {1, 1, 1, 8});
+        SetMaskCount();
+        SetVectorMask<float, MaskMode::COUNTER>(48);
+        Copy<float, false>(c[64], a, MASK_PLACEHOLDER, 1, {1, 8, 8, 8});
+        SetMaskNorm();
+        ResetMask();
+    }
+    if (mode == 8) {                      // a static tensor at byte 8192 of the Unified Buffer
+        LocalTensor<float> s(TPosition::VECCALC, 8192, 256);
+        DataCopy(s, xGm, 256);
+        Muls(s, s, 2.0f, 256);
+        DataCopy(zGm, s, 256);
+        return;
+    }
     if (mode == 10) GatherMask(c, a, (uint8_t)8, false, 0, {1, 1, 8, 8}, cnt);
     if (mode == 11) {
         LocalTensor<uint32_t> pat = w.ReinterpretCast<uint32_t>();
@@ -123,6 +140,13 @@ extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspa
         ReduceMax<half>(ch, ah, small, 128, 9, 0, false);
     }
     if (mode == 16) InitGlobalMemory(zGm, 1025, 1.0f);
+    if (mode == 17) LocalTensor<float> s(TPosition::VECIN, 16, 8);
+    if (mode == 18) LocalTensor<float> s(TPosition::VECIN, 196608 - 32, 16);
+    if (mode == 19) {
+        LocalTensor<float> small = c;
+        small.SetSize(40);
+        Copy(small, a, 8, 6, {1, 1, 1, 8});
+    }
     DataCopy(zGm, c, 256);
 }
 """
@@ -215,6 +239,22 @@ def test_raw_stores_through_address_keep_program_order(apis: rt.KernelLibrary) -
     np.testing.assert_array_equal(z[128:], old[128:])
 
 
+def test_copy_by_mask_and_in_counter_mode(apis: rt.KernelLibrary) -> None:
+    x = RNG.standard_normal(1024).astype(np.float32)
+    z = run(apis, 7, x)
+    rows = x[:512].reshape(8, 64)
+    np.testing.assert_array_equal(z[:48], rows[:6, :8].ravel())  # dstRepeatSize 1: packed
+    np.testing.assert_array_equal(z[48:64], 0)
+    np.testing.assert_array_equal(z[64:112], rows[:6, :8].ravel())  # srcStride 8, one long repeat
+    np.testing.assert_array_equal(z[112:256], 0)
+
+
+def test_local_tensor_at_a_unified_buffer_address(apis: rt.KernelLibrary) -> None:
+    x = RNG.standard_normal(1024).astype(np.float32)
+    z = run(apis, 8, x)
+    np.testing.assert_array_equal(z[:256], x[:256] * 2)
+
+
 @pytest.mark.parametrize(
     ("mode", "error", "text"),
     [
@@ -233,6 +273,13 @@ def test_raw_stores_through_address_keep_program_order(apis: rt.KernelLibrary) -
          "need at least 32"),
         (16, rt.GlobalMemoryOutOfBounds,
          "InitGlobalMemory: size 1025 exceeds the GlobalTensor<float> of 1024 elements"),
+        (17, rt.AlignmentError, "LocalTensor(pos, addr, tileSize): addr 16 is not 32-byte aligned"),
+        (18, rt.UnifiedBufferOverflow,
+         "LocalTensor(pos, addr, tileSize): bytes [196576, 196640) run past the Unified Buffer of "
+         "196608 bytes"),
+        (19, rt.LocalMemoryOutOfBounds,
+         "Copy: dst: the mask and 6 repeat(s) reach element 47 (repeat 5, lane 7, blkStride 1, "
+         "repStride 1) but the LocalTensor<float> has 40 elements"),
     ],
 )
 def test_documented_limits(apis: rt.KernelLibrary, mode: int, error: type[Exception],

@@ -59,6 +59,25 @@ class LocalTensor {
 public:
     using PrimType = T;
     LocalTensor() = default;
+    // Static-tensor programming: `tileSize` elements at byte `addr` of the Unified Buffer (CANN:
+    // addr 32-byte aligned, addr + the tensor's bytes inside the buffer).
+    LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize) {
+        constexpr const char* api = "LocalTensor(pos, addr, tileSize)";
+        const opgen_sim::Core& c = opgen_sim::CurrentCore();
+        if (addr % opgen_sim::kBlockBytes != 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
+                            "addr " + opgen_sim::Str(addr) + " is not 32-byte aligned");
+        }
+        const uint64_t end = static_cast<uint64_t>(addr) + static_cast<uint64_t>(tileSize) * sizeof(T);
+        if (end > c.ub_capacity) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, api,
+                            "bytes [" + opgen_sim::Str(addr) + ", " + opgen_sim::Str(end) +
+                                ") run past the Unified Buffer of " + opgen_sim::Str(c.ub_capacity) + " bytes");
+        }
+        ptr_ = reinterpret_cast<T*>(c.ub + addr);
+        size_ = tileSize;
+        pos_ = pos;
+    }
 
     // Simulator internals (public so the API functions can reach them; not part of Ascend C).
     T* ptr_ = nullptr;

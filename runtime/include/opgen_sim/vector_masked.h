@@ -738,3 +738,73 @@ OPGEN_SIM_REPEAT_EXTREME(ReduceMin, opgen_sim::ReduceKind::Min)
 #undef OPGEN_SIM_REPEAT_EXTREME
 
 }  // namespace AscendC
+
+namespace AscendC {
+
+// ---- Copy: UB -> UB by mask and repeat (CopyRepeatParams strides in data blocks) --------------
+struct CopyRepeatParams {
+    CopyRepeatParams() {}
+    CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn, uint16_t dstRepeatSizeIn,
+                     uint16_t srcRepeatSizeIn)
+        : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn),
+          srcRepeatSize(srcRepeatSizeIn) {}
+    uint16_t dstStride = DEFAULT_DATA_COPY_STRIDE;
+    uint16_t srcStride = DEFAULT_DATA_COPY_STRIDE;
+    uint16_t dstRepeatSize = DEFAULT_REPEAT_STRIDE;
+    uint16_t srcRepeatSize = DEFAULT_REPEAT_STRIDE;
+};
+
+}  // namespace AscendC
+
+namespace opgen_sim {
+template <typename T>
+inline void CopyRep(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, const MaskSpec& m,
+                    const AscendC::CopyRepeatParams& p) {
+    constexpr const char* api = "Copy";
+    if (m.counter) {
+        // Counter mode: the `count` elements run as one long repeat, data block after data block
+        // at the block strides; the repeat strides play no part (asc-devkit's copy_ub2ub example,
+        // scenario 3, relies on it: 144 int32 at srcStride 8 pick 8 of every 64).
+        constexpr uint32_t B = BlockElems<T>();
+        const auto at = [](uint64_t k, uint32_t blk) { return (k / B) * blk * B + k % B; };
+        if (m.count > 0) {
+            CheckUbAligned(dst, api, "dst");
+            CheckUbAligned(src, api, "src");
+            const uint64_t last_d = at(m.count - 1, p.dstStride), last_s = at(m.count - 1, p.srcStride);
+            if (last_d >= dst.size_ || last_s >= src.size_) {
+                const bool d_out = last_d >= dst.size_;
+                Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+                     std::string(d_out ? "dst" : "src") + ": " + Str(m.count) + " elements in counter mode reach element " +
+                         Str(d_out ? last_d : last_s) + " but the LocalTensor<" + TypeName<T>() + "> has " +
+                         Str(d_out ? dst.size_ : src.size_) + " elements");
+            }
+        }
+        for (uint64_t k = 0; k < m.count; ++k) dst.ptr_[at(k, p.dstStride)] = src.ptr_[at(k, p.srcStride)];
+        CountMasked<T>(m);
+        return;
+    }
+    CheckReach(api, m, dst, p.dstStride, p.dstRepeatSize, "dst");
+    CheckReach(api, m, src, p.srcStride, p.srcRepeatSize, "src");
+    T* d = dst.ptr_;
+    const T* s = src.ptr_;
+    ForActive(m, [&](int32_t r, uint32_t l) {
+        d[LaneOffset<T>(r, l, p.dstStride, p.dstRepeatSize)] = s[LaneOffset<T>(r, l, p.srcStride, p.srcRepeatSize)];
+    });
+    CountMasked<T>(m);
+}
+}  // namespace opgen_sim
+
+namespace AscendC {
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+                 const uint8_t repeatTime, const CopyRepeatParams& repeatParams) {
+    opgen_sim::CopyRep(dst, src, opgen_sim::ResolveMask<T, isSetMask>("Copy", true, 0, mask, repeatTime),
+                       repeatParams);
+}
+template <typename T, bool isSetMask = true>
+inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask,
+                 const uint8_t repeatTime, const CopyRepeatParams& repeatParams) {
+    opgen_sim::CopyRep(dst, src, opgen_sim::ResolveMask<T, isSetMask>("Copy", false, mask, nullptr, repeatTime),
+                       repeatParams);
+}
+}  // namespace AscendC
