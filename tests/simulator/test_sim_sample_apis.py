@@ -287,3 +287,52 @@ def test_documented_limits(apis: rt.KernelLibrary, mode: int, error: type[Except
     x = np.zeros(1024, np.float32)
     with pytest.raises(error, match="block 0: " + re.escape(text)):
         run(apis, mode, x)
+
+
+LIST_CPP = r"""
+#include "kernel_operator.h"
+#include "kernel_operator_list_tensor_intf.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void lists(GM_ADDR desc, GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
+                                            GM_ADDR tiling)
+{
+    uint32_t length = *reinterpret_cast<__gm__ uint32_t*>(tiling);
+    ListTensorDesc list(reinterpret_cast<__gm__ void*>(desc), length, 2);
+    uint64_t shape[4] = {0};
+    TensorDesc<float> d;
+    d.SetShapeAddr(shape);
+    list.GetDesc(d, 1);
+    GlobalTensor<float> out;
+    out.SetGlobalBuffer((__gm__ float*)z, 8);
+    out.SetValue(0, (float)list.GetSize());
+    out.SetValue(1, (float)d.GetDim());
+    out.SetValue(2, (float)d.GetShape(0));
+    out.SetValue(3, (float)d.GetShape(1));
+    out.SetValue(4, (float)d.GetIndex());
+    out.SetValue(5, d.GetDataObj().GetValue(0));
+    out.SetValue(6, list.GetDataPtr<float>(0)[3]);
+}
+"""
+
+
+def test_list_tensor_desc_reads_a_dynamic_input(tmp_path: Path) -> None:
+    src = tmp_path / "lists.cpp"
+    src.write_text(LIST_CPP)
+    lib = rt.build_kernel(src, entry="lists")
+    x = rt.gm_empty((64,), np.float32)
+    x[:] = np.arange(64)
+    x0, x1 = x.ctypes.data, x.ctypes.data + 32 * 4  # two tensors inside one buffer
+    # ptrOffset, then (dim | index << 32) and 2 shape words per tensor, then the pointers
+    desc = np.array([56, 2, 4, 8, 2 | 1 << 32, 5, 6, x0, x1], np.uint64)
+    z = np.zeros(8, np.float32)
+    for length, ok in ((72, True), (80, False)):
+        tiling = np.array([length], np.uint32).tobytes()
+        if ok:
+            rt.launch(lib, "lists", {"desc": desc, "x": x, "z": z}, block_dim=1, tiling=tiling)
+            np.testing.assert_array_equal(z[:7], [2, 2, 5, 6, 1, 32, 3])
+        else:
+            text = ("ListTensorDesc::Init: the layout holds 2 tensor(s) in 72 bytes, the call "
+                    "says 2 in 80")
+            with pytest.raises(rt.SimulatorError, match=re.escape(text)):
+                rt.launch(lib, "lists", {"desc": desc, "x": x, "z": z}, block_dim=1, tiling=tiling)
