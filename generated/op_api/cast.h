@@ -72,8 +72,8 @@ extern "C" aclnnStatus aclnnCastCustomGetWorkspaceSize(
     const ::opgen_aclnn::AttrIn attrs[] = {
         ::opgen_aclnn::AttrIn::Int(dstType),
     };
-    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_cast::Desc(), tensors, attrs,
-                                           workspaceSize, executor);
+    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_cast::Desc(), tensors, nullptr,
+                                           attrs, workspaceSize, executor);
 }
 
 extern "C" aclnnStatus aclnnCastCustom(

@@ -54,8 +54,8 @@ extern "C" aclnnStatus aclnnElementAddGetWorkspaceSize(
 {
     const aclTensor* const tensors[] = {x, y, out};
     const ::opgen_aclnn::AttrIn* const attrs = nullptr;
-    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_element_add::Desc(), tensors, attrs,
-                                           workspaceSize, executor);
+    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_element_add::Desc(), tensors, nullptr,
+                                           attrs, workspaceSize, executor);
 }
 
 extern "C" aclnnStatus aclnnElementAdd(

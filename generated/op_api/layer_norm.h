@@ -69,8 +69,8 @@ extern "C" aclnnStatus aclnnLayerNormCustomGetWorkspaceSize(
     const ::opgen_aclnn::AttrIn attrs[] = {
         ::opgen_aclnn::AttrIn::Float(epsilon),
     };
-    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_layer_norm::Desc(), tensors, attrs,
-                                           workspaceSize, executor);
+    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_layer_norm::Desc(), tensors, nullptr,
+                                           attrs, workspaceSize, executor);
 }
 
 extern "C" aclnnStatus aclnnLayerNormCustom(

@@ -60,8 +60,8 @@ extern "C" aclnnStatus aclnnLeakyReluGetWorkspaceSize(
     const ::opgen_aclnn::AttrIn attrs[] = {
         ::opgen_aclnn::AttrIn::Float(negativeSlope),
     };
-    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_leaky_relu::Desc(), tensors, attrs,
-                                           workspaceSize, executor);
+    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_leaky_relu::Desc(), tensors, nullptr,
+                                           attrs, workspaceSize, executor);
 }
 
 extern "C" aclnnStatus aclnnLeakyRelu(

@@ -60,8 +60,8 @@ extern "C" aclnnStatus aclnnSoftmaxCustomGetWorkspaceSize(
     const ::opgen_aclnn::AttrIn attrs[] = {
         ::opgen_aclnn::AttrIn::Int(axis),
     };
-    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_softmax::Desc(), tensors, attrs,
-                                           workspaceSize, executor);
+    return ::opgen_aclnn::GetWorkspaceSize(opgen_opapi_softmax::Desc(), tensors, nullptr,
+                                           attrs, workspaceSize, executor);
 }
 
 extern "C" aclnnStatus aclnnSoftmaxCustom(

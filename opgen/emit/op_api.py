@@ -63,15 +63,17 @@ class OpApiView:
     spec_path: str  # C++ string literal
     params: tuple[AclnnParam, ...]  # the generated aclnn header's, in order
     tensors: tuple[str, ...]  # the C++ expressions of the inputs then outputs
+    lists: tuple[str, ...]  # per input: its aclTensorList parameter, or nullptr; () if none
+    lists_arg: str  # `lists`, or nullptr for an op without a dynamic input
     attrs: tuple[str, ...]  # opgen_aclnn::AttrIn initialisers
-    unused: tuple[str, ...]  # parameters the CPU implementation cannot take
     unsupported: str  # C++ string literal, or "nullptr"
     desc: host_desc.DescView
 
 
 def _tensor(t: TensorDesc, param: str) -> str:
     rank = -1 if t.shape is None else len(t.shape)
-    return f'{{"{t.name}", "{param}", {host_desc.cbool(t.is_optional)}, {rank}}}'
+    dynamic = ", true" if t.is_dynamic else ""
+    return f'{{"{t.name}", "{param}", {host_desc.cbool(t.is_optional)}, {rank}{dynamic}}}'
 
 
 def _unsupported(spec: OpSpec) -> str:
@@ -80,9 +82,9 @@ def _unsupported(spec: OpSpec) -> str:
     if hook:
         return f"{spec.op_type} tiles with {hook}, which the C++ op library cannot call"
     dynamic = [t.name for t in spec.inputs if t.is_dynamic]
-    if dynamic:
-        return (f"{spec.op_type} has a dynamic (aclTensorList) input '{dynamic[0]}', which the "
-                "CPU aclnn library does not take yet")
+    if dynamic and not spec.kernel.op_host:
+        return (f"{spec.op_type} has a dynamic (aclTensorList) input '{dynamic[0]}', which only "
+                "the op's own op_host (kernel.op_host) can tile")
     return ""
 
 
@@ -91,6 +93,10 @@ def view(spec: OpSpec, kernel: CheckedKernel) -> OpApiView:
     unsupported = _unsupported(spec)
     tensors = [(t, p) for t, p in zip(spec.inputs, a.inputs, strict=True)]
     tensors += [(t, p) for t, p in zip(spec.outputs, a.outputs, strict=True)]
+    lists: tuple[str, ...] = ()
+    if any(t.is_dynamic for t in spec.inputs):
+        lists = tuple(p.name if t.is_dynamic else "nullptr"
+                      for t, p in zip(spec.inputs, a.inputs, strict=True))
     return OpApiView(
         banner=banner_text(spec.spec_path),
         op_name=spec.op_name,
@@ -103,9 +109,10 @@ def view(spec: OpSpec, kernel: CheckedKernel) -> OpApiView:
         spec_path=host_desc.cstr(spec.spec_path),
         params=a.params,
         tensors=tuple("nullptr" if t.is_dynamic else p.name for t, p in tensors),
+        lists=lists,
+        lists_arg="lists" if lists else "nullptr",
         attrs=tuple(f"::opgen_aclnn::AttrIn::{_ATTR_IN[attr.type]}({p.name})"
                     for attr, p in zip(spec.attrs, a.attrs, strict=True)),
-        unused=tuple(p.name for t, p in tensors if t.is_dynamic),
         unsupported=host_desc.cstr(unsupported) if unsupported else "nullptr",
         desc=host_desc.desc_view(
             spec, kernel,

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import oppkg
+from . import oppkg, tensor_list
 from .errors import TilingError
 from .launcher import gm_allocation, gm_empty, launch
 from .metadef import AttrDef, OpDef, TensorDef, load
@@ -288,8 +288,9 @@ class Registry:
         # Fast path: a signature seen before (numpy inputs, hashable attrs) reuses its plan:
         # the dtype/shape checks, output shapes and packed tiling were computed once.
         try:
-            key: Any = (tuple([None if a is None else (a.dtype, a.shape) for a in inputs]),
-                        tuple(attrs.items()))
+            key: Any = (tuple([None if a is None else (a.dtype, a.shape)
+                               if not isinstance(a, list | tuple) else _list_key(a)
+                               for a in inputs]), tuple(attrs.items()))
             plan = op.plans.get(key)
         except (AttributeError, TypeError):
             key, plan = None, None
@@ -301,30 +302,37 @@ class Registry:
             plan = self._plan(op, opdef, arrays, attr_values)
             plan.absent = (None,) * (len(arrays) - len(inputs))
             if (key is not None and plan.cacheable
-                    and all(a is None or isinstance(a, np.ndarray) for a in inputs)):
+                    and all(a is None or isinstance(a, np.ndarray)
+                            or (isinstance(a, list | tuple)
+                                and all(isinstance(x, np.ndarray) for x in a))
+                            for a in inputs)):
                 if len(op.plans) > 256:
                     op.plans.clear()
                 op.plans[key] = plan
             inputs = tuple(arrays[:len(inputs)])
         outs = [_ALLOC(n, d, s) for n, d, s in plan.out_layout]
-        gm = dict(zip(plan.names, [*inputs, *plan.absent, *outs], strict=True))
+        # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list)
+        gm_inputs = [tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
+        gm = dict(zip(plan.names, [*gm_inputs, *plan.absent, *outs], strict=True))
         prof = launch(plan.kernel, plan.entry, gm, block_dim=plan.block_dim, tiling=plan.tiling,
                       soc=self.soc, tiling_key=plan.tiling_key,
                       workspace_size=plan.workspace_size)
         result: Any = outs[0] if len(outs) == 1 else tuple(outs)
         return (result, prof) if profile else result
 
-    def _plan(self, op: RegisteredOp, opdef: OpDef, arrays: Sequence[np.ndarray | None],
+    def _plan(self, op: RegisteredOp, opdef: OpDef, arrays: Sequence[_Input],
               attrs: Mapping[str, Any]) -> _Plan:
         assert op.library is not None
-        in_dtypes = tuple(str(a.dtype) if a is not None else None for a in arrays)
+        in_dtypes = tuple(str(_first(a).dtype) if a is not None else None for a in arrays)
         column = _pick_column(opdef, in_dtypes, attrs)
         names = [t.name for t in (*opdef.inputs, *opdef.outputs)]
         dtypes = dict(zip(names, opdef.combinations[column], strict=True))
         for t, a in zip(opdef.inputs, arrays, strict=True):
-            if a is not None:
-                _check_shape(opdef, t.name, t.shape, a.shape)
-        shapes = {t.name: a.shape for t, a in zip(opdef.inputs, arrays, strict=True)
+            for k, x in enumerate(_instances(a)):
+                _check_shape(opdef, t.name if not t.dynamic else f"{t.name}[{k}]", t.shape,
+                             x.shape)
+        # a shape rule that names a list input reads its first instance
+        shapes = {t.name: _first(a).shape for t, a in zip(opdef.inputs, arrays, strict=True)
                   if a is not None}
         out_dtypes = tuple(np.dtype(dtypes[t.name]) for t in opdef.outputs)
         variant: KernelVariant | None = op.library.variant_for(op.kernel_name, dtypes)
@@ -335,6 +343,11 @@ class Registry:
             return self._plan_op_host(op, opdef, arrays, attrs, shapes, out_dtypes, names,
                                       op.library.kernel(variant), variant.entry)
         out_shapes = [_infer_output(opdef, t, shapes, attrs) for t in opdef.outputs]
+        dynamic = [t.name for t in opdef.inputs if t.dynamic]
+        if dynamic:
+            raise OpCallError(f"{opdef.op_name}: the list input '{dynamic[0]}' needs the op's "
+                              "own op_host (kernel.op_host) to tile it; the default tiling "
+                              "policy takes one tensor per input")
         if op.layout is None:
             raise OpCallError(f"{opdef.op_name}: the metadef has no tiling layout; regenerate "
                               "it with `opgen generate`")
@@ -351,7 +364,7 @@ class Registry:
                      tuple(names), block_dim, op.layout.pack(values), (), tiling_key=key)
 
     def _plan_op_host(self, op: RegisteredOp, opdef: OpDef,
-                      arrays: Sequence[np.ndarray | None], attrs: Mapping[str, Any],
+                      arrays: Sequence[_Input], attrs: Mapping[str, Any],
                       shapes: Mapping[str, tuple[int, ...]], out_dtypes: tuple[np.dtype[Any], ...],
                       names: Sequence[str], kernel: Any, entry: str) -> _Plan:
         """The op's own op_host decides: InferShape (when it registers one, else the spec's
@@ -361,9 +374,9 @@ class Registry:
         info = host.describe(opdef.op_type)
         depends = {p["name"] for p in (info.get("def") or {}).get("inputs", [])
                    if p.get("value_depend")}
-        ins = [[HostTensor(a.shape, str(a.dtype),
-                           data=a if t.ir in depends else None)] if a is not None else []
-               for t, a in zip(opdef.inputs, arrays, strict=True)]
+        # one entry per IR input: its instances (none absent, several for a list input)
+        ins = [[HostTensor(x.shape, str(x.dtype), data=x if t.ir in depends else None)
+                for x in _instances(a)] for t, a in zip(opdef.inputs, arrays, strict=True)]
         attr_list = [(a.type, attrs[a.name]) for a in opdef.attrs if a.name in attrs]
         if info.get("infer_shape"):
             out_shapes = host.infer_shape(opdef.op_type, ins, len(opdef.outputs), attr_list, soc)
@@ -475,7 +488,24 @@ def _tiling_value(attr: AttrDef | None, value: Any) -> Any:
     return value
 
 
-def _bind_inputs(opdef: OpDef, inputs: Sequence[Any]) -> list[np.ndarray | None]:
+# One bound input: an array, the list of arrays of a dynamic input, or None (absent).
+_Input = np.ndarray | list[np.ndarray] | None
+
+
+def _instances(a: _Input) -> list[np.ndarray]:
+    return [] if a is None else a if isinstance(a, list) else [a]
+
+
+def _first(a: np.ndarray | list[np.ndarray]) -> np.ndarray:
+    return a[0] if isinstance(a, list) else a
+
+
+def _list_key(a: Sequence[Any]) -> tuple[Any, ...]:
+    """The plan-cache key of a list input: its instances' dtypes and shapes."""
+    return ("list", *((x.dtype, x.shape) for x in a))
+
+
+def _bind_inputs(opdef: OpDef, inputs: Sequence[Any]) -> list[_Input]:
     n = len(opdef.inputs)
     required = sum(1 for t in opdef.inputs if not t.optional)
     if not required <= len(inputs) <= n:
@@ -483,7 +513,7 @@ def _bind_inputs(opdef: OpDef, inputs: Sequence[Any]) -> list[np.ndarray | None]
         raise OpCallError(f"{opdef.op_name}() takes {required}"
                           f"{f' to {n}' if n != required else ''} tensor input(s) ({names}), "
                           f"got {len(inputs)}")
-    out: list[np.ndarray | None] = []
+    out: list[_Input] = []
     for i, t in enumerate(opdef.inputs):
         value = inputs[i] if i < len(inputs) else None
         if value is None:
@@ -491,9 +521,33 @@ def _bind_inputs(opdef: OpDef, inputs: Sequence[Any]) -> list[np.ndarray | None]
                 raise OpCallError(f"{opdef.op_name}(): input '{t.name}' is required, got None")
             out.append(None)
             continue
+        if t.dynamic:
+            out.append(_bind_list(opdef, t, value))
+            continue
+        if isinstance(value, list | tuple) and value and all(
+                isinstance(x, np.ndarray) for x in value):
+            raise OpCallError(f"{opdef.op_name}(): input '{t.name}' is one tensor, got a list "
+                              f"of {len(value)} arrays (only dynamic inputs take a list)")
         arr = value if isinstance(value, np.ndarray) else np.asarray(value)
         out.append(arr)
     return out
+
+
+def _bind_list(opdef: OpDef, t: TensorDef, value: Any) -> list[np.ndarray]:
+    """A dynamic input: a non-empty list or tuple of arrays of one dtype and one rank."""
+    if not isinstance(value, list | tuple) or not value:
+        raise OpCallError(f"{opdef.op_name}(): input '{t.name}' is dynamic: pass a non-empty "
+                          f"list of tensors, got {type(value).__name__}")
+    arrays = [x if isinstance(x, np.ndarray) else np.asarray(x) for x in value]
+    dtypes = sorted({str(x.dtype) for x in arrays})
+    if len(dtypes) > 1:
+        raise OpCallError(f"{opdef.op_name}(): the tensors of list input '{t.name}' must share "
+                          f"one dtype, got {', '.join(dtypes)}")
+    if len({x.ndim for x in arrays}) > 1:
+        raise OpCallError(f"{opdef.op_name}(): the tensors of list input '{t.name}' must share "
+                          f"one rank (CANN's ListTensorDesc describes every tensor with the "
+                          f"first one's), got shapes {[x.shape for x in arrays]}")
+    return arrays
 
 
 _ATTR_CHECKS: dict[str, tuple[type, ...]] = {
@@ -630,8 +684,8 @@ def _backward(reg: Registry, name: str, inputs: Sequence[Any], grad_outputs: Seq
     grads: list[Any] = []
     for t, arr in zip(opdef.inputs, arrays, strict=True):
         source = sources.get(t.name)
-        if source is None or arr is None:
-            grads.append(None)
+        if source is None or arr is None or isinstance(arr, list):
+            grads.append(None)  # no expression, an absent input, or a list (no gradient)
             continue
         grad_value = np.asarray(_evaluate_numpy(source, env))
         grads.append(np.broadcast_to(grad_value, arr.shape).astype(arr.dtype))

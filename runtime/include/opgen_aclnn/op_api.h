@@ -21,6 +21,7 @@
 #include "acl/acl.h"
 #include "aclnn/acl_meta.h"
 #include "opgen_host/host_client.h"
+#include "opgen_aclnn/tensor_list.h"
 #include "opgen_host/op_desc.h"
 #include "opgen_sim/gm_registry.h"
 
@@ -35,6 +36,7 @@ struct TensorDesc {
     const char* param;  // the aclnn parameter it arrives in
     bool optional;
     int rank;  // the declared rank; -1: any
+    bool dynamic = false;  // an aclTensorList (CANN's DYNAMIC input)
 };
 
 struct Variant {
@@ -107,6 +109,7 @@ struct Executor : aclOpExecutor {
     size_t variant = 0;
     std::vector<uint8_t*> data;  // inputs then outputs (nullptr: an absent optional input)
     std::vector<int64_t> bytes;  // the bytes each tensor's storage covers
+    std::vector<std::vector<const aclTensor*>> lists;  // per input: a dynamic one's tensors
     opgen_host::HostDecision decision;
 };
 
@@ -221,15 +224,31 @@ inline aclnnStatus Tile(const OpDesc& d, const Executor& e, const aclTensor* con
             host_attrs.push_back(opgen_host::ToHostAttr(d.attrs[k].kind, attrs[k],
                                                         s != nullptr ? s : ""));
         }
-        std::vector<opgen_host::HostArg> args(n);
-        for (size_t i = 0; i < n; ++i) {
+        // every instance of every input (a list input's tensors in order), then the outputs
+        std::vector<opgen_host::HostArg> args;
+        std::vector<int32_t> counts(ni);
+        for (size_t i = 0; i < ni; ++i) {
+            const int32_t dt = static_cast<int32_t>(var.dtypes[i]);
+            if (d.inputs[i].dynamic) {
+                for (const aclTensor* t : e.lists[i]) {
+                    args.push_back({dt, t->view_dims, static_cast<int32_t>(t->view_rank), true});
+                }
+                counts[i] = static_cast<int32_t>(e.lists[i].size());
+            } else if (tensors[i] != nullptr) {
+                const aclTensor* t = tensors[i];
+                args.push_back({dt, t->view_dims, static_cast<int32_t>(t->view_rank), true});
+                counts[i] = 1;
+            }
+        }
+        const size_t nin = args.size();
+        for (size_t i = ni; i < n; ++i) {
             const aclTensor* t = tensors[i];
-            args[i] = {static_cast<int32_t>(var.dtypes[i]), t ? t->view_dims : nullptr,
-                       t ? static_cast<int32_t>(t->view_rank) : 0, t != nullptr};
+            args.push_back({static_cast<int32_t>(var.dtypes[i]), t ? t->view_dims : nullptr,
+                            t ? static_cast<int32_t>(t->view_rank) : 0, t != nullptr});
         }
         *err = opgen_host::HostTiling(d.host, args.data(), static_cast<int>(ni),
-                                      args.data() + ni, static_cast<int>(no), host_attrs, Soc(),
-                                      out);
+                                      args.data() + nin, static_cast<int>(no), host_attrs, Soc(),
+                                      out, counts.data());
         if (!err->empty()) *err = std::string(d.op_type) + ": " + *err;
         return err->empty() ? ACLNN_SUCCESS : ACLNN_ERR_INNER_TILING_ERROR;
     }
@@ -266,10 +285,12 @@ inline aclnnStatus Tile(const OpDesc& d, const Executor& e, const aclTensor* con
 }  // namespace detail
 
 // -- the two phases ---------------------------------------------------------------------------------
-// `tensors`: the inputs then the outputs, as the caller passed them; `attrs`: one per attr.
-inline aclnnStatus GetWorkspaceSize(const OpDesc& d, const aclTensor* const* tensors,
-                                    const AttrIn* attrs, uint64_t* workspace_size,
-                                    aclOpExecutor** executor) {
+// `tensors`: the inputs then the outputs, as the caller passed them (nullptr in a dynamic
+// input's place); `lists`: one per input, a dynamic input's aclTensorList (null for an op
+// without one); `attrs`: one per attr.
+inline aclnnStatus GetWorkspaceSize(const OpDesc& d, const aclTensor* const* tensors_in,
+                                    const aclTensorList* const* lists, const AttrIn* attrs,
+                                    uint64_t* workspace_size, aclOpExecutor** executor) {
     const std::string fn = d.workspace_fn;
     if (d.unsupported != nullptr) {
         return Fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, fn + ": " + d.unsupported);
@@ -279,6 +300,42 @@ inline aclnnStatus GetWorkspaceSize(const OpDesc& d, const aclTensor* const* ten
     }
     *executor = nullptr;
     const size_t ni = d.inputs.size(), n = ni + d.outputs.size();
+    // a list input stands in the checks below as its first tensor, and each of its tensors is
+    // checked as that one is
+    std::vector<const aclTensor*> tensors(tensors_in, tensors_in + n);
+    std::vector<std::vector<const aclTensor*>> instances(ni);
+    for (size_t i = 0; i < ni; ++i) {
+        const TensorDesc& t = d.inputs[i];
+        if (!t.dynamic) continue;
+        const aclTensorList* l = lists != nullptr ? lists[i] : nullptr;
+        if (l == nullptr) {
+            return Fail(ACLNN_ERR_PARAM_NULLPTR, fn + ": '" + t.param + "' (input '" + t.name +
+                                                     "') must not be null");
+        }
+        if (l->tag != kArrayTag || l->size == 0) {
+            return Fail(ACLNN_ERR_PARAM_INVALID,
+                        fn + ": '" + t.param + "' is not a live, non-empty aclTensorList");
+        }
+        for (uint64_t k = 0; k < l->size; ++k) {
+            const aclTensor* x = l->tensors[k];
+            const std::string what = std::string(t.param) + "[" + std::to_string(k) + "]";
+            std::string err = x == nullptr ? "'" + what + "' is null"
+                                           : detail::CheckTensor(x, what.c_str());
+            if (err.empty() && x->dtype != l->tensors[0]->dtype) {
+                err = "the tensors of '" + std::string(t.param) + "' must share one dtype: '" +
+                      what + "' is " + DtypeName(x->dtype) + ", the first " +
+                      DtypeName(l->tensors[0]->dtype);
+            }
+            if (err.empty() && x->view_rank != l->tensors[0]->view_rank) {
+                err = "the tensors of '" + std::string(t.param) + "' must share one rank "
+                      "(CANN's ListTensorDesc describes them with the first one's): '" + what +
+                      "' has shape " + detail::ShapeText(x);
+            }
+            if (!err.empty()) return Fail(ACLNN_ERR_PARAM_INVALID, fn + ": " + err);
+            instances[i].push_back(x);
+        }
+        tensors[i] = instances[i][0];
+    }
     for (size_t i = 0; i < n; ++i) {
         const TensorDesc& t = i < ni ? d.inputs[i] : d.outputs[i - ni];
         if (tensors[i] == nullptr) {
@@ -296,14 +353,15 @@ inline aclnnStatus GetWorkspaceSize(const OpDesc& d, const aclTensor* const* ten
     }
     Executor* e = new Executor;
     e->desc = &d;
+    e->lists = std::move(instances);
     std::string err;
-    if (!detail::ResolveVariant(d, tensors, &e->variant, &err)) {
+    if (!detail::ResolveVariant(d, tensors.data(), &e->variant, &err)) {
         delete e;
         return Fail(ACLNN_ERR_PARAM_INVALID, fn + ": " + err);
     }
     aclnnStatus status;
     try {
-        status = detail::Tile(d, *e, tensors, attrs, &e->decision, &err);
+        status = detail::Tile(d, *e, tensors.data(), attrs, &e->decision, &err);
     } catch (const std::exception& ex) {
         status = ACLNN_ERR_INNER;
         err = ex.what();
@@ -352,8 +410,27 @@ inline aclnnStatus Launch(const Executor& e, void* workspace, uint64_t workspace
     }
     uint8_t* args[opgen_host::kSimMaxArgs] = {};
     int64_t sizes[opgen_host::kSimMaxArgs] = {};
+    std::vector<std::vector<uint8_t>> packed(ni);  // the list inputs' GM buffers, for the launch
+    for (size_t i = 0; i < ni; ++i) {
+        if (!d.inputs[i].dynamic) continue;
+        std::vector<ListInstance> list;
+        for (size_t k = 0; k < e.lists[i].size(); ++k) {
+            const aclTensor* t = e.lists[i][k];
+            const int64_t itemsize = static_cast<int64_t>(aclDataTypeSize(t->dtype));
+            const uint8_t* p = static_cast<const uint8_t*>(t->data) + t->offset * itemsize;
+            const std::string what = std::string("the data of '") + d.inputs[i].param + "[" +
+                                      std::to_string(k) + "]'";
+            int64_t usable = 0;
+            *err = DeviceBytes(p, Elements(t) * itemsize, what.c_str(), &usable);
+            if (!err->empty()) return ACLNN_ERR_PARAM_INVALID;
+            list.push_back({p, Elements(t) * itemsize, t->view_dims,
+                            static_cast<int32_t>(t->view_rank)});
+        }
+        args[i] = PackTensorList(list, &packed[i], &sizes[i], err);
+        if (args[i] == nullptr) return ACLNN_ERR_PARAM_INVALID;
+    }
     for (size_t i = 0; i < n; ++i) {
-        if (e.data[i] == nullptr) continue;
+        if (e.data[i] == nullptr || (i < ni && d.inputs[i].dynamic)) continue;
         const TensorDesc& t = i < ni ? d.inputs[i] : d.outputs[i - ni];
         const std::string what = std::string("the data of '") + t.param + "'";
         *err = DeviceBytes(e.data[i], e.bytes[i], what.c_str(), &sizes[i]);

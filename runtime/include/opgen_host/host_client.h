@@ -138,10 +138,13 @@ inline std::string LoadHostImage(const HostImage& image, HostCallFn* out) {
 namespace detail {
 
 // ir_counts: one per IR input (0: absent); tensors: the present inputs, then outputs.
+// `ir_counts` null: `in` holds one HostArg per IR input (absent ones not present); else `in`
+// holds the instances of every IR input in order, ir_counts[i] of input i (a dynamic input's
+// list), all present.
 inline int32_t HostCall(HostCallFn fn, int32_t what, const HostImage& image, const HostArg* in,
                         int ni, const HostArg* out, int no, const std::vector<HostAttr>& attrs,
                         const SocProfile& soc, uint8_t* tiling, int64_t capacity,
-                        OpgenHostReply* rep) {
+                        OpgenHostReply* rep, const int32_t* ir_counts = nullptr) {
     std::vector<int32_t> counts(static_cast<size_t>(ni));
     std::vector<OpgenHostTensor> tin, tout(static_cast<size_t>(no));
     auto fill = [](OpgenHostTensor& t, const HostArg& a) {
@@ -151,11 +154,22 @@ inline int32_t HostCall(HostCallFn fn, int32_t what, const HostImage& image, con
         t.ndim = a.rank < 25 ? a.rank : 25;
         for (int32_t d = 0; d < t.ndim; ++d) t.dims[d] = a.dims[d];
     };
-    for (int i = 0; i < ni; ++i) {
-        counts[static_cast<size_t>(i)] = in[i].present ? 1 : 0;
-        if (!in[i].present) continue;
-        tin.emplace_back();
-        fill(tin.back(), in[i]);
+    if (ir_counts != nullptr) {
+        int k = 0;
+        for (int i = 0; i < ni; ++i) {
+            counts[static_cast<size_t>(i)] = ir_counts[i];
+            for (int32_t j = 0; j < ir_counts[i]; ++j, ++k) {
+                tin.emplace_back();
+                fill(tin.back(), in[k]);
+            }
+        }
+    } else {
+        for (int i = 0; i < ni; ++i) {
+            counts[static_cast<size_t>(i)] = in[i].present ? 1 : 0;
+            if (!in[i].present) continue;
+            tin.emplace_back();
+            fill(tin.back(), in[i]);
+        }
     }
     for (int o = 0; o < no; ++o) fill(tout[static_cast<size_t>(o)], out[o]);
     std::vector<OpgenHostAttr> cattrs(attrs.size());
@@ -216,9 +230,11 @@ inline std::string HostInferShapes(const HostImage& image, const HostArg* in, in
 }
 
 // Runs the op_host's TilingFunc for the call's tensors (inputs, then outputs) and attrs.
+// `ir_counts`: as HostCall's (null: one HostArg per IR input).
 inline std::string HostTiling(const HostImage& image, const HostArg* in, int ni,
                               const HostArg* out, int no, const std::vector<HostAttr>& attrs,
-                              const SocProfile& soc, HostDecision* d) {
+                              const SocProfile& soc, HostDecision* d,
+                              const int32_t* ir_counts = nullptr) {
     HostCallFn fn = nullptr;
     std::string err = LoadHostImage(image, &fn);
     if (!err.empty()) return err;
@@ -226,7 +242,7 @@ inline std::string HostTiling(const HostImage& image, const HostArg* in, int ni,
     d->tiling.assign(static_cast<size_t>(kCapacity), 0);
     OpgenHostReply rep;
     const int32_t status = detail::HostCall(fn, 1, image, in, ni, out, no, attrs, soc,
-                                            d->tiling.data(), kCapacity, &rep);
+                                            d->tiling.data(), kCapacity, &rep, ir_counts);
     if (status != kOk) return detail::HostError("TilingFunc", status, rep);
     if (!rep.block_dim_set || rep.block_dim < 1) {
         return "the op_host TilingFunc did not set a block dim (context->SetBlockDim(n) with "
