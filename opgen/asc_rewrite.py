@@ -139,19 +139,24 @@ def find_launches(text: str, path: str) -> list[Launch]:
 def rewrite(text: str, path: str) -> str:
     """The program with its launches rewritten, after PRELUDE and `#line 1 "path"`: compiler
     messages name the user's file and lines (columns shift on a launch's own line)."""
-    out: list[str] = [PRELUDE, f'#line 1 "{_c_string(path)}"\n']
+    out: list[str] = [PRELUDE, f'#line 1 "{c_string(path)}"\n']
     pos = 0
     for launch in find_launches(text, path):
         name = " ".join(launch.callee.split())
         out.append(text[pos:launch.callee_start])
-        out.append(f'::opgen_sim::AscLaunch("{_c_string(name)}", '
-                   f"[&](const auto&... opgen_arg) {{ {launch.callee}(opgen_arg...); }}, ")
-        out.append(text[launch.config_start:launch.config_end])
-        out.append(")")
+        out.append(launcher(name, launch.callee, text[launch.config_start:launch.config_end]))
         pos = launch.config_end + 3
     out.append(text[pos:])
     return "".join(out)
 
 
-def _c_string(text: str) -> str:
+def launcher(name: str, callee: str, config: str) -> str:
+    """The simulator launcher of `callee<<<config>>>`, to be applied to the kernel's arguments:
+    the one form of a launch, shared by <<<>>> rewrites and generated aclrtlaunch_ functions."""
+    return (f'::opgen_sim::AscLaunch("{c_string(name)}", '
+            f"[&](const auto&... opgen_arg) {{ {callee}(opgen_arg...); }}, {config})")
+
+
+def c_string(text: str) -> str:
+    """`text` as the body of a C++ string literal."""
     return text.replace("\\", "\\\\").replace('"', '\\"')

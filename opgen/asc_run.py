@@ -127,13 +127,63 @@ def cxx_command(args: Sequence[str]) -> list[str]:
     return out
 
 
+_REWRITE_USAGE = ("usage: opgen cxx --rewrite FILE -o OUT.cpp "
+                  "[--aclrtlaunch HEADER_DIR [-I DIR]... [-D NAME[=VALUE]]...]")
+
+
+def _rewrite_command(args: Sequence[str]) -> None:
+    """`--rewrite FILE -o OUT.cpp`: OUT.cpp is FILE with its launches rewritten. With
+    `--aclrtlaunch DIR` (ascendc_library's builds) OUT.cpp also defines aclrtlaunch_<kernel> for
+    each kernel of FILE, and DIR gets its header; -I and -D are the library's include
+    directories and definitions, with which the kernel frontend reads FILE."""
+    if len(args) < 3 or args[1] != "-o":
+        raise OpgenError(_REWRITE_USAGE)
+    source, out = Path(args[0]), Path(args[2])
+    header_dir: Path | None = None
+    include_dirs: list[str] = []
+    defines: list[str] = []
+    rest = list(args[3:])
+    while rest:
+        opt = rest.pop(0)
+        if opt in ("--aclrtlaunch", "-I", "-D") and rest:
+            value = rest.pop(0)
+        elif opt.startswith(("-I", "-D")) and len(opt) > 2:
+            opt, value = opt[:2], opt[2:]
+        else:
+            raise OpgenError(f"opgen cxx --rewrite: unexpected '{opt}'\n{_REWRITE_USAGE}")
+        if opt == "--aclrtlaunch":
+            header_dir = Path(value)
+        elif opt == "-I":
+            include_dirs.append(value)
+        else:
+            defines.append(value)
+    text = rewritten_text(source)
+    if header_dir is not None:
+        from opgen.aclrtlaunch import appendix, header_text, launch_functions
+
+        functions = launch_functions(source, include_dirs, defines)
+        for fn in functions:
+            _write_if_changed(header_dir / fn.header, header_text(fn, source.name))
+        text += appendix(functions)
+    _atomic_write(out, text)
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Leaves an unchanged file alone, so that what includes it is not rebuilt."""
+    try:
+        if path.read_text("utf-8") == text:
+            return
+    except OSError:
+        pass
+    _atomic_write(path, text)
+
+
 def cxx(args: Sequence[str]) -> int:
     """Runs the compiler as `opgen cxx` would; returns its exit status. `--rewrite IN -o OUT`
-    only writes the rewritten source of IN (for build systems that compile it themselves)."""
+    only writes the rewritten source of IN (for build systems that compile it themselves), see
+    _rewrite_command."""
     if args and args[0] == "--rewrite":
-        if len(args) != 4 or args[2] != "-o":
-            raise OpgenError("usage: opgen cxx --rewrite FILE -o OUT.cpp")
-        _atomic_write(Path(args[3]), rewritten_text(Path(args[1])))
+        _rewrite_command(args[1:])
         return 0
     if not any(_is_asc(a) or a.endswith((*_SOURCES, ".o")) for a in args):
         raise OpgenError("opgen cxx: give at least one source file (FILE.asc or .cpp)")

@@ -5,7 +5,8 @@ run.sh and CMake files unchanged (`bash run.sh -r cpu -v <SoC> -i "$(opgen confi
 It holds bin/setenv.bash (names the toolkit and its op packages), the CPU-debug CMake package
 (find_package(tikicpulib): a target tikicpulib::<SoC> per SoC and `ascendcl`), CANN's
 ascendc_kernel_cmake/ascendc.cmake for `-r npu` / `-r sim` (ascendc_library compiles the kernel
-files, <<<>>> launches rewritten, for the simulator), and the ASC language package of
+files, <<<>>> launches rewritten, for the simulator, and makes each kernel's
+aclrtlaunch_<kernel>.h with its launch function), and the ASC language package of
 single-source projects (find_package(ASC), project(... LANGUAGES ASC)). For aclnn drivers it
 has runtime/include and atc/include (opgen's headers), stub libraries to link by name, and
 opp/ ($ASCEND_OPP_PATH), where `opgen build` installs the project's op package
@@ -94,7 +95,8 @@ endif()
 _ASCENDC = """\
 # opgen simulator toolkit: CANN's ascendc_library for NPU builds of kernel-launch samples. The
 # kernel files are compiled for the simulator, their host wrappers' <<<>>> launches rewritten
-# (opgen cxx); host_intf_pub gives main.cpp acl/acl.h. Programs run on the CPU.
+# and an aclrtlaunch_<kernel> launch function made per kernel (opgen cxx --rewrite); host_intf_pub
+# gives main.cpp acl/acl.h. Programs run on the CPU.
 include_guard(GLOBAL)
 find_package(Threads REQUIRED)
 set(_opgen_include "$include")
@@ -104,15 +106,25 @@ if(NOT TARGET host_intf_pub)
     INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
     INTERFACE_LINK_LIBRARIES Threads::Threads)
 endif()
+# Each kernel's aclrtlaunch_<kernel>.h goes where CANN puts it, include/<target> of the build
+# tree, on the library's interface include path; its definition is in the rewritten source. The
+# kernel frontend reads the file with the library's include directories and definitions.
 function(ascendc_library target type)
   set(_sources)
+  set(_headers "$${CMAKE_BINARY_DIR}/include/$${target}")
+  file(MAKE_DIRECTORY "$${_headers}")
+  set(_incs "$$<TARGET_PROPERTY:$${target},INCLUDE_DIRECTORIES>")
+  set(_defs "$$<TARGET_PROPERTY:$${target},COMPILE_DEFINITIONS>")
   foreach(_src $${ARGN})
     get_filename_component(_abs "$${_src}" ABSOLUTE)
     get_filename_component(_name "$${_src}" NAME_WE)
     set(_out "$${CMAKE_CURRENT_BINARY_DIR}/opgen_asc/$${target}/$${_name}.cpp")
     add_custom_command(OUTPUT "$${_out}"
       COMMAND "$python" -m opgen cxx --rewrite "$${_abs}" -o "$${_out}"
-      DEPENDS "$${_abs}" VERBATIM)
+        --aclrtlaunch "$${_headers}"
+        "$$<$$<BOOL:$${_incs}>:-I$$<JOIN:$${_incs},;-I>>"
+        "$$<$$<BOOL:$${_defs}>:-D$$<JOIN:$${_defs},;-D>>"
+      DEPENDS "$${_abs}" VERBATIM COMMAND_EXPAND_LISTS)
     list(APPEND _sources "$${_out}")
     get_filename_component(_dir "$${_abs}" DIRECTORY)
     list(APPEND _dirs "$${_dir}")
@@ -122,8 +134,10 @@ function(ascendc_library target type)
   target_compile_definitions($${target} PRIVATE _GLIBCXX_USE_CXX11_ABI=0)
   target_compile_options($${target} PRIVATE $cxxflags -O2)
   target_link_libraries($${target} PUBLIC Threads::Threads)
+  target_include_directories($${target} INTERFACE "$${_headers}")
   set_target_properties($${target} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   install(TARGETS $${target} LIBRARY DESTINATION lib ARCHIVE DESTINATION lib)
+  install(DIRECTORY "$${_headers}/" DESTINATION include/$${target} FILES_MATCHING PATTERN "*.h")
 endfunction()
 function(ascendc_compile_definitions target)
   target_compile_definitions($${target} $${ARGN})
