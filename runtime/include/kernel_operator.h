@@ -9,6 +9,8 @@
 #include "opgen_sim/vector_masked.h"
 #include "opgen_sim/vector_more.h"
 #include "opgen_sim/gather_mask.h"
+#include "opgen_sim/pad.h"
+#include "opgen_sim/sort.h"
 #include "opgen_sim/sync.h"
 #include "opgen_sim/tiling.h"
 #include "opgen_sim/workspace.h"

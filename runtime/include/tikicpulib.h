@@ -4,4 +4,5 @@
 #pragma once
 
 #include "kernel_operator.h"
+#include "securec.h"
 #include "opgen_sim/icpu.h"
