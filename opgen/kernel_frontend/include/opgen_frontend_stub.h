@@ -179,3 +179,14 @@ template <typename T> constexpr const T& max(const T& a, const T& b) { return a 
 namespace std {
 using namespace opgen_frontend_std;  // NOLINT: see above
 }  // namespace std
+
+// The advanced APIs' kernel tiling structs, which kernels keep as data members and parameters
+// (CANN's kernel_operator.h exports them unqualified). Their fields are only read in bodies.
+namespace AscendC {
+namespace tiling {
+struct PadTiling { uint32_t srcHeight, srcWidth, srcOriWidth; };
+struct UnPadTiling { uint32_t srcHeight, srcWidth; };
+}  // namespace tiling
+}  // namespace AscendC
+using AscendC::tiling::PadTiling;
+using AscendC::tiling::UnPadTiling;
