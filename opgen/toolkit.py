@@ -100,10 +100,14 @@ _ASCENDC = """\
 include_guard(GLOBAL)
 find_package(Threads REQUIRED)
 set(_opgen_include "$include")
+# lib64 of this toolkit (compiler/tikcpp/ascendc_kernel_cmake/ -> lib64): the samples' host
+# programs link CANN's host libraries by name (graph_base, tiling_api, ...), stubs there.
+get_filename_component(_opgen_lib64 "$${CMAKE_CURRENT_LIST_DIR}/../../../lib64" ABSOLUTE)
 if(NOT TARGET host_intf_pub)
   add_library(host_intf_pub INTERFACE IMPORTED GLOBAL)
   set_target_properties(host_intf_pub PROPERTIES
     INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
+    INTERFACE_LINK_DIRECTORIES "$${_opgen_lib64}"
     INTERFACE_LINK_LIBRARIES Threads::Threads)
 endif()
 # Each kernel's aclrtlaunch_<kernel>.h goes where CANN puts it, include/<target> of the build
