@@ -6,11 +6,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install demo test lint typecheck unit regen docs bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@echo "==> installing opgen and its dependencies into $(VENV)/ (first run: a few minutes)"
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --progress-bar on -q --upgrade pip
-	$(BIN)/python -m pip install --progress-bar on -e '.[dev,torch,tf]'
+	$(BIN)/python -m pip install --progress-bar on -c constraints.txt -e '.[dev,torch,tf]'
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -63,7 +63,7 @@ def _tf() -> Any:
         import tensorflow as tf
     except ImportError:
         raise TfSupportError("TensorFlow is not installed: pip install 'opgen[tf]' "
-                             "(tensorflow-cpu==2.21.0)") from None
+                             "(tensorflow-cpu 2.16 or later)") from None
     return tf
 
 
