@@ -10,6 +10,7 @@
 #include "opgen_sim/vector_more.h"
 #include "opgen_sim/gather_mask.h"
 #include "opgen_sim/pad.h"
+#include "opgen_sim/broadcast.h"
 #include "opgen_sim/sort.h"
 #include "opgen_sim/sync.h"
 #include "opgen_sim/tiling.h"

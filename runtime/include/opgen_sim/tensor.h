@@ -451,6 +451,20 @@ public:
         t.pos_ = pos;
         return t;
     }
+    // CANN's TBuf inherits the queue calls: AllocTensor and DeQue are Get, EnQue and FreeTensor
+    // do nothing (kernels free a TBuf tensor like a queue's)
+    template <typename T>
+    LocalTensor<T> AllocTensor() {
+        return Get<T>();
+    }
+    template <typename T>
+    LocalTensor<T> DeQue() {
+        return Get<T>();
+    }
+    template <typename T>
+    void EnQue(const LocalTensor<T>&) {}
+    template <typename T>
+    void FreeTensor(const LocalTensor<T>&) {}
     void Init(uint8_t* addr, uint32_t bytes) {
         slot_.addr = addr;
         slot_.bytes = bytes;

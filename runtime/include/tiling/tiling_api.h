@@ -1,6 +1,7 @@
 // opgen host runtime: CANN's tiling/tiling_api.h for the advanced APIs the simulator implements:
 // Pad and UnPad (GetPadMaxMinTmpSize, PadTilingFunc, GetUnPadMaxMinTmpSize, UnPadTilingFunc) and
-// their tiling classes optiling::PadTiling / optiling::UnPadTiling. Header-only, so a sample's
+// their tiling classes optiling::PadTiling / optiling::UnPadTiling; Broadcast
+// (GetBroadCastMaxMinTmpSize). Header-only, so a sample's
 // host code that links CANN's tiling_api library links the toolkit's empty stub of it.
 //
 // The functions fill every field CANN's kernels read; the simulator's Pad and UnPad use only the
@@ -20,6 +21,7 @@
 
 #include "../graph/tensor.h"
 #include "../kernel_tiling/kernel_tiling.h"
+#include "../opgen_host/broadcast_tmp_size.h"
 #include "../opgen_host/tiling_def.h"
 #include "platform/platform_ascendc.h"
 
@@ -227,6 +229,43 @@ inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBuffer
     optiling::UnPadTiling data;
     UnPadTilingFunc(srcShape, stackBufferSize, typeSize, data);
     data.SaveToBuffer(&tiling, sizeof(tiling));
+}
+
+// The figures are opgen_broadcast::BroadcastTmpSize's, the rule the simulator's Broadcast checks
+// its sharedTmpBuffer against. isReuseSource is reserved (the reference): it changes nothing.
+inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascendcPlatform,
+                                      const ge::Shape& srcShape, const ge::Shape& dstShape, uint32_t typeSize,
+                                      const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    maxValue = 0;
+    minValue = 0;
+    constexpr const char* api = "GetBroadCastMaxMinTmpSize";
+    const size_t dims = srcShape.GetDimNum();
+    if (dims != dstShape.GetDimNum()) {
+        pad_tiling_detail::Report(api, "srcShape has " + std::to_string(dims) + " dims and dstShape " +
+                                           std::to_string(dstShape.GetDimNum()) + ", they should be equal");
+        return;
+    }
+    if (dims != 1 && dims != 2) {
+        pad_tiling_detail::Report(api, "srcShape has " + std::to_string(dims) + " dims, should be 1 or 2");
+        return;
+    }
+    uint64_t src[2] = {0, 0}, dst[2] = {0, 0};
+    for (size_t i = 0; i < dims; ++i) {
+        src[i] = static_cast<uint64_t>(srcShape.GetDim(i));
+        dst[i] = static_cast<uint64_t>(dstShape.GetDim(i));
+    }
+    const NpuArch npu = ascendcPlatform.GetCurNpuArch();
+    const opgen_broadcast::Arch arch = npu == NpuArch::DAV_2201   ? opgen_broadcast::Arch::Dav2201
+                                       : npu == NpuArch::DAV_2002 ? opgen_broadcast::Arch::Dav2002
+                                                                  : opgen_broadcast::Arch::Other;
+    const opgen_broadcast::TmpSize size = opgen_broadcast::BroadcastTmpSize(arch, src, dst, dims, typeSize);
+    if (!size.error.empty()) {
+        pad_tiling_detail::Report(api, size.error);
+        return;
+    }
+    maxValue = size.maxBytes;
+    minValue = size.minBytes;
 }
 
 }  // namespace AscendC
