@@ -19,6 +19,11 @@ struct Slot {
 
 inline uint64_t RoundUp(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
 
+// The whole-tensor operator form `dst = a + b` (vector.h): the right side is this expression,
+// which the assignment runs over dst's length.
+template <typename T, typename Op>
+struct WholeTensorBinary;
+
 }  // namespace opgen_sim
 
 // CANN declares event_t (the compiler's event id type) and GetTPipePtr() outside AscendC, and
@@ -77,6 +82,12 @@ public:
         ptr_ = reinterpret_cast<T*>(c.ub + addr);
         size_ = tileSize;
         pos_ = pos;
+    }
+
+    template <typename Op>
+    LocalTensor& operator=(const opgen_sim::WholeTensorBinary<T, Op>& expr) {
+        expr.Run(*this);
+        return *this;
     }
 
     // Simulator internals (public so the API functions can reach them; not part of Ascend C).

@@ -194,6 +194,47 @@ OPGEN_SIM_BINARY(Max, a > b ? a : b)
 OPGEN_SIM_BINARY(Min, a < b ? a : b)
 #undef OPGEN_SIM_BINARY
 
+}  // namespace AscendC
+
+namespace opgen_sim {
+
+// `dst = a + b`, `-`, `*`, `/`: the reference's whole-tensor form, whose count is dst's length
+template <typename T, typename Op>
+struct WholeTensorBinary {
+    AscendC::LocalTensor<T> a, b;
+    void Run(const AscendC::LocalTensor<T>& dst) const { Op::Run(dst, a, b, static_cast<int32_t>(dst.size_)); }
+};
+
+#define OPGEN_SIM_WHOLE_TENSOR_OP(NAME)                                                     \
+    struct NAME##Op {                                                                        \
+        template <typename T>                                                                \
+        static void Run(const AscendC::LocalTensor<T>& d, const AscendC::LocalTensor<T>& a,  \
+                        const AscendC::LocalTensor<T>& b, int32_t n) {                        \
+            AscendC::NAME(d, a, b, n);                                                       \
+        }                                                                                    \
+    };
+OPGEN_SIM_WHOLE_TENSOR_OP(Add)
+OPGEN_SIM_WHOLE_TENSOR_OP(Sub)
+OPGEN_SIM_WHOLE_TENSOR_OP(Mul)
+OPGEN_SIM_WHOLE_TENSOR_OP(Div)
+#undef OPGEN_SIM_WHOLE_TENSOR_OP
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+#define OPGEN_SIM_WHOLE_TENSOR_OPERATOR(NAME, SYMBOL)                                                  \
+    template <typename T>                                                                             \
+    inline opgen_sim::WholeTensorBinary<T, opgen_sim::NAME##Op> operator SYMBOL(const LocalTensor<T>& a, \
+                                                                               const LocalTensor<T>& b) { \
+        return {a, b};                                                                                \
+    }
+OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Add, +)
+OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Sub, -)
+OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Mul, *)
+OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Div, /)
+#undef OPGEN_SIM_WHOLE_TENSOR_OPERATOR
+
 // ---- tensor-scalar -----------------------------------------------------------------------
 #define OPGEN_SIM_SCALAR(NAME, EXPR)                                                           \
     template <typename T>                                                                      \
