@@ -4,17 +4,16 @@ tiling."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
+import built_ops
 import numpy as np
 import pytest
 import yaml
 
 from conftest import ROOT
 from opgen.cli import main
-from opgen_runtime import registry
 
 FIXTURE = ROOT / "tests" / "fixtures" / "msopgen_clamp"
 
@@ -45,14 +44,7 @@ def test_import_project_in_place_then_build_and_run(
     assert main(["import-msopgen", str(project)]) == 2
     assert "already exists" in capsys.readouterr().err
 
-    assert main(["build", "--no-op-api"]) == 0
-    lib = next(line.split(": ", 1)[1] for line in capsys.readouterr().out.splitlines()
-               if line.startswith("clamp_scale: "))
-    reg = registry.Registry()
-    reg.load_operator_library(lib)
-    reg.register_operator("clamp_scale")
-    reg.register_operator_model("clamp_scale", os.path.abspath(
-        "generated/metadef/clamp_scale.json"), "clamp_scale")
+    reg = built_ops.registered(work, "clamp_scale")
     x = np.linspace(-20, 20, 4096, dtype=np.float32)
     np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
                                   np.clip(x * np.float32(2.0), -6, 6))

@@ -5,17 +5,15 @@ from its tiling data and writes into the user part of its workspace."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import struct
 from pathlib import Path
 
+import built_ops
 import numpy as np
 import pytest
 
 from conftest import ROOT
-from opgen.cli import main
-from opgen_runtime import registry
 from opgen_runtime.errors import TilingError
 from opgen_runtime.ophost import HostTensor, build_op_host, load_op_host
 from opgen_runtime.soc import get_soc
@@ -111,19 +109,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_registry_launches_with_the_op_hosts_tiling(
-        project: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(project)
-    assert main(["build", "--no-op-api"]) == 0
-    lib = next(line.split(": ", 1)[1] for line in capsys.readouterr().out.splitlines()
-               if line.startswith("clamp_scale: "))
-    reg = registry.Registry()
-    reg.load_operator_library(lib)
-    reg.register_operator("clamp_scale")
-    reg.register_operator_model("clamp_scale",
-                                os.path.abspath("generated/metadef/clamp_scale.json"),
-                                "clamp_scale")
+def test_registry_launches_with_the_op_hosts_tiling(project: Path) -> None:
+    reg = built_ops.registered(project, "clamp_scale")
     rng = np.random.default_rng(3)
     # (100,) and (3, 37): the kernel copies the tail in whole 32-byte blocks, through the
     # padding of the arrays' device allocations

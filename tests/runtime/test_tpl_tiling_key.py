@@ -6,20 +6,16 @@ instantiation into the library; every one runs through the registry and matches 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import shutil
 import struct
 from pathlib import Path
 
+import built_ops
 import numpy as np
 import pytest
 
 from conftest import ROOT
-from opgen.cli import main
-from opgen_runtime import registry
 from opgen_runtime.build import build_kernel
 from opgen_runtime.dtypes import dtype_defines
 from opgen_runtime.errors import BuildError, TilingError
@@ -58,16 +54,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def built(project: Path) -> tuple[Path, Path]:
     """(operator library, metadef) of `opgen build` in the project."""
-    cwd = os.getcwd()
-    out = io.StringIO()
-    os.chdir(project)
-    try:
-        with contextlib.redirect_stdout(out):
-            assert main(["build", "--no-op-api"]) == 0
-    finally:
-        os.chdir(cwd)
-    lib = Path(out.getvalue().strip().rsplit(": ", 1)[-1])
-    return lib, project / "generated" / "metadef" / "tpl_muladd.json"
+    return built_ops.build(project)["tpl_muladd"], (
+        project / "generated" / "metadef" / "tpl_muladd.json")
 
 
 def test_the_frontend_records_the_template_parameters(built: tuple[Path, Path]) -> None:
@@ -80,10 +68,7 @@ def test_the_frontend_records_the_template_parameters(built: tuple[Path, Path]) 
 
 def test_every_selected_combination_matches_numpy(built: tuple[Path, Path]) -> None:
     lib, metadef = built
-    reg = registry.Registry()
-    reg.load_operator_library(str(lib))
-    reg.register_operator("tpl_muladd")
-    reg.register_operator_model("tpl_muladd", str(metadef), "tpl_muladd")
+    reg = built_ops.registered(metadef.parent.parent.parent, "tpl_muladd", lib)
     rng = np.random.default_rng(7)
     seen = set()
     for dt, n, tiles, split, blocks in CASES:
