@@ -23,7 +23,7 @@ public:
     __aicore__ inline KernelSoftmax() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const SoftmaxCustomTilingData& t)
     {
-        ASSERT(t.axis == -1 || t.axis == static_cast<int64_t>(t.rank) - 1);
+        ascendc_assert(t.axis == -1 || t.axis == static_cast<int64_t>(t.rank) - 1);
         cols = t.cols;
         colsAligned = (cols + ALIGN - 1) / ALIGN * ALIGN;
         const uint32_t perBlock = (t.rows + GetBlockNum() - 1) / GetBlockNum();

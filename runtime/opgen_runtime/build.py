@@ -37,6 +37,17 @@ BASE_FLAGS: tuple[str, ...] = (
     "-fvisibility=hidden",
     "-fno-math-errno",
 )
+STRICT_ENV = "OPGEN_SIM_STRICT"
+
+
+def strict_build_flags() -> tuple[str, ...]:
+    """The build's share of strict mode: `ASSERT(x)` checks only in libraries built while
+    OPGEN_SIM_STRICT=1 is set (CANN's NPU build expands it to nothing, its CPU-debug build to
+    assert(x)). Part of the cache key, so a strict and a default library never mix."""
+    value = os.environ.get(STRICT_ENV, "")
+    return ("-DOPGEN_SIM_CHECKED_ASSERT=1",) if value not in ("", "0") else ()
+
+
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 # Bumped when the launch ABI between opgen_runtime and the headers changes.
 CACHE_FORMAT = "opgen-kernel-v1"
@@ -180,7 +191,7 @@ def _command(
     includes: Sequence[Path],
     extra: Sequence[str],
 ) -> list[str]:
-    cmd = [cxx, *BASE_FLAGS, f"-I{include_dir()}"]
+    cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}"]
     cmd += [f"-I{d}" for d in includes]
     cmd += [f"-D{k}={v}" for k, v in sorted(defines.items())]
     cmd += list(extra)
@@ -203,7 +214,7 @@ def _cache_key(
 
     add("format", CACHE_FORMAT.encode())
     add("compiler", _compiler_identity(cxx).encode())
-    add("flags", "\0".join(BASE_FLAGS).encode())
+    add("flags", "\0".join((*BASE_FLAGS, *strict_build_flags())).encode())
     add("extra", "\0".join(extra).encode())
     add("defines", "\0".join(f"{k}={v}" for k, v in sorted(defines.items())).encode())
     add("source", source.read_bytes())

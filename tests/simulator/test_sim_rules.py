@@ -94,6 +94,12 @@ extern "C" __global__ __aicore__ void rules(GM_ADDR x, GM_ADDR z, GM_ADDR worksp
     if (mode == 13) {
         ASSERT(t.n == 12345);
     }
+    if (mode == 15) {                      // a buffer past the Unified Buffer, used
+        TBuf<QuePosition::VECCALC> big;
+        pipe.InitBuffer(big, 200 * 1024);
+        LocalTensor<float> b = big.Get<float>();
+        Duplicate(b, 0.0f, 64);
+    }
     if (mode == 14) {                      // DataCopy of an EnQue'd-twice tensor
         LocalTensor<float> a = que.AllocTensor<float>();
         que.EnQue(a);
@@ -146,10 +152,11 @@ def assert_still_works(lib: rt.KernelLibrary) -> None:
 
 CASES = [
     (
-        1,
+        15,
         rt.UnifiedBufferOverflow,
-        "TPipe::InitBuffer",
-        r"needs 204800 bytes, 1536 of 196608 bytes are already in use",
+        "Duplicate",
+        r"LocalTensor<float> at UB bytes \[1536, 206336\) lies past the Unified Buffer of "
+        r"196608 bytes: TPipe::InitBuffer reserved more than the buffer holds \(206336 bytes\)",
     ),
     (
         2,
@@ -174,7 +181,6 @@ CASES = [
         "Compare",
         r"count 40 x float = 160 bytes does not fill whole 256-byte repeats.*multiple of 64",
     ),
-    (13, rt.KernelAssertError, "ASSERT", r"assertion failed: t.n == 12345"),
     (14, rt.QueueError, "TQue::EnQue", r"already in the queue"),
 ]
 
@@ -194,10 +200,40 @@ def test_rule_violation_is_reported_and_process_survives(
     assert_still_works(rules_lib)
 
 
+def test_assert_is_checked_only_in_strict_builds(
+    rules_lib: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the NPU build expands ASSERT to nothing: a failing one changes nothing
+    x, z, _ = run(rules_lib, 13)
+    np.testing.assert_array_equal(z, x + 1)
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    strict = rt.build_kernel(rules_lib.source, entry="rules")
+    assert strict.path != rules_lib.path
+    with pytest.raises(rt.KernelAssertError) as info:
+        run(strict, 13)
+    assert info.value.block == 1
+    assert info.value.api == "ASSERT"
+    assert re.search(r"assertion failed: t.n == 12345 at .*\.cpp:\d+", str(info.value))
+
+
 def test_ub_capacity_depends_on_soc(rules_lib: rt.KernelLibrary) -> None:
     with pytest.raises(rt.UnifiedBufferOverflow, match=r"SoC ascend910b: UB 196608 bytes"):
-        run(rules_lib, 1, soc="ascend910b")
-    run(rules_lib, 1, soc="ascend310p")  # 256 KiB: the same request fits
+        run(rules_lib, 15, soc="ascend910b")
+    run(rules_lib, 15, soc="ascend310p")  # 256 KiB: the same buffer fits
+
+
+def test_buffer_past_the_ub_is_an_error_when_used_or_in_strict_mode(
+    rules_lib: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # TPipe::InitBuffer on the device only hands out addresses: an unused buffer past the end
+    # of the UB goes unnoticed there (mode 1 reserves 200 KiB and never touches it)
+    x, z, _ = run(rules_lib, 1)
+    np.testing.assert_array_equal(z, x + 1)
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.UnifiedBufferOverflow) as info:
+        run(rules_lib, 1)
+    assert info.value.api == "TPipe::InitBuffer"
+    assert "needs 204800 bytes, 1536 of 196608 bytes are already in use" in str(info.value)
 
 
 def test_datacopy_hardware_rounding_option(rules_lib: rt.KernelLibrary) -> None:

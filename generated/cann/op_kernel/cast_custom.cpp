@@ -39,7 +39,7 @@ public:
     __aicore__ inline KernelCast() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, const CastCustomTilingData& t)
     {
-        ASSERT(t.dstType == GeDataType<TY>());
+        ascendc_assert(t.dstType == GeDataType<TY>());
         const uint64_t start = static_cast<uint64_t>(t.blockLength) * GetBlockIdx();
         const uint64_t rest = start < t.totalLength ? t.totalLength - start : 0;
         length = rest < t.blockLength ? rest : t.blockLength;
