@@ -115,6 +115,19 @@ public:
                                 opgen_sim::Str(UbOffset()) +
                                 " was released); keep a tensor only until FreeTensor");
         }
+        const opgen_sim::Core* c = opgen_sim::tls_core;
+        const auto* p = reinterpret_cast<const uint8_t*>(ptr_);
+        if (c != nullptr && p >= c->ub && p < c->ub + c->ub_used &&
+            UbOffset() + static_cast<uint64_t>(size_) * sizeof(T) > c->ub_capacity) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, api,
+                            "LocalTensor<" + std::string(opgen_sim::TypeName<T>()) + "> at UB bytes [" +
+                                opgen_sim::Str(UbOffset()) + ", " +
+                                opgen_sim::Str(UbOffset() + static_cast<uint64_t>(size_) * sizeof(T)) +
+                                ") lies past the Unified Buffer of " + opgen_sim::Str(c->ub_capacity) +
+                                " bytes: TPipe::InitBuffer reserved more than the buffer holds (" +
+                                opgen_sim::Str(c->ub_used) +
+                                " bytes); the hardware accepts that InitBuffer, not this access");
+        }
     }
     uint64_t UbOffset() const {
         const opgen_sim::Core* c = opgen_sim::tls_core;
@@ -539,7 +552,9 @@ public:
 private:
     uint8_t* Reserve(uint64_t bytes, uint32_t num, uint32_t len) {
         opgen_sim::Core& c = opgen_sim::CurrentCore();
-        if (c.ub_used + bytes > c.ub_capacity) {
+        // The hardware only hands out addresses here: a buffer past the end of the UB is an
+        // error when it is used (LocalTensor::CheckLive), or here in strict mode.
+        if (c.ub_used + bytes > c.ub_capacity && c.strict_gm) {
             opgen_sim::Fail(
                 opgen_sim::ErrorKind::UnifiedBufferOverflow, "TPipe::InitBuffer",
                 "Unified Buffer overflow: InitBuffer(num=" + std::to_string(num) +
@@ -547,7 +562,8 @@ private:
                     " bytes, " + opgen_sim::Str(c.ub_used) + " of " +
                     opgen_sim::Str(c.ub_capacity) + " bytes are already in use (" +
                     opgen_sim::Str(c.ub_used + bytes) + " > " + opgen_sim::Str(c.ub_capacity) +
-                    "); use smaller tiles or fewer buffers");
+                    "); use smaller tiles or fewer buffers (strict mode; by default only a use of "
+                    "such a buffer is an error, as on the hardware)");
         }
         uint8_t* addr = c.ub + c.ub_used;
         c.ub_used += bytes;
