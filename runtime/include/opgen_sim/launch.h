@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core.h"
+#include "crosscore.h"
 #include "tensor.h"
 
 namespace opgen_sim {
@@ -64,14 +65,24 @@ struct Job {
     int32_t err_kind = 0;
     std::string err_api;
     std::string err_msg;
+    bool err_secondary = false;
+    // Cross-core waits, deadlocks, helper threads and cancellation (crosscore.h): a launch
+    // timeout or an interrupt sets sync.cancel (or sync.deadline before the launch).
+    LaunchSync sync;
 
-    void Record(int32_t block, ErrorKind kind, const std::string& api, const std::string& msg) {
+    // The lowest failing block's error is the launch's; a secondary error (a deadlock, a
+    // cancelled wait: SyncAbort) only when no block broke a rule, as it is then the consequence.
+    void Record(int32_t block, ErrorKind kind, const std::string& api, const std::string& msg,
+                bool secondary = false) {
         std::lock_guard<std::mutex> lock(err_mu);
-        if (err_block < 0 || block < err_block) {
+        const bool better = err_block < 0 || (err_secondary && !secondary) ||
+                            (err_secondary == secondary && block < err_block);
+        if (better) {
             err_block = block;
             err_kind = static_cast<int32_t>(kind);
             err_api = api;
             err_msg = msg;
+            err_secondary = secondary;
         }
     }
 };
@@ -113,7 +124,10 @@ inline void RunBlock(Job& job, int32_t b) {
     core.icpu = job.icpu;
     core.tiling_key = job.tiling_key;
     tls_core = &core;
+    tls_sync = &job.sync;
     AscendC::tls_pipe = nullptr;
+    job.sync.state[b].store(kBlockRunning, std::memory_order_relaxed);
+    bool failed = true;
     const auto t0 = std::chrono::steady_clock::now();
     try {
         if (job.invoke != nullptr) {
@@ -121,6 +135,9 @@ inline void RunBlock(Job& job, int32_t b) {
         } else {
             CallEntry(job.entry, job.nargs, job.args, std::make_index_sequence<kMaxArgs + 1>{});
         }
+        failed = false;
+    } catch (const SyncAbort& e) {
+        job.Record(b, e.error.kind, e.error.api, e.error.message, true);
     } catch (const SimError& e) {
         job.Record(b, e.kind, e.api, e.message);
     } catch (const std::exception& e) {
@@ -134,11 +151,14 @@ inline void RunBlock(Job& job, int32_t b) {
     std::memcpy(job.counters + static_cast<int64_t>(b) * kNumCounters, core.counters,
                 sizeof(core.counters));
     tls_core = nullptr;
+    tls_sync = nullptr;
     AscendC::tls_pipe = nullptr;
+    job.sync.BlockEnded(b, failed);
 }
 
 inline void RunBlocks(Job& job) {
     for (;;) {
+        if (job.sync.cancel.load(std::memory_order_relaxed)) return;  // no block starts after it
         const int32_t b = job.next.fetch_add(1, std::memory_order_relaxed);
         if (b >= job.block_dim) return;
         RunBlock(job, b);
@@ -283,6 +303,10 @@ using ParallelFn = void (*)(void* ctx, int32_t n, void (*body)(void*), void* arg
 
 inline void RunBlocksThunk(void* job) { RunBlocks(*static_cast<Job*>(job)); }
 
+// Blocks run one after another on each thread; a block that waits for others (crosscore.h)
+// while blocks remain unstarted starts a helper thread that takes them, so every blockDim works
+// on any thread count. The helpers are joined before the launch returns.
+
 // Host threads when a launch does not say: OPGEN_SIM_THREADS, else one per CPU core. Both are
 // read once (hardware_concurrency reads /sys/devices/system/cpu/online on every call in glibc:
 // a few microseconds, more than a small launch).
@@ -302,6 +326,7 @@ inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
     int32_t hw = max_threads > 0 ? max_threads : DefaultThreads();
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
+    job.sync.Prepare(job.block_dim, &job.next, &RunBlocksThunk, &job);
     if (threads <= 1) {
         RunBlocks(job);
     } else if (parallel != nullptr) {
@@ -311,6 +336,7 @@ inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
         std::lock_guard<std::mutex> lock(pool.launch_mu);
         pool.Run(job, threads - 1);
     }
+    job.sync.JoinHelpers();
 }
 
 }  // namespace opgen_sim

@@ -1,8 +1,11 @@
-// opgen NPU simulator: pipeline synchronisation (accepted; the simulator runs pipes in order).
+// opgen NPU simulator: pipeline synchronisation (accepted; the simulator runs pipes in order)
+// and cross-core synchronisation (SyncAll, IBSet/IBWait, CrossCoreSetFlag/CrossCoreWaitFlag:
+// blocks really wait for one another, crosscore.h).
 #pragma once
 
 #include <cstdarg>
 
+#include "crosscore.h"
 #include "tensor.h"
 
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX };
@@ -26,6 +29,275 @@ template <HardEvent event>
 inline void WaitFlag(int32_t eventID) { (void)eventID; }
 
 inline void DataCacheCleanAndInvalid() {}
+
+}  // namespace AscendC
+
+// ---- Cross-core synchronisation --------------------------------------------------------------
+// Every call first applies this core's deferred work (deferred.h, FlushAll): a copy issued before
+// the call reads GM as it was then, even if another core writes that GM once the call lets it go
+// on. The conditions live where CANN keeps them: SyncAll(gm, ub) and IBSet/IBWait in the user's
+// GM workspace (as asc-devkit's implementation lays it out), CrossCoreSetFlag's counters and the
+// hardware SyncAll() in the launch (the FFTS flags of the hardware).
+namespace opgen_sim {
+
+// CrossCoreSetFlag mode 0 of block b on flag f: one more set. Under s.mu.
+inline void CrossCoreSetLocked(LaunchSync& s, int32_t b, int32_t f, const char* api) {
+    std::vector<uint32_t>& sets = s.Sets();
+    std::vector<uint32_t>& waits = s.Waits();
+    sets[static_cast<size_t>(b) * kCrossCoreFlags + f] += 1;
+    // Each block's counter of flag f: the rounds every block has set, less its own waits. The
+    // hardware counts 0-15 and stops the kernel beyond (CrossCoreSetFlag, flagId constraints).
+    uint32_t rounds = ~0u;
+    for (int32_t i = 0; i < s.block_dim; ++i) {
+        rounds = std::min(rounds, sets[static_cast<size_t>(i) * kCrossCoreFlags + f]);
+    }
+    for (int32_t i = 0; i < s.block_dim; ++i) {
+        const uint32_t w = waits[static_cast<size_t>(i) * kCrossCoreFlags + f];
+        if (rounds > w && rounds - w > 15) {
+            Fail(ErrorKind::Generic, api,
+                 "the counter of flag " + std::to_string(f) + " of block " + std::to_string(i) +
+                     " would reach " + std::to_string(rounds - w) +
+                     " (the hardware counts 0-15): every CrossCoreSetFlag needs a "
+                     "CrossCoreWaitFlag of the same flag on each block");
+        }
+    }
+    s.cv.notify_all();
+}
+
+// CrossCoreWaitFlag mode 0 of block b on flag f: waits until every block has set f one more time
+// than b has waited for it, then counts the wait. Under `lock`.
+inline void CrossCoreWaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, int32_t b,
+                                int32_t f, const char* api, const char* what) {
+    std::vector<uint32_t>& sets = s.Sets();
+    std::vector<uint32_t>& waits = s.Waits();
+    const uint32_t want = waits[static_cast<size_t>(b) * kCrossCoreFlags + f] + 1;
+    auto missing = [&] {
+        std::vector<int32_t> out;
+        for (int32_t i = 0; i < s.block_dim; ++i) {
+            if (sets[static_cast<size_t>(i) * kCrossCoreFlags + f] < want) out.push_back(i);
+        }
+        return out;
+    };
+    const auto ready = [&] { return missing().empty(); };
+    const auto describe = [&] {
+        return std::string("in ") + what + " for blocks " + BlockList(s, missing()) +
+               " to reach " + (std::strcmp(what, "SyncAll") == 0
+                                   ? std::string("SyncAll")
+                                   : "CrossCoreSetFlag(" + std::to_string(f) + ")") +
+               " (time " + std::to_string(want) + ")";
+    };
+    WaitLocked(s, lock, api, ready, describe);
+    waits[static_cast<size_t>(b) * kCrossCoreFlags + f] = want;
+}
+
+inline int32_t CheckedSyncBlock(const char* api) {
+    (void)api;
+    return static_cast<int32_t>(CurrentCore().block_idx);
+}
+
+// The 32-byte slot of an IBSet/IBWait pair: gmWorkspace[blockNum * 8 * eventID + blockIdx * 8]
+// (asc-devkit's implementation; the reference gives the size, core count * 32 bytes * eventID_max
+// + blockIdx_max * 32 bytes + 32 bytes).
+inline int32_t* IbSlot(const AscendC::GlobalTensor<int32_t>& gm,
+                       const AscendC::LocalTensor<int32_t>& ub, int32_t blockIdx, int32_t eventID,
+                       const char* api) {
+    const Core& c = CurrentCore();
+    if (blockIdx < 0 || blockIdx >= c.block_num) {
+        Fail(ErrorKind::Generic, api,
+             "blockIdx " + std::to_string(blockIdx) + " is outside [0, " +
+                 std::to_string(c.block_num - 1) + "] (the blocks of the launch)");
+    }
+    if (eventID < 0) Fail(ErrorKind::Generic, api, "eventID " + std::to_string(eventID) + " is negative");
+    ub.Check(api);
+    if (ub.GetSize() < 8) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "ubWorkspace holds " + std::to_string(ub.GetSize()) +
+                 " int32_t; it needs 32 bytes (8 int32_t)");
+    }
+    const uint64_t off = static_cast<uint64_t>(c.block_num) * 8 * static_cast<uint64_t>(eventID) +
+                         static_cast<uint64_t>(blockIdx) * 8;
+    gm[off].CheckRange(8, api);
+    return gm.ptr_ + off;
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+struct SyncAllConfig {
+    pipe_t triggerPipe;
+    pipe_t waitPipe;
+};
+constexpr SyncAllConfig DEFAULT_SYNC_ALL_CONFIG = {PIPE_ALL, PIPE_ALL};
+
+// CrossCoreSetFlag<modeId, pipe>(flagId): mode 0 (all vector cores of the launch) is simulated;
+// modes 1, 2 and 4 synchronise the cube and vector cores of one AI Core, which the simulator
+// does not run. flagId keeps its low 4 bits, as documented.
+template <uint8_t modeId, pipe_t pipe>
+inline void CrossCoreSetFlag(uint16_t flagId) {
+    constexpr const char* api = "CrossCoreSetFlag";
+    if constexpr (modeId != 0) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "modeId " + std::to_string(modeId) +
+                            " synchronises the cores inside one AI Core (cube and vector); the "
+                            "simulator runs vector cores only, so only mode 0 is supported");
+    }
+    if constexpr (pipe == PIPE_S || pipe == PIPE_ALL) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "pipe PIPE_S and PIPE_ALL are not supported for modes 0-2 (use PIPE_V, "
+                        "PIPE_MTE2, PIPE_MTE3, ...)");
+    }
+    opgen_sim::FlushAll();
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    const int32_t b = opgen_sim::CheckedSyncBlock(api);
+    std::lock_guard<std::mutex> lock(s.mu);
+    opgen_sim::CrossCoreSetLocked(s, b, flagId & 0xf, api);
+}
+
+// CrossCoreWaitFlag<modeId = 0, pipe = PIPE_S>(flagId): on the 910B the template arguments
+// have no effect (documented); it waits until every block of the launch has set the flag once
+// more than this block has waited for it.
+template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
+inline void CrossCoreWaitFlag(uint16_t flagId) {
+    constexpr const char* api = "CrossCoreWaitFlag";
+    if constexpr (modeId != 0) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "modeId " + std::to_string(modeId) +
+                            " synchronises the cores inside one AI Core (cube and vector); the "
+                            "simulator runs vector cores only, so only mode 0 is supported");
+    }
+    opgen_sim::FlushAll();
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    const int32_t b = opgen_sim::CheckedSyncBlock(api);
+    std::unique_lock<std::mutex> lock(s.mu);
+    opgen_sim::CrossCoreWaitLocked(s, lock, b, flagId & 0xf, api, "CrossCoreWaitFlag");
+}
+
+// SyncAll(): the hardware barrier of all vector cores of the launch. As in asc-devkit's
+// implementation it is CrossCoreSetFlag<0, PIPE_MTE3>(14) + CrossCoreWaitFlag(14), so a kernel
+// that also uses flag 14 (SyncAll's flags are 11-14) meets the same conflict as on hardware.
+// isAIVOnly = false synchronises cube cores too: not simulated (a pure vector kernel hangs with
+// it on hardware, SyncAll constraints). `config` (the 950's pipes) is checked and has no effect.
+template <bool isAIVOnly = true, const SyncAllConfig& config = DEFAULT_SYNC_ALL_CONFIG>
+inline void SyncAll() {
+    constexpr const char* api = "SyncAll";
+    if constexpr (!isAIVOnly) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "SyncAll<false>() synchronises cube and vector cores; the simulator runs "
+                        "vector cores only, and a pure vector kernel must use SyncAll<true>() "
+                        "(with false it hangs on hardware)");
+    }
+    constexpr auto ok = [](pipe_t p) { return p == PIPE_MTE2 || p == PIPE_MTE3 || p == PIPE_ALL; };
+    if constexpr (!ok(config.triggerPipe) || !ok(config.waitPipe)) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "SyncAllConfig pipes must be PIPE_MTE2, PIPE_MTE3 or PIPE_ALL");
+    }
+    opgen_sim::FlushAll();
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    const int32_t b = opgen_sim::CheckedSyncBlock(api);
+    std::unique_lock<std::mutex> lock(s.mu);
+    opgen_sim::CrossCoreSetLocked(s, b, 14, api);
+    opgen_sim::CrossCoreWaitLocked(s, lock, b, 14, api, "SyncAll");
+}
+
+// SyncAll(gmWorkspace, ubWorkspace, usedCores = 0): the software barrier, on a zero-initialised
+// GM workspace of 32 bytes per core, as asc-devkit implements it: each core adds 1 to the first
+// int32 of its slot (gmWorkspace[blockIdx * 8]) and waits until the slots of the first
+// `usedCores` cores (0: all) sum to usedCores times its own count. A core past usedCores also
+// counts in its slot and waits. isAIVOnly has no effect (CANN's CPU debug ignores it too).
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace,
+                    const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0) {
+    constexpr const char* api = "SyncAll";
+    opgen_sim::FlushAll();
+    const opgen_sim::Core& c = opgen_sim::CurrentCore();
+    const int32_t blockNum = static_cast<int32_t>(c.block_num);
+    const int32_t b = static_cast<int32_t>(c.block_idx);
+    if (usedCores < 0 || usedCores > blockNum) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "usedCores " + std::to_string(usedCores) + " is outside [0, " +
+                            std::to_string(blockNum) + "] (it may not exceed the launch's blockDim)");
+    }
+    const int32_t total = usedCores != 0 ? usedCores : blockNum;
+    ubWorkspace.Check(api);
+    if (ubWorkspace.GetSize() < static_cast<uint32_t>(blockNum) * 8) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                        "ubWorkspace holds " + std::to_string(ubWorkspace.GetSize()) +
+                            " int32_t; it needs GetBlockNum() * 32 bytes = " +
+                            std::to_string(blockNum * 8) + " int32_t");
+    }
+    gmWorkspace.CheckRange(static_cast<uint64_t>(blockNum) * 8, api);
+    int32_t* slots = gmWorkspace.ptr_;
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    std::unique_lock<std::mutex> lock(s.mu);
+    const int32_t round = opgen_sim::LoadGm(slots + b * 8) + 1;
+    opgen_sim::StoreGm(slots + b * 8, round);
+    s.cv.notify_all();
+    const auto sum = [&] {
+        int64_t n = 0;
+        for (int32_t i = 0; i < total; ++i) n += opgen_sim::LoadGm(slots + i * 8);
+        return n;
+    };
+    const auto ready = [&] { return sum() >= static_cast<int64_t>(total) * round; };
+    const auto describe = [&] {
+        std::vector<int32_t> behind;
+        for (int32_t i = 0; i < total; ++i) {
+            if (opgen_sim::LoadGm(slots + i * 8) < round) behind.push_back(i);
+        }
+        return "in SyncAll(gmWorkspace, ubWorkspace) for blocks " + opgen_sim::BlockList(s, behind) +
+               " to reach it (time " + std::to_string(round) + "; the slots sum to " +
+               std::to_string(sum()) + ", waiting for " +
+               std::to_string(static_cast<int64_t>(total) * round) +
+               "; gmWorkspace must start zeroed)";
+    };
+    opgen_sim::WaitLocked(s, lock, api, ready, describe);
+    // The UB workspace holds the slots of the last poll, as CANN's loop leaves it.
+    for (int32_t i = 0; i < total * 8; ++i) ubWorkspace.ptr_[i] = opgen_sim::LoadGm(slots + i);
+}
+
+// IBSet(gmWorkspace, ubWorkspace, blockIdx, eventID): waits until the slot of (blockIdx, eventID)
+// is 0, then writes 1 to it; IBWait with the same arguments waits until it is 1 and writes 0 back
+// (asc-devkit's implementation; the reference: the waited-for core sets, the waiting core polls
+// until 1, and the workspace starts zeroed).
+template <bool isAIVOnly = true>
+inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                  int32_t blockIdx, int32_t eventID) {
+    constexpr const char* api = "IBSet";
+    opgen_sim::FlushAll();
+    int32_t* slot = opgen_sim::IbSlot(gmWorkspace, ubWorkspace, blockIdx, eventID, api);
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    std::unique_lock<std::mutex> lock(s.mu);
+    const auto ready = [&] { return opgen_sim::LoadGm(slot) == 0; };
+    const auto describe = [&] {
+        return "in IBSet(blockIdx " + std::to_string(blockIdx) + ", eventID " +
+               std::to_string(eventID) + ") for the previous set to be taken by an IBWait (its "
+               "slot is " + std::to_string(opgen_sim::LoadGm(slot)) + ", waiting for 0)";
+    };
+    opgen_sim::WaitLocked(s, lock, api, ready, describe);
+    opgen_sim::StoreGm(slot, 1);
+    ubWorkspace.ptr_[0] = 1;
+    s.cv.notify_all();
+}
+
+template <bool isAIVOnly = true>
+inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace,
+                   const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID) {
+    constexpr const char* api = "IBWait";
+    opgen_sim::FlushAll();
+    int32_t* slot = opgen_sim::IbSlot(gmWorkspace, ubWorkspace, blockIdx, eventID, api);
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    std::unique_lock<std::mutex> lock(s.mu);
+    const auto ready = [&] { return opgen_sim::LoadGm(slot) == 1; };
+    const auto describe = [&] {
+        return "in IBWait for block " + std::to_string(blockIdx) +
+               s.StateNote(blockIdx) + " to IBSet event " + std::to_string(eventID) +
+               " (its slot is " + std::to_string(opgen_sim::LoadGm(slot)) + ", waiting for 1)";
+    };
+    opgen_sim::WaitLocked(s, lock, api, ready, describe);
+    opgen_sim::StoreGm(slot, 0);
+    ubWorkspace.ptr_[0] = 0;
+    s.cv.notify_all();
+}
 
 template <typename... Args>
 inline void printf(const char* fmt, Args... args) {

@@ -1,0 +1,223 @@
+// opgen NPU simulator: the cross-core state of one launch. Blocks that wait for one another
+// (SyncAll, IBSet/IBWait, CrossCoreSetFlag/CrossCoreWaitFlag in sync.h) park here; a launch whose
+// blocks all wait for something no one can give any more is a deadlock, reported as an error
+// naming each block's wait instead of hanging.
+//
+// Scheduling: blocks run on host threads, several blocks per thread one after another (launch.h).
+// A barrier needs every block of the launch live at once, so a block that starts to wait while
+// blocks remain unstarted starts a helper thread, which takes the next blocks. A launch without
+// cross-core waits never gets here and runs exactly as before; one with them uses at most one
+// thread per waiting block beyond the pool. The launch joins its helpers before it returns.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core.h"
+#include "deferred.h"
+
+namespace opgen_sim {
+
+enum BlockState : uint8_t { kBlockUnstarted = 0, kBlockRunning, kBlockFinished, kBlockFailed };
+
+// A block parked in a cross-core wait; lives on that block's stack, linked into
+// LaunchSync::waiters while it waits. ready() runs under LaunchSync::mu.
+struct Waiter {
+    int32_t block = 0;
+    bool (*ready)(const void* ctx) = nullptr;
+    const void* ctx = nullptr;
+    Waiter* next = nullptr;
+};
+
+// A wait that cannot end (deadlock) or was cancelled. RunBlock records it below any rule
+// violation of another block (that violation is then the cause the launch reports).
+struct SyncAbort {
+    SimError error;
+};
+
+constexpr int32_t kCrossCoreFlags = 16;  // CrossCoreSetFlag flag ids of modes 0-2 (4 bits)
+
+struct LaunchSync {
+    int32_t block_dim = 1;
+    const std::atomic<int32_t>* next = nullptr;  // the job's next unstarted block
+    void (*run_blocks)(void* job) = nullptr;     // a helper thread's body: runs blocks until none is left
+    void* job = nullptr;
+    std::unique_ptr<std::atomic<uint8_t>[]> state;  // BlockState of each block
+    std::atomic<int32_t> done{0};                   // blocks finished (or failed)
+    std::atomic<int32_t> nwaiters{0};
+
+    // Cancellation (a launch timeout, an interrupt): set `cancel` (any thread), or give a
+    // `deadline` before the launch starts. No block starts after `cancel`, and every block that
+    // waits, or starts to wait, stops with an error naming `cancel_reason` and its wait. A block
+    // that never waits runs to its end.
+    std::atomic<bool> cancel{false};
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    const char* cancel_reason = "launch cancelled";
+
+    std::mutex mu;
+    std::condition_variable cv;
+    Waiter* waiters = nullptr;  // guarded by mu, as is everything below
+    bool deadlock = false;
+    std::vector<std::thread> helpers;
+    // CrossCoreSetFlag/CrossCoreWaitFlag (mode 0): how often each block set / waited for each
+    // flag id, block-major (allocated at the first use).
+    std::vector<uint32_t> sets;
+    std::vector<uint32_t> waits;
+
+    void Prepare(int32_t blocks, const std::atomic<int32_t>* next_block, void (*run)(void*),
+                 void* owner) {
+        block_dim = blocks;
+        next = next_block;
+        run_blocks = run;
+        job = owner;
+        state.reset(new std::atomic<uint8_t>[static_cast<size_t>(blocks)]());
+    }
+    bool Cancelled() const {
+        return cancel.load(std::memory_order_relaxed) ||
+               (deadline != std::chrono::steady_clock::time_point::max() &&
+                std::chrono::steady_clock::now() >= deadline);
+    }
+    // Called by every block when it ends (finished or failed).
+    void BlockEnded(int32_t b, bool failed) {
+        state[b].store(failed ? kBlockFailed : kBlockFinished, std::memory_order_release);
+        done.fetch_add(1, std::memory_order_seq_cst);
+        if (nwaiters.load(std::memory_order_seq_cst) > 0) {
+            std::lock_guard<std::mutex> lock(mu);
+            cv.notify_all();
+        }
+    }
+    // Waits for the helper threads (after every block has ended).
+    void JoinHelpers() {
+        for (;;) {
+            std::thread t;
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                if (helpers.empty()) return;
+                t = std::move(helpers.back());
+                helpers.pop_back();
+            }
+            t.join();
+        }
+    }
+    // " (finished)" / " (stopped with an error)" / "" for block b, for messages.
+    std::string StateNote(int32_t b) const {
+        const uint8_t s = state[b].load(std::memory_order_acquire);
+        if (s == kBlockFinished) return " (finished)";
+        if (s == kBlockFailed) return " (stopped with an error)";
+        if (s == kBlockUnstarted) return " (not started)";
+        return "";
+    }
+    std::vector<uint32_t>& Sets() {
+        if (sets.empty()) sets.assign(static_cast<size_t>(block_dim) * kCrossCoreFlags, 0);
+        return sets;
+    }
+    std::vector<uint32_t>& Waits() {
+        if (waits.empty()) waits.assign(static_cast<size_t>(block_dim) * kCrossCoreFlags, 0);
+        return waits;
+    }
+};
+
+inline thread_local LaunchSync* tls_sync = nullptr;
+
+inline LaunchSync& CurrentSync() {
+    if (tls_sync == nullptr) {
+        throw std::logic_error("Ascend C cross-core API called outside a simulated kernel launch");
+    }
+    return *tls_sync;
+}
+
+// Every block live, none able to go on: true when all started blocks that have not ended wait,
+// no block is left to start, and no waiter's condition holds. Under s.mu.
+inline bool DeadlockedLocked(LaunchSync& s) {
+    const int32_t next = s.next->load(std::memory_order_seq_cst);
+    if (next < s.block_dim) return false;
+    const int32_t live = s.block_dim - s.done.load(std::memory_order_seq_cst);
+    if (live != s.nwaiters.load(std::memory_order_seq_cst)) return false;
+    for (Waiter* w = s.waiters; w != nullptr; w = w->next) {
+        if (w->ready(w->ctx)) return false;
+    }
+    return true;
+}
+
+template <typename F>
+inline bool CallReady(const void* f) {
+    return (*static_cast<const F*>(f))();
+}
+
+// Parks the calling block (holding `lock` on s.mu) until ready() holds; ready() and describe()
+// are called under the lock. Starts a helper thread when blocks remain unstarted, so that the
+// blocks this one waits for get a thread. A deadlock or a cancellation throws SyncAbort with
+// `api` and describe() (what the block waits for).
+template <typename Ready, typename Describe>
+inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const char* api,
+                       const Ready& ready, const Describe& describe) {
+    if (ready()) return;
+    Waiter w;
+    w.block = static_cast<int32_t>(CurrentCore().block_idx);
+    w.ready = &CallReady<Ready>;
+    w.ctx = &ready;
+    w.next = s.waiters;
+    s.waiters = &w;
+    s.nwaiters.fetch_add(1, std::memory_order_seq_cst);
+    struct Unlink {
+        LaunchSync& s;
+        Waiter& w;
+        ~Unlink() {
+            for (Waiter** p = &s.waiters; *p != nullptr; p = &(*p)->next) {
+                if (*p == &w) {
+                    *p = w.next;
+                    break;
+                }
+            }
+            s.nwaiters.fetch_sub(1, std::memory_order_seq_cst);
+        }
+    } unlink{s, w};
+    if (s.next->load(std::memory_order_seq_cst) < s.block_dim && !s.Cancelled()) {
+        s.helpers.emplace_back(s.run_blocks, s.job);
+    }
+    for (;;) {
+        if (ready()) return;
+        if (s.Cancelled()) {
+            throw SyncAbort{{ErrorKind::Generic, api,
+                             std::string(s.cancel_reason) + " while block " +
+                                 std::to_string(w.block) + " waited: " + describe()}};
+        }
+        if (s.deadlock || DeadlockedLocked(s)) {
+            if (!s.deadlock) {
+                s.deadlock = true;
+                s.cv.notify_all();
+            }
+            throw SyncAbort{{ErrorKind::Generic, api,
+                             "deadlock: block " + std::to_string(w.block) + " waits " + describe() +
+                                 ", and no block that could end the wait is still running"}};
+        }
+        // Woken by every signal; the timeout re-reads conditions on GM that a kernel may set
+        // by other means, and the cancel flag.
+        s.cv.wait_for(lock, std::chrono::milliseconds(2));
+    }
+}
+
+// "3, 5 (finished), 7" for a list of blocks.
+inline std::string BlockList(const LaunchSync& s, const std::vector<int32_t>& blocks) {
+    std::string out;
+    const size_t shown = blocks.size() < 8 ? blocks.size() : 8;
+    for (size_t i = 0; i < shown; ++i) {
+        if (i > 0) out += ", ";
+        out += std::to_string(blocks[i]) + s.StateNote(blocks[i]);
+    }
+    if (blocks.size() > shown) out += " and " + std::to_string(blocks.size() - shown) + " more";
+    return out;
+}
+
+// An int32 of GM that several cores read and write (a sync workspace flag).
+inline int32_t LoadGm(const int32_t* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+inline void StoreGm(int32_t* p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_SEQ_CST); }
+
+}  // namespace opgen_sim
