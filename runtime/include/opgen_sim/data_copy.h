@@ -327,6 +327,14 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 }
 
 // ---- DataCopyPad: byte-exact bursts; each burst occupies whole 32-byte blocks in UB ---------
+// SetPadValue (reference, "SetPadValue"): the value DataCopyPad(GM->UB) fills with. Accepted; the
+// simulator's DataCopyPad pads only with isPad (paddingValue) and otherwise leaves the padding
+// bytes as the Unified Buffer held them, which a kernel must not read.
+template <typename T, TPosition pos = TPosition::MAX>
+inline void SetPadValue(T paddingValue) {
+    (void)paddingValue;
+}
+
 template <typename T, PaddingMode mode = PaddingMode::Normal>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                         const DataCopyExtParams& p, const DataCopyPadExtParams<T>& pad) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 
 #include "data_copy.h"
 
@@ -133,27 +134,53 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
 }
 
-// 16-bit sign-magnitude float stepping (half and bfloat16), for directed rounding in Cast.
-inline uint16_t StepUp16(uint16_t b) {  // next representable value towards +inf
-    if (b == 0x8000u) return 0x0001u;
-    return (b & 0x8000u) ? static_cast<uint16_t>(b - 1) : static_cast<uint16_t>(b + 1);
-}
-inline uint16_t StepDown16(uint16_t b) {
-    if (b == 0x0000u) return 0x8001u;
-    return (b & 0x8000u) ? static_cast<uint16_t>(b + 1) : static_cast<uint16_t>(b - 1);
+// One addition of a vector reduction, rounded to T. A half sum that overflows saturates to
+// +-65504: CTRL[48] = 0, the saturation mode that is the register's reset value on the Atlas A2
+// products (Ascend C reference, SetCtrlSpr, table 5), in which ReduceDataBlock's example
+// [60000, 60000, -30000, 100] adds 60000 + 60000 to 65504 (ReduceDataBlock, figure 2).
+template <typename T>
+inline T ReduceAdd(T a, T b) {
+    const Acc<T> s = static_cast<Acc<T>>(a) + static_cast<Acc<T>>(b);
+    if constexpr (std::is_same_v<T, half>) {
+        if (s > 65504.0f) return static_cast<T>(65504.0f);
+        if (s < -65504.0f) return static_cast<T>(-65504.0f);
+    }
+    return static_cast<T>(s);
 }
 
+// Binary-tree sum of n values, n a power of two, rounding each step to T: adjacent pairs
+// first, then adjacent pairs of those sums (ReduceDataBlock, "关键特性说明", figure 3; ReduceSum
+// and ReduceRepeat sum a repeat the same way).
 template <typename T>
-inline uint16_t Bits16(T v) {
-    uint16_t b;
-    std::memcpy(&b, &v, 2);
-    return b;
+inline T TreeSum(T* v, uint32_t n) {
+    for (uint32_t w = n; w > 1; w /= 2) {
+        for (uint32_t i = 0; i < w / 2; ++i) v[i] = ReduceAdd(v[2 * i], v[2 * i + 1]);
+    }
+    return v[0];
 }
+
+// Integer lanes wrap around on overflow (the truncation mode: an integer result keeps its low
+// bits, CTRL[53] = 0 in the reference's SetCtrlSpr); computed in uint64_t, so that no C++ signed
+// overflow happens. Float lanes compute as they are.
+template <typename A, typename Op>
+inline A Wrap(A a, A b, Op op) {
+    if constexpr (std::is_integral_v<A>) {
+        return static_cast<A>(op(static_cast<uint64_t>(a), static_cast<uint64_t>(b)));
+    } else {
+        return op(a, b);
+    }
+}
+
+// The reductions and Div take half and float on the simulated SoCs (the reference's data type
+// lists for the Atlas A2 and Atlas inference products).
 template <typename T>
-inline T FromBits16(uint16_t b) {
-    T v;
-    std::memcpy(&v, &b, 2);
-    return v;
+inline void CheckHalfOrFloat(const char* api) {
+    if constexpr (!std::is_same_v<T, half> && !std::is_same_v<T, float>) {
+        Fail(ErrorKind::Generic, api,
+             std::string(TypeName<T>()) +
+                 " is not supported on the simulated SoCs (the Ascend C reference lists half and float for " +
+                 api + " on the Atlas A2 and Atlas inference products)");
+    }
 }
 
 }  // namespace opgen_sim
@@ -186,13 +213,21 @@ enum class SELMODE : uint8_t {
                      const LocalTensor<T>& src1, const int32_t& count) {                        \
         opgen_sim::Binary(#NAME, dst, src0, src1, count, [](auto a, auto b) { return EXPR; }); \
     }
-OPGEN_SIM_BINARY(Add, a + b)
-OPGEN_SIM_BINARY(Sub, a - b)
-OPGEN_SIM_BINARY(Mul, a * b)
-OPGEN_SIM_BINARY(Div, a / b)
+OPGEN_SIM_BINARY(Add, opgen_sim::Wrap(a, b, std::plus<>()))
+OPGEN_SIM_BINARY(Sub, opgen_sim::Wrap(a, b, std::minus<>()))
+OPGEN_SIM_BINARY(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()))
 OPGEN_SIM_BINARY(Max, a > b ? a : b)
 OPGEN_SIM_BINARY(Min, a < b ? a : b)
 #undef OPGEN_SIM_BINARY
+
+// Div takes half and float only on the simulated SoCs (reference, Div, 数据类型); an integer
+// Div is refused before any lane divides, so an integer division by zero cannot happen.
+template <typename T>
+inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const int32_t& count) {
+    opgen_sim::CheckHalfOrFloat<T>("Div");
+    opgen_sim::Binary("Div", dst, src0, src1, count, [](auto a, auto b) { return a / b; });
+}
 
 }  // namespace AscendC
 
@@ -243,8 +278,8 @@ OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Div, /)
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);               \
         opgen_sim::Unary(#NAME, dst, src, count, [s](auto a) { return EXPR; });                \
     }
-OPGEN_SIM_SCALAR(Adds, a + s)
-OPGEN_SIM_SCALAR(Muls, a * s)
+OPGEN_SIM_SCALAR(Adds, opgen_sim::Wrap(a, s, std::plus<>()))
+OPGEN_SIM_SCALAR(Muls, opgen_sim::Wrap(a, s, std::multiplies<>()))
 OPGEN_SIM_SCALAR(Maxs, a > s ? a : s)
 OPGEN_SIM_SCALAR(Mins, a < s ? a : s)
 OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
@@ -285,84 +320,230 @@ inline void Duplicate(const LocalTensor<T>& dst, const typename opgen_sim::Id<T>
 }
 
 // ---- Cast --------------------------------------------------------------------------------
+// Follows the Ascend C API reference: "Cast" (the pairs and RoundModes each product supports)
+// and "精度转换" (precision conversion: how each mode rounds, and that an out-of-range value
+// saturates by default). The saturation rules are those of "SetCtrlSpr" / "asc_set_ctrl"
+// (CTRL[48] = 0, its reset value on the Atlas A2 products: an inf result of a conversion to
+// half/bfloat16_t becomes +-MAX, a NaN result 0) and the "舍入模式与饱和模式" page: a float to
+// integer conversion gives the type's extreme for an out-of-range or infinite value and 0 for
+// NaN; integer to integer saturates. float results only have the non-saturating mode.
 namespace cast_detail {
-template <typename D>
-inline D ToInteger(double x, RoundMode mode) {
-    if (std::isnan(x)) return D(0);
-    double r;
-    switch (mode) {
-        case RoundMode::CAST_FLOOR: r = std::floor(x); break;
-        case RoundMode::CAST_CEIL: r = std::ceil(x); break;
-        case RoundMode::CAST_ROUND: r = std::round(x); break;
-        case RoundMode::CAST_TRUNC: r = std::trunc(x); break;
-        default: r = std::nearbyint(x); break;  // CAST_RINT (and CAST_NONE): to nearest even
-    }
-    constexpr double lo = static_cast<double>(std::numeric_limits<D>::min());
-    constexpr double hi = static_cast<double>(std::numeric_limits<D>::max());
-    if (r <= lo) return std::numeric_limits<D>::min();
-    if (r >= hi) return std::numeric_limits<D>::max();
-    return static_cast<D>(r);
+constexpr uint32_t Bit(RoundMode m) { return 1u << static_cast<uint32_t>(m); }
+constexpr uint32_t kModesRFCRT = Bit(RoundMode::CAST_RINT) | Bit(RoundMode::CAST_FLOOR) |
+                                 Bit(RoundMode::CAST_CEIL) | Bit(RoundMode::CAST_ROUND) |
+                                 Bit(RoundMode::CAST_TRUNC);
+constexpr uint32_t kModeNone = Bit(RoundMode::CAST_NONE);
+constexpr uint32_t kAnyMode = 0xFFu;  // int32_t -> half: the mode is ignored (SetDeqScale)
+
+template <typename A, typename B>
+constexpr bool kSame = std::is_same_v<A, B>;
+
+// The RoundModes the reference allows from S to D on the Atlas A2 products (Cast, "Atlas A2
+// 训练系列产品/Atlas A2 推理系列产品支持的数据类型组合情况"); 0: the pair does not exist.
+template <typename D, typename S>
+constexpr uint32_t AllowedModes() {
+    if constexpr ((kSame<S, int8_t> || kSame<S, uint8_t>) && kSame<D, half>) return kModeNone;
+    else if constexpr (kSame<S, int16_t> && kSame<D, half>) return kModesRFCRT | kModeNone;
+    else if constexpr (kSame<S, int16_t> && kSame<D, float>) return kModeNone;
+    else if constexpr (kSame<S, half> && (kSame<D, int8_t> || kSame<D, uint8_t>)) return kModesRFCRT | kModeNone;
+    else if constexpr (kSame<S, half> && (kSame<D, int16_t> || kSame<D, int32_t>)) return kModesRFCRT;
+    else if constexpr (kSame<S, half> && kSame<D, float>) return kModeNone;
+    else if constexpr (kSame<S, bfloat16_t> && kSame<D, int32_t>) return kModesRFCRT;
+    else if constexpr (kSame<S, bfloat16_t> && kSame<D, float>) return kModeNone;
+    else if constexpr (kSame<S, int32_t> && (kSame<D, int16_t> || kSame<D, int64_t>)) return kModeNone;
+    else if constexpr (kSame<S, int32_t> && kSame<D, half>) return kAnyMode;
+    else if constexpr (kSame<S, int32_t> && kSame<D, float>) return kModesRFCRT | kModeNone;
+    else if constexpr (kSame<S, float> && kSame<D, half>) return kModesRFCRT | kModeNone | Bit(RoundMode::CAST_ODD);
+    else if constexpr (kSame<S, float> && (kSame<D, int16_t> || kSame<D, int32_t> || kSame<D, int64_t> ||
+                                           kSame<D, bfloat16_t> || kSame<D, float>)) return kModesRFCRT;
+    else if constexpr (kSame<S, int64_t> && kSame<D, int32_t>) return kModeNone;
+    else if constexpr (kSame<S, int64_t> && kSame<D, float>) return kModesRFCRT;
+    else return 0;
 }
 
-template <typename D>
-inline D To16(float x, RoundMode mode) {
-    const D h = static_cast<D>(x);  // round to nearest even
-    if (mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_RINT || std::isnan(x)) return h;
-    const float hf = static_cast<float>(h);
-    if (hf == x) return h;
-    const uint16_t b = opgen_sim::Bits16(h);
-    const D lo = hf < x ? h : opgen_sim::FromBits16<D>(opgen_sim::StepDown16(b));
-    const D hi = hf > x ? h : opgen_sim::FromBits16<D>(opgen_sim::StepUp16(b));
-    switch (mode) {
-        case RoundMode::CAST_FLOOR: return lo;
-        case RoundMode::CAST_CEIL: return hi;
-        case RoundMode::CAST_TRUNC: return x > 0 ? lo : hi;
-        case RoundMode::CAST_ODD: return (opgen_sim::Bits16(lo) & 1u) ? lo : hi;
-        case RoundMode::CAST_ROUND: {
-            const float dl = x - static_cast<float>(lo);
-            const float dh = static_cast<float>(hi) - x;
-            if (dl < dh) return lo;
-            if (dh < dl) return hi;
-            return x > 0 ? hi : lo;  // ties away from zero
+inline const char* ModeName(RoundMode m) {
+    static const char* const names[] = {"CAST_NONE",  "CAST_RINT", "CAST_FLOOR", "CAST_CEIL",
+                                        "CAST_ROUND", "CAST_TRUNC", "CAST_ODD",  "CAST_HYBRID"};
+    const uint32_t i = static_cast<uint32_t>(m);
+    return i < 8 ? names[i] : "RoundMode(?)";
+}
+
+// The SoC a core simulates, told apart by its Unified Buffer (runtime/opgen_runtime/soc.py).
+inline bool Is310P() { return opgen_sim::CurrentCore().ub_capacity == 256u * 1024u; }
+
+template <typename D, typename S>
+inline void CheckPair(RoundMode mode) {
+    constexpr uint32_t allowed = AllowedModes<D, S>();
+    const std::string pair = std::string("from ") + opgen_sim::TypeName<S>() + " to " + opgen_sim::TypeName<D>();
+    // bfloat16_t does not exist on the Atlas inference products (Cast's table for them has none).
+    const bool bf16 = kSame<S, bfloat16_t> || kSame<D, bfloat16_t>;
+    if (allowed == 0 || (bf16 && Is310P())) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "Cast",
+                        "no conversion " + pair + " on " + (Is310P() ? "ascend310p" : "ascend910b") +
+                            " (the Ascend C reference, Cast, lists the supported pairs)");
+    }
+    if ((allowed & Bit(mode)) == 0) {
+        std::string ok;
+        for (uint32_t m = 0; m < 8; ++m) {
+            if (allowed & (1u << m)) ok += std::string(ok.empty() ? "" : ", ") + ModeName(static_cast<RoundMode>(m));
         }
-        default: return h;
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "Cast",
+                        std::string(ModeName(mode)) + " is not supported " + pair + " (supported: " + ok + ")");
+    }
+}
+
+// A finite value as (-1)^neg * mag * 2^exp, exactly.
+struct Exact {
+    bool neg = false;
+    uint64_t mag = 0;
+    int exp = 0;
+};
+
+template <typename S>
+inline Exact Decompose(S s) {
+    Exact x;
+    if constexpr (std::is_integral_v<S>) {
+        x.neg = s < 0;
+        x.mag = x.neg ? uint64_t{0} - static_cast<uint64_t>(s) : static_cast<uint64_t>(s);
+    } else {
+        const double d = static_cast<double>(static_cast<float>(s));
+        int e = 0;
+        const double f = std::frexp(std::fabs(d), &e);  // |d| = f * 2^e, f in [0.5, 1)
+        x.neg = std::signbit(d);
+        x.mag = static_cast<uint64_t>(std::ldexp(f, 53));
+        x.exp = e - 53;
+    }
+    return x;
+}
+
+inline int BitLength(uint64_t v) { return v == 0 ? 0 : 64 - __builtin_clzll(v); }
+
+// Rounds |x| to a multiple of 2^q in `mode`, deciding on the discarded bits as the reference's
+// table 1 of "精度转换" does (the modes act on the magnitude and look at the sign), and returns
+// the signed result (a double holds it exactly for every pair: at most 64 significant bits are
+// kept only when nothing is discarded, and then the value is the source's own).
+inline double RoundAt(const Exact& x, int q, RoundMode mode) {
+    const double sign = x.neg ? -1.0 : 1.0;
+    if (x.mag == 0) return std::copysign(0.0, sign);
+    if (x.exp >= q) return sign * std::ldexp(static_cast<double>(x.mag), x.exp);  // nothing discarded
+    const int shift = q - x.exp;
+    const uint64_t kept = shift >= 64 ? 0 : x.mag >> shift;
+    const bool round_bit = shift - 1 < 64 && ((x.mag >> (shift - 1)) & 1u) != 0;
+    const bool sticky = shift - 1 >= 64 ? x.mag != 0 : (x.mag & ((uint64_t{1} << (shift - 1)) - 1)) != 0;
+    const bool inexact = round_bit || sticky;
+    bool up = false;
+    switch (mode) {
+        case RoundMode::CAST_ROUND: up = round_bit; break;                     // half away from 0
+        case RoundMode::CAST_TRUNC: up = false; break;                          // toward 0
+        case RoundMode::CAST_FLOOR: up = x.neg && inexact; break;               // toward -inf
+        case RoundMode::CAST_CEIL: up = !x.neg && inexact; break;               // toward +inf
+        case RoundMode::CAST_ODD: up = inexact && (kept & 1u) == 0; break;      // sticky to odd
+        default: up = round_bit && (sticky || (kept & 1u) != 0); break;         // RINT/NONE
+    }
+    return sign * std::ldexp(static_cast<double>(kept + (up ? 1u : 0u)), q);
+}
+
+// Binary formats a float result can take: significant bits and the smallest normal exponent.
+template <typename D>
+struct FloatFormat;
+template <>
+struct FloatFormat<half> {
+    static constexpr int kBits = 11, kMinExp = -14;
+    static constexpr double kMax = 65504.0;
+};
+template <>
+struct FloatFormat<bfloat16_t> {
+    static constexpr int kBits = 8, kMinExp = -126;
+    static constexpr double kMax = 3.3895313892515355e38;  // 0x7F7F
+};
+template <>
+struct FloatFormat<float> {
+    static constexpr int kBits = 24, kMinExp = -126;
+    static constexpr double kMax = 3.4028234663852886e38;
+};
+
+// To a float type: the nearest representable values bracket the source, the mode picks one.
+// float -> float rounds to an integral value ("精度转换", float -> float: 0.5 CAST_CEIL gives 1.0).
+template <typename D, typename S>
+inline D ToFloat(S s, RoundMode mode) {
+    using F = FloatFormat<D>;
+    constexpr bool saturating = !kSame<D, float>;  // CTRL[48] covers half and bfloat16_t results
+    if constexpr (!std::is_integral_v<S>) {
+        const float v = static_cast<float>(s);
+        if (std::isnan(v)) return saturating ? D(0.0f) : static_cast<D>(v);
+        if (std::isinf(v)) return saturating ? static_cast<D>(static_cast<float>(std::copysign(F::kMax, v))) : static_cast<D>(v);
+    }
+    const Exact x = Decompose(s);
+    int q;
+    if constexpr (kSame<D, float> && kSame<S, float>) {
+        q = 0;
+    } else {
+        const int top = BitLength(x.mag) - 1 + x.exp;  // floor(log2|x|)
+        q = std::max(top, F::kMinExp) - (F::kBits - 1);
+    }
+    const double r = RoundAt(x, q, mode);
+    if (std::fabs(r) > F::kMax) {  // overflow saturates to +-MAX ("精度转换": 饱和模式 by default)
+        return static_cast<D>(static_cast<float>(std::copysign(F::kMax, r)));
+    }
+    return static_cast<D>(static_cast<float>(r));
+}
+
+// To an integer type: round to an integral value, then saturate; NaN gives 0 and +-inf the
+// type's extremes ("舍入模式与饱和模式", 浮点转整型).
+template <typename D, typename S>
+inline D ToInteger(S s, RoundMode mode) {
+    constexpr D lo = std::numeric_limits<D>::min();
+    constexpr D hi = std::numeric_limits<D>::max();
+    if constexpr (std::is_integral_v<S>) {
+        // integer to integer saturates ("精度转换": int32_t -> int16_t gives 2^15 - 1 for 2^31 - 1;
+        // a negative value into an unsigned type, which the reference calls abnormal, gives 0)
+        if constexpr (std::is_signed_v<S>) {
+            const int64_t v = s;
+            if (v < static_cast<int64_t>(lo)) return lo;
+            if (v > 0 && static_cast<uint64_t>(v) > static_cast<uint64_t>(hi)) return hi;
+            return static_cast<D>(v);
+        } else {
+            const uint64_t v = s;
+            return v > static_cast<uint64_t>(hi) ? hi : static_cast<D>(v);
+        }
+    } else {
+        const float v = static_cast<float>(s);
+        if (std::isnan(v)) return D(0);
+        if (std::isinf(v)) return v > 0 ? hi : lo;
+        const double r = RoundAt(Decompose(s), 0, mode);
+        if (r <= static_cast<double>(lo)) return lo;
+        if (r >= static_cast<double>(hi)) return hi;  // 2^63 for int64_t: the double compare is exact
+        return static_cast<D>(r);
     }
 }
 
 template <typename D, typename S>
 inline D Convert(S s, RoundMode mode) {
     if constexpr (std::is_integral_v<D>) {
-        if constexpr (std::is_integral_v<S>) {
-            return static_cast<D>(s);
-        } else {
-            return ToInteger<D>(static_cast<double>(static_cast<opgen_sim::Acc<S>>(s)), mode);
-        }
-    } else if constexpr (std::is_same_v<D, half> || std::is_same_v<D, bfloat16_t>) {
-        if constexpr (std::is_same_v<S, half> && std::is_same_v<D, half>) {
-            return s;
-        } else {
-            return To16<D>(static_cast<float>(s), mode);
-        }
+        return ToInteger<D>(s, mode);
     } else {
-        return static_cast<D>(static_cast<opgen_sim::Acc<S>>(s));
+        return ToFloat<D>(s, mode);
     }
 }
 }  // namespace cast_detail
 
+// int32_t -> half runs the reference's dequantisation (the mode is ignored; the result is
+// src * scale with the scale SetDeqScale gives); the simulator has no SetDeqScale and takes
+// the scale as 1, rounding to nearest even and saturating.
 template <typename T1, typename T2>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
                  const uint32_t count) {
     constexpr const char* api = "Cast";
+    cast_detail::CheckPair<T1, T2>(round_mode);
     opgen_sim::CheckOperand(dst, count, api, "dst");
     opgen_sim::CheckOperand(src, count, api, "src");
     T1* d = dst.ptr_;
     const T2* s = src.ptr_;
-    const RoundMode mode = round_mode;
-    if (mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_RINT) {
-        for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], RoundMode::CAST_RINT);
-    } else {
-        for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
+    RoundMode mode = round_mode;
+    if (mode == RoundMode::CAST_NONE || cast_detail::AllowedModes<T1, T2>() == cast_detail::kAnyMode) {
+        mode = RoundMode::CAST_RINT;  // CAST_NONE: RINT where the conversion loses precision
     }
+    for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
     if constexpr (sizeof(T1) >= sizeof(T2)) {
         opgen_sim::CountVector<T1>(count);
     } else {
@@ -450,41 +631,7 @@ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
     opgen_sim::CountVector<T>(count);
 }
 
-template <typename T, typename U>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-                   const LocalTensor<T>& src1, SELMODE selMode, uint32_t count) {
-    constexpr const char* api = "Select";
-    (void)selMode;
-    opgen_sim::CheckOperand(dst, count, api, "dst");
-    opgen_sim::CheckOperand(src0, count, api, "src0");
-    opgen_sim::CheckOperand(src1, count, api, "src1");
-    cmp_detail::CheckMask(selMask, count, api);
-    const uint8_t* bits = reinterpret_cast<const uint8_t*>(selMask.ptr_);
-    T* d = dst.ptr_;
-    const T* a = src0.ptr_;
-    const T* b = src1.ptr_;
-    for (uint32_t i = 0; i < count; ++i) d[i] = ((bits[i / 8] >> (i % 8)) & 1u) ? a[i] : b[i];
-    opgen_sim::CountVector<T>(count);
-}
-
-template <typename T, typename U>
-inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-                   typename opgen_sim::Id<T>::type src1, SELMODE selMode, uint32_t count) {
-    constexpr const char* api = "Select";
-    if (selMode != SELMODE::VSEL_TENSOR_SCALAR_MODE) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        "a scalar src1 needs SELMODE::VSEL_TENSOR_SCALAR_MODE");
-    }
-    opgen_sim::CheckOperand(dst, count, api, "dst");
-    opgen_sim::CheckOperand(src0, count, api, "src0");
-    cmp_detail::CheckMask(selMask, count, api);
-    const uint8_t* bits = reinterpret_cast<const uint8_t*>(selMask.ptr_);
-    T* d = dst.ptr_;
-    const T* a = src0.ptr_;
-    const T b = src1;
-    for (uint32_t i = 0; i < count; ++i) d[i] = ((bits[i / 8] >> (i % 8)) & 1u) ? a[i] : b;
-    opgen_sim::CountVector<T>(count);
-}
+// Select: compare_select.h (all SELMODEs, count and mask/repeat forms).
 
 // ---- ReduceSum / ReduceMax / ReduceMin ---------------------------------------------------
 namespace reduce_detail {
@@ -530,22 +677,27 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
 }
 }  // namespace reduce_detail
 
+// Count form, Atlas A2 ("ReduceSum", 关键特性说明, 方式一): each 256-byte repeat is summed as a
+// binary tree (a tail repeat's missing lanes count as 0), and the repeats' sums are added in
+// order, each addition rounded to T. The reference does not say in which precision the running
+// total is kept; CANN's implementation reads it from the accumulator of one counter-mode vcadd,
+// and the simulator keeps it in T. sharedTmpBuffer is not used (方式一).
 template <typename T, bool isSetMask = true>
 inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count) {
+    opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
     reduce_detail::Check("ReduceSum", dst, src, sharedTmpBuffer, count, false);
-    using A = std::conditional_t<std::is_floating_point_v<opgen_sim::Acc<T>>, double, int64_t>;
     const T* s = src.ptr_;
     const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
-    A total = 0;
-    for (int32_t r = 0; r * per_repeat < count; ++r) {  // per-repeat partial sums, as the hardware
-        A part = 0;
-        const int32_t end = std::min(count, (r + 1) * per_repeat);
-        for (int32_t i = r * per_repeat; i < end; ++i) part += static_cast<A>(static_cast<opgen_sim::Acc<T>>(s[i]));
-        sharedTmpBuffer.ptr_[r] = static_cast<T>(part);
-        total += part;
+    T lanes[128];
+    T total = T(0);
+    for (int32_t r = 0; r * per_repeat < count; ++r) {
+        const int32_t first = r * per_repeat;
+        for (int32_t l = 0; l < per_repeat; ++l) lanes[l] = first + l < count ? s[first + l] : T(0);
+        const T part = opgen_sim::TreeSum(lanes, static_cast<uint32_t>(per_repeat));
+        total = r == 0 ? part : opgen_sim::ReduceAdd(total, part);
     }
-    dst.ptr_[0] = static_cast<T>(total);
+    dst.ptr_[0] = total;
     opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
 }
 
@@ -553,6 +705,7 @@ namespace reduce_detail {
 template <typename T, typename Better>
 inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                     const LocalTensor<T>& work, int32_t count, bool calIndex, Better better) {
+    opgen_sim::CheckHalfOrFloat<T>(api);
     Check(api, dst, src, work, count, calIndex);
     const T* s = src.ptr_;
     int32_t best = 0;
