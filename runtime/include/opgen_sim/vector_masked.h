@@ -283,27 +283,6 @@ inline void UnaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
     CountMasked<T>(m);
 }
 
-// One addition of a repeat reduction, rounded to T; float16 saturates at +-65504 as the
-// hardware's pairwise adder does (CANN docs, WholeReduceSum).
-template <typename T>
-inline T ReduceAdd(T a, T b) {
-    const Acc<T> s = static_cast<Acc<T>>(a) + static_cast<Acc<T>>(b);
-    if constexpr (std::is_same_v<T, half>) {
-        if (s > 65504.0f) return static_cast<T>(65504.0f);
-        if (s < -65504.0f) return static_cast<T>(-65504.0f);
-    }
-    return static_cast<T>(s);
-}
-
-// Pairwise (binary tree) sum of n values, n a power of two, rounding each step to T.
-template <typename T>
-inline T TreeSum(T* v, uint32_t n) {
-    for (uint32_t w = n; w > 1; w /= 2) {
-        for (uint32_t i = 0; i < w / 2; ++i) v[i] = ReduceAdd(v[2 * i], v[2 * i + 1]);
-    }
-    return v[0];
-}
-
 template <typename T>
 inline T Lowest() {
     if constexpr (std::is_floating_point_v<Acc<T>>) return static_cast<T>(-std::numeric_limits<float>::infinity());
@@ -337,6 +316,7 @@ template <typename T>
 inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTensor<T>& dst,
                         const AscendC::LocalTensor<T>& src, const MaskSpec& m, int32_t dstRepStride,
                         int32_t srcBlkStride, int32_t srcRepStride, AscendC::ReduceOrder order) {
+    CheckHalfOrFloat<T>(api);
     if (dstRepStride < 0 || srcBlkStride < 0 || srcRepStride < 0) {
         Fail(ErrorKind::VectorCount, api, "strides must not be negative");
     }
@@ -392,6 +372,7 @@ template <typename T>
 inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTensor<T>& dst,
                         const AscendC::LocalTensor<T>& src, const MaskSpec& m, int32_t dstRepStride,
                         int32_t srcBlkStride, int32_t srcRepStride) {
+    CheckHalfOrFloat<T>(api);
     if (dstRepStride < 0 || srcBlkStride < 0 || srcRepStride < 0) {
         Fail(ErrorKind::VectorCount, api, "strides must not be negative");
     }
@@ -408,6 +389,11 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
     for (int32_t r = 0; r < m.repeats; ++r) {
         T* out = d + static_cast<uint64_t>(r) * dstRepStride * nblk;
         for (uint32_t b = 0; b < nblk; ++b) {
+            // A data block none of whose lanes the mask selects is not written: dst keeps its
+            // value (ReduceDataBlock, 约束说明, Atlas A2 products).
+            bool any = false;
+            for (uint32_t e = 0; e < B && !any; ++e) any = m.Active(r, b * B + e);
+            if (!any) continue;
             if (kind == ReduceKind::Sum) {
                 for (uint32_t e = 0; e < B; ++e) {
                     const uint32_t l = b * B + e;
@@ -427,6 +413,42 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
                 }
             }
             out[b] = best;
+        }
+    }
+    CountMasked<T>(m);
+}
+
+// PairReduceSum (ReducePairElem with ReduceType::SUM): lanes 2k and 2k+1 of a repeat add into
+// result k (a masked-out lane counts as 0; a pair with both lanes masked out leaves its dst
+// element as it was, ReducePairElem, 约束说明). A repeat's lanes / 2 results are dense;
+// dstRepStride counts 128-byte units (lanes / 2 elements).
+template <typename T>
+inline void PairReduce(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                       const MaskSpec& m, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride) {
+    if (dstRepStride < 0 || srcBlkStride < 0 || srcRepStride < 0) {
+        Fail(ErrorKind::VectorCount, api, "strides must not be negative");
+    }
+    CheckReach(api, m, src, static_cast<uint32_t>(srcBlkStride), static_cast<uint32_t>(srcRepStride), "src");
+    const uint32_t half_lanes = m.lanes / 2;
+    if (m.repeats > 0) {
+        const uint64_t last = static_cast<uint64_t>(m.repeats - 1) * dstRepStride * half_lanes + half_lanes;
+        CheckUbAligned(dst, api, "dst");
+        if (last > dst.size_) {
+            Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+                 "dst: the results of the repeats reach element " + Str(last - 1) + " but the LocalTensor<" +
+                     TypeName<T>() + "> has " + Str(dst.size_) + " elements");
+        }
+    }
+    const T* s = src.ptr_;
+    T* d = dst.ptr_;
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        T* out = d + static_cast<uint64_t>(r) * dstRepStride * half_lanes;
+        for (uint32_t k = 0; k < half_lanes; ++k) {
+            const bool a_on = m.Active(r, 2 * k), b_on = m.Active(r, 2 * k + 1);
+            if (!a_on && !b_on) continue;
+            const T a = a_on ? s[LaneOffset<T>(r, 2 * k, srcBlkStride, srcRepStride)] : T(0);
+            const T b = b_on ? s[LaneOffset<T>(r, 2 * k + 1, srcBlkStride, srcRepStride)] : T(0);
+            out[k] = ReduceAdd(a, b);
         }
     }
     CountMasked<T>(m);
@@ -456,13 +478,28 @@ namespace AscendC {
         opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
                              [](auto a, auto b) { return EXPR; });                                \
     }
-OPGEN_SIM_BINARY0(Add, a + b)
-OPGEN_SIM_BINARY0(Sub, a - b)
-OPGEN_SIM_BINARY0(Mul, a * b)
-OPGEN_SIM_BINARY0(Div, a / b)
+OPGEN_SIM_BINARY0(Add, opgen_sim::Wrap(a, b, std::plus<>()))
+OPGEN_SIM_BINARY0(Sub, opgen_sim::Wrap(a, b, std::minus<>()))
+OPGEN_SIM_BINARY0(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()))
 OPGEN_SIM_BINARY0(Max, a > b ? a : b)
 OPGEN_SIM_BINARY0(Min, a < b ? a : b)
 #undef OPGEN_SIM_BINARY0
+
+// Div: half and float only (reference, Div, 数据类型), checked before any lane divides.
+template <typename T, bool isSetMask = true>
+inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
+    opgen_sim::CheckHalfOrFloat<T>("Div");
+    const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Div", true, 0, mask, repeatTime);
+    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, [](auto a, auto b) { return a / b; });
+}
+template <typename T, bool isSetMask = true>
+inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
+    opgen_sim::CheckHalfOrFloat<T>("Div");
+    const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Div", false, mask, nullptr, repeatTime);
+    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, [](auto a, auto b) { return a / b; });
+}
 
 // ---- tensor-scalar, mask/repeat forms ----------------------------------------------------------
 #define OPGEN_SIM_SCALAR0(NAME, EXPR)                                                             \
@@ -484,8 +521,8 @@ OPGEN_SIM_BINARY0(Min, a < b ? a : b)
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
         opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [s](auto a) { return EXPR; });      \
     }
-OPGEN_SIM_SCALAR0(Adds, a + s)
-OPGEN_SIM_SCALAR0(Muls, a * s)
+OPGEN_SIM_SCALAR0(Adds, opgen_sim::Wrap(a, s, std::plus<>()))
+OPGEN_SIM_SCALAR0(Muls, opgen_sim::Wrap(a, s, std::multiplies<>()))
 OPGEN_SIM_SCALAR0(Maxs, a > s ? a : s)
 OPGEN_SIM_SCALAR0(Mins, a < s ? a : s)
 OPGEN_SIM_SCALAR0(LeakyRelu, a >= 0 ? a : a * s)
@@ -618,6 +655,27 @@ OPGEN_SIM_WHOLE_EXTREME(WholeReduceMin, opgen_sim::ReduceKind::Min)
 OPGEN_SIM_BLOCK_REDUCE(BlockReduceSum, opgen_sim::ReduceKind::Sum)
 OPGEN_SIM_BLOCK_REDUCE(BlockReduceMax, opgen_sim::ReduceKind::Max)
 OPGEN_SIM_BLOCK_REDUCE(BlockReduceMin, opgen_sim::ReduceKind::Min)
+
+// ---- PairReduceSum (note: repeatTime before mask, as in BlockReduceSum) ------------------------
+template <typename T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                          const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride) {
+    opgen_sim::CheckHalfOrFloat<T>("PairReduceSum");
+    opgen_sim::PairReduce("PairReduceSum", dst, src,
+                          opgen_sim::ResolveMask<T, isSetMask>("PairReduceSum", true, 0, mask, repeatTime),
+                          dstRepStride, srcBlkStride, srcRepStride);
+}
+template <typename T, bool isSetMask = true>
+inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                          const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                          const int32_t srcRepStride) {
+    opgen_sim::CheckHalfOrFloat<T>("PairReduceSum");
+    opgen_sim::PairReduce("PairReduceSum", dst, src,
+                          opgen_sim::ResolveMask<T, isSetMask>("PairReduceSum", false,
+                                                               static_cast<uint64_t>(mask), nullptr, repeatTime),
+                          dstRepStride, srcBlkStride, srcRepStride);
+}
 #undef OPGEN_SIM_BLOCK_REDUCE
 
 }  // namespace AscendC
