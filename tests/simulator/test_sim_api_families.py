@@ -26,7 +26,8 @@ struct FamTilingData {
 };
 REGISTER_TILING_DEFAULT(FamTilingData);
 
-extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace,
+                                          GM_ADDR tiling)
 {
     GET_TILING_DATA(t, tiling);
     const int32_t mode = t.mode;
@@ -51,6 +52,9 @@ extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_AD
     LocalTensor<half> ah = a.ReinterpretCast<half>(), ch = c.ReinterpretCast<half>();
     LocalTensor<uint32_t> bu = b.ReinterpretCast<uint32_t>(), cu = c.ReinterpretCast<uint32_t>();
     BinaryRepeatParams bin;
+    constexpr TransposeType TO_NHWC = TransposeType::TRANSPOSE_NCHW2NHWC;
+    constexpr TransposeType TO_NCHW = TransposeType::TRANSPOSE_NHWC2NCHW;
+    constexpr SELMODE TT = SELMODE::VSEL_TENSOR_TENSOR_MODE;
     if (mode == 1) Gather(cf, af, bu, 0u, 256u);
     if (mode == 2) Gather(ch, ah[0], bu, 0u, (uint64_t)100, 2, 8);
     if (mode == 3) Gatherb(cu, a.ReinterpretCast<uint32_t>(), bu, 2, GatherRepeatParams{1, 8});
@@ -60,8 +64,8 @@ extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_AD
         CreateVecIndex(ci, (int16_t)-5, (uint64_t)100, 2, 1, 8);
     }
     if (mode == 6) Transpose(ch, ah);
-    if (mode == 7) Transpose(cf, af, tmp, TransposeParamsExt(2, 3, 2, 8, TransposeType::TRANSPOSE_NCHW2NHWC));
-    if (mode == 8) Transpose(ch, ah, tmp, TransposeParamsExt(1, 5, 4, 4, TransposeType::TRANSPOSE_NHWC2NCHW));
+    if (mode == 7) Transpose(cf, af, tmp, TransposeParamsExt(2, 3, 2, 8, TO_NHWC));
+    if (mode == 8) Transpose(ch, ah, tmp, TransposeParamsExt(1, 5, 4, 4, TO_NCHW));
     if (mode == 9) {
         uint64_t dl[16], sl[16];
         for (int i = 0; i < 16; ++i) {
@@ -75,7 +79,7 @@ extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_AD
         MrgSort4Info info;
         MrgSortSrcList<float> list(wf[0], wf[64], wf[128], wf[192]);
         if (mode == 10) {
-            info.elementLengths[0] = info.elementLengths[1] = info.elementLengths[2] = info.elementLengths[3] = 32;
+            for (int i = 0; i < 4; ++i) info.elementLengths[i] = 32;
             info.validBit = 15;
         } else {
             info.elementLengths[0] = 32;
@@ -111,7 +115,7 @@ extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_AD
     if (mode == 16) Select(cf, b[1024], af, bf, SELMODE::VSEL_CMPMASK_SPR, 256);
     if (mode == 17) Select(cf, b[1024], af, 7.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 256);
     if (mode == 18) Select(cf, b[1024], af, bf, SELMODE::VSEL_TENSOR_TENSOR_MODE, 256);
-    if (mode == 19) Select(cf, b[1024], af, bf, SELMODE::VSEL_TENSOR_TENSOR_MODE, (uint64_t)40, 4, bin);
+    if (mode == 19) Select(cf, b[1024], af, bf, TT, (uint64_t)40, 4, bin);
     if (mode == 20) {
         uint64_t m[2] = {0xF0F0F0F0F0F0F0F0ULL, 0};
         Select(cf, b[1024], af, 2.5f, SELMODE::VSEL_TENSOR_SCALAR_MODE, m, 4, bin);
@@ -120,13 +124,14 @@ extern "C" __global__ __aicore__ void fam(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_AD
     if (mode == 100) Gather(cf, af, bu, 0u, 256u);            // an offset not a multiple of 4
     if (mode == 101) Gather(cf, af, bu, 0u, 256u);            // an offset past src
     if (mode == 102) Gather(cf, af, bu, 2u, 256u);            // srcBaseAddr not a multiple of 4
-    if (mode == 103) Gatherb(cu, a.ReinterpretCast<uint32_t>(), bu, 2, GatherRepeatParams{1, 8});  // 16-byte offset
-    if (mode == 104) Transpose(cf, af, tmp[6016], TransposeParamsExt(2, 3, 2, 8, TransposeType::TRANSPOSE_NCHW2NHWC));
-    if (mode == 105) Transpose(cf, af, tmp, TransposeParamsExt(1, 3, 3, 3, TransposeType::TRANSPOSE_NCHW2NHWC));
-    if (mode == 106) Transpose(cf, af, tmp, TransposeParamsExt(0, 4096, 1, 8, TransposeType::TRANSPOSE_NCHW2NHWC));
+    // a 16-byte offset
+    if (mode == 103) Gatherb(cu, a.ReinterpretCast<uint32_t>(), bu, 2, GatherRepeatParams{1, 8});
+    if (mode == 104) Transpose(cf, af, tmp[6016], TransposeParamsExt(2, 3, 2, 8, TO_NHWC));
+    if (mode == 105) Transpose(cf, af, tmp, TransposeParamsExt(1, 3, 3, 3, TO_NHWC));
+    if (mode == 106) Transpose(cf, af, tmp, TransposeParamsExt(0, 4096, 1, 8, TO_NHWC));
     if (mode == 107 || mode == 108 || mode == 109) {
         MrgSort4Info info;
-        info.elementLengths[0] = info.elementLengths[1] = info.elementLengths[2] = info.elementLengths[3] = 8;
+        for (int i = 0; i < 4; ++i) info.elementLengths[i] = 8;
         info.validBit = mode == 107 ? 5 : 15;
         if (mode == 108) info.repeatTimes = 2;
         if (mode == 109) info.elementLengths[0] = 4096;
@@ -162,7 +167,8 @@ def run(lib: rt.KernelLibrary, mode: int, x: np.ndarray, y: np.ndarray) -> np.nd
     xb[: xv.size] = xv
     yb[: yv.size] = yv
     z = np.zeros(NBYTES, np.uint8)
-    rt.launch(lib, "fam", {"x": xb, "y": yb, "z": z}, block_dim=1, tiling=LAYOUT.pack({"mode": mode}))
+    tiling = LAYOUT.pack({"mode": mode})
+    rt.launch(lib, "fam", {"x": xb, "y": yb, "z": z}, block_dim=1, tiling=tiling)
     return z
 
 
@@ -202,7 +208,8 @@ def test_gatherb_blocks(lib: rt.KernelLibrary) -> None:
 
 
 def test_create_vec_index(lib: rt.KernelLibrary) -> None:
-    """CreateVecIndex.md: front-n form (float, 200 from 3.0) and mask form (int16, mask 100, 2 repeats)."""
+    """CreateVecIndex.md: front-n form (float, 200 from 3.0) and mask form (int16, mask 100,
+    2 repeats)."""
     z = run(lib, 4, np.zeros(1, np.uint8), np.zeros(1, np.uint8)).view(np.float32)
     want = np.zeros(1024, np.float32)
     want[:200] = np.arange(200, dtype=np.float32) + 3
@@ -301,7 +308,8 @@ def test_compare_mask_forms(lib: rt.KernelLibrary) -> None:
 
 
 def test_compare_into_cmpmask_and_select_mode0(lib: rt.KernelLibrary) -> None:
-    """Compare(result in register).md, GetCmpMask(ISASI).md, Select.md (no mask argument, mode 0)."""
+    """Compare(result in register).md, GetCmpMask(ISASI).md, Select.md (no mask argument,
+    mode 0)."""
     x = RNG.standard_normal(256).astype(np.float32)
     y = RNG.standard_normal(256).astype(np.float32)
     z = run(lib, 15, x, y)
@@ -353,21 +361,36 @@ def test_select_mask_forms(lib: rt.KernelLibrary) -> None:
 
 VIOLATIONS = {
     100: (rt.AlignmentError, r"Gather: srcOffset\[3\] = 6 is not a multiple of sizeof\(float\)"),
-    101: (rt.LocalMemoryOutOfBounds, r"Gather: srcBaseAddr 0 \+ srcOffset\[3\] = 4096 reads byte 4096"),
+    101: (
+        rt.LocalMemoryOutOfBounds,
+        r"Gather: srcBaseAddr 0 \+ srcOffset\[3\] = 4096 reads byte 4096",
+    ),
     102: (rt.AlignmentError, r"Gather: srcBaseAddr 2 is not a multiple"),
     103: (rt.AlignmentError, r"Gatherb: offset\[3\] = 16 is not a multiple of 32 bytes"),
     104: (rt.LocalMemoryOutOfBounds, r"Transpose: sharedTmpBuffer holds 2176 bytes.*needs 2560"),
     105: (rt.AlignmentError, r"Transpose: hSize \* wSize \* sizeof\(T\) = 36 bytes"),
     106: (rt.SimulatorError, r"Transpose: cSize 4096 is outside \[0, 4095\]"),
     107: (rt.VectorCountError, r"MrgSort: validBit 5 is not 3, 7 or 15"),
-    108: (rt.VectorCountError, r"MrgSort: repeatTimes 2 > 1 needs 4 equal queues stored one after another"),
+    108: (
+        rt.VectorCountError,
+        r"MrgSort: repeatTimes 2 > 1 needs 4 equal queues stored one after another",
+    ),
     109: (rt.VectorCountError, r"MrgSort: elementLengths\[0\] = 4096 is outside \[0, 4095\]"),
-    110: (rt.SimulatorError, r"Select: a tensor src1 needs SELMODE::VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE"),
-    111: (rt.LocalMemoryOutOfBounds, r"Select: selMask: 512 bits need 64 bytes but the LocalTensor<uint8_t> holds 32"),
+    110: (
+        rt.SimulatorError,
+        r"Select: a tensor src1 needs SELMODE::VSEL_CMPMASK_SPR or VSEL_TENSOR_TENSOR_MODE",
+    ),
+    111: (
+        rt.LocalMemoryOutOfBounds,
+        r"Select: selMask: 512 bits need 64 bytes but the LocalTensor<uint8_t> holds 32",
+    ),
     112: (rt.LocalMemoryOutOfBounds, r"Compare: src0: the mask and 20 repeat\(s\) reach element"),
     113: (rt.LocalMemoryOutOfBounds, r"CreateVecIndex: dst: count 2000 exceeds"),
     114: (rt.VectorCountError, r"Extract: repeatTime 256 is outside \[0, 255\]"),
-    115: (rt.AlignmentError, r"Transpose: src LocalTensor starts at UB offset \d+, which is not 32-byte aligned"),
+    115: (
+        rt.AlignmentError,
+        r"Transpose: src LocalTensor starts at UB offset \d+, which is not 32-byte aligned",
+    ),
 }
 
 
