@@ -18,8 +18,12 @@ namespace opgen_sim {
 // first: LocalTensor::Check (run by every API on its UB operands, and by GetValue/SetValue)
 // applies those in the tensor's range, a GM write by the core (DataCopy/DataCopyPad to GM,
 // atomics, InitGlobalMemory, GlobalTensor::SetValue) applies those reading the written range,
-// and GlobalTensor::GetPhyAddr applies all. UB and GM therefore always read as if every
-// instruction had run when issued; the simulator only skips moving data no one reads.
+// and GlobalTensor::GetPhyAddr applies all. Every cross-core call (sync.h) applies all before
+// other cores may go on, so a copy holds GM as of its issue whatever another core writes after
+// the synchronisation; an API handing out a reference or a raw address stops deferral for the
+// block (StopDeferring), and a program whose source stores through raw pointers defers nothing
+// (raw_gm_scan.h). UB and GM therefore always read as if every instruction had run when issued;
+// the simulator only skips moving data no one reads.
 inline bool Overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
     return a < b + bn && b < a + an;
 }

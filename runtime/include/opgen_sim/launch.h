@@ -15,6 +15,7 @@
 
 #include "core.h"
 #include "crosscore.h"
+#include "raw_gm_scan.h"
 #include "tensor.h"
 
 namespace opgen_sim {
@@ -123,6 +124,7 @@ inline void RunBlock(Job& job, int32_t b) {
     core.num_regions = job.num_regions;
     core.icpu = job.icpu;
     core.tiling_key = job.tiling_key;
+    core.raw_gm = ProgramStoresRawPointers();  // raw stores the simulator cannot see: no deferral
     tls_core = &core;
     tls_sync = &job.sync;
     AscendC::tls_pipe = nullptr;
@@ -345,6 +347,12 @@ extern "C" {
 
 __attribute__((visibility("default"), weak)) int32_t opgen_sim_abi_version() {
     return opgen_sim::kAbiVersion;
+}
+
+// 1 if launches of this program defer copies (its source stores through no raw pointer,
+// raw_gm_scan.h), else 0.
+__attribute__((visibility("default"), weak)) int32_t opgen_sim_defers_copies() {
+    return opgen_sim::ProgramStoresRawPointers() ? 0 : 1;
 }
 
 __attribute__((visibility("default"), weak)) int32_t opgen_sim_num_counters() {

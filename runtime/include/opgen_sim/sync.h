@@ -6,6 +6,7 @@
 #include <cstdarg>
 
 #include "crosscore.h"
+#include "kernel_utils.h"
 #include "tensor.h"
 
 enum pipe_t : uint8_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX };

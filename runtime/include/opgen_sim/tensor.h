@@ -153,8 +153,11 @@ public:
         CheckIndex(i, "LocalTensor::SetValue");
         ptr_[i] = static_cast<T>(v);
     }
+    // A reference into UB may be read or written at any later time, unseen: deferral stops for
+    // the block (deferred.h, StopDeferring).
     T& operator()(uint32_t i) const {
         CheckIndex(i, "LocalTensor::operator()");
+        opgen_sim::StopDeferring();
         return ptr_[i];
     }
     LocalTensor operator[](uint32_t offset) const {
@@ -173,7 +176,10 @@ public:
     uint32_t GetSize() const { return size_; }
     uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }
     void SetSize(uint32_t size) { size_ = size; }
-    uint64_t GetPhyAddr() const { return UbOffset(); }
+    uint64_t GetPhyAddr() const {
+        opgen_sim::StopDeferring();  // an address into UB, as for operator()
+        return UbOffset();
+    }
     TPosition GetPosition() const { return pos_; }
     template <typename U>
     LocalTensor<U> ReinterpretCast() const {
@@ -272,18 +278,19 @@ public:
         opgen_sim::FlushGm(ptr_ + i, sizeof(T));
         ptr_[i] = static_cast<T>(v);
     }
+    // A reference or a raw pointer into GM may be written through at any later time: all
+    // deferred work is applied and deferral stops for the block (deferred.h, StopDeferring).
     T& operator()(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::operator()");
-        opgen_sim::FlushGm(ptr_ + i, sizeof(T));
+        opgen_sim::StopDeferring();
         return ptr_[i];
     }
-    // A raw GM pointer may be written through: apply all deferred work first.
     __gm__ T* GetPhyAddr() const {
-        opgen_sim::FlushAll();
+        opgen_sim::StopDeferring();
         return ptr_;
     }
     __gm__ T* GetPhyAddr(uint64_t offset) const {
-        opgen_sim::FlushAll();
+        opgen_sim::StopDeferring();
         return ptr_ + offset;
     }
     uint64_t GetSize() const { return base_size_ - static_cast<uint64_t>(Offset()); }
