@@ -36,6 +36,11 @@ BASE_FLAGS: tuple[str, ...] = (
     "-pthread",
     "-fvisibility=hidden",
     "-fno-math-errno",
+    # line tables (with the inlined-call chains) and nothing more, compressed: the simulator
+    # names the kernel's line of a rule violation or a fault (opgen_sim/faults.h)
+    "-g1",
+    "-gno-column-info",
+    "-gz",
 )
 STRICT_ENV = "OPGEN_SIM_STRICT"
 
@@ -48,9 +53,13 @@ def strict_build_flags() -> tuple[str, ...]:
     return ("-DOPGEN_SIM_CHECKED_ASSERT=1",) if value not in ("", "0") else ()
 
 
+# The kernel's directory as the line tables name it: a library is cached by content, not by
+# path, so the launcher puts the source's current directory in its place (kernel_site_path).
+KERNEL_DIR_TOKEN = "/<kernel-dir>"
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
-# Bumped when the launch ABI between opgen_runtime and the headers changes.
-CACHE_FORMAT = "opgen-kernel-v1"
+# Bumped when the launch ABI between opgen_runtime and the headers changes, or what a library
+# holds (v2: line tables whose kernel directory is KERNEL_DIR_TOKEN).
+CACHE_FORMAT = "opgen-kernel-v2"
 # g++'s located lines: `path:line:col: error: text`, and `path:line:col:   required from here`
 # under an "In instantiation of ..." header.
 _DIAGNOSTIC = re.compile(
@@ -190,11 +199,13 @@ def _command(
     defines: Mapping[str, str],
     includes: Sequence[Path],
     extra: Sequence[str],
+    kernel_dir: Path | None = None,
 ) -> list[str]:
     cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}"]
     cmd += [f"-I{d}" for d in includes]
     cmd += [f"-D{k}={v}" for k, v in sorted(defines.items())]
     cmd += list(extra)
+    cmd += [f"-fdebug-prefix-map={kernel_dir or source.parent}={KERNEL_DIR_TOKEN}"]
     cmd += ["-o", str(out), str(source)]
     return cmd
 
@@ -303,7 +314,8 @@ def _compile(
     try:
         # the C locale: plain ASCII quotes and English messages, the same on every machine
         proc = subprocess.run(
-            _command(cxx, src, tmp, defs, incs, extra), capture_output=True, text=True,
+            _command(cxx, src, tmp, defs, incs, extra, (shown or src).parent),
+            capture_output=True, text=True,
             check=False, env={**os.environ, "LC_ALL": "C"},
         )
         if proc.returncode != 0:
@@ -331,6 +343,11 @@ def _compile_templated(
         unit = Path(tmp) / f"{src.stem}.launch.cpp"
         unit.write_text(template.launch_source(src, entries[0]))
         _compile(cxx, unit, final, defs, incs, extra, shown=src)
+
+
+def kernel_site_path(text: str, source: Path) -> str:
+    """A simulator message with the kernel's directory (KERNEL_DIR_TOKEN) put back in."""
+    return text.replace(KERNEL_DIR_TOKEN + "/", f"{source.parent}{os.sep}")
 
 
 def compile_errors(stderr: str) -> tuple[CompileError, ...]:

@@ -59,11 +59,23 @@ class TilingError(SimulatorError):
 
 
 class KernelCrash(SimulatorError):
-    """The kernel process died (segfault, SIGFPE, abort...) in an isolated launch."""
+    """A kernel raised a signal: an integer division by zero (SIGFPE), an invalid memory access
+    (SIGSEGV/SIGBUS: a null or wild pointer, a raw access past the Unified Buffer), or, in an
+    isolated launch, anything that killed the child process (abort...).
 
-    def __init__(self, detail: str, *, kernel: str = "", signal_name: str = "") -> None:
-        self.signal_name = signal_name
-        super().__init__(detail, kernel=kernel)
+    ``signal_name`` names the signal. A fault inside a kernel ends only its block: ``block`` and
+    the message (`... at kernel.cpp:LINE`) locate it, and the process goes on.
+    """
+
+    def __init__(self, detail: str, *, kernel: str = "", block: int = -1, api: str = "",
+                 signal_name: str = "") -> None:
+        self.signal_name = signal_name or api
+        super().__init__(detail, kernel=kernel, block=block, api=api)
+
+
+class LaunchTimeout(SimulatorError):
+    """A launch ran longer than OPGEN_SIM_TIMEOUT seconds (default 600) and was stopped; the
+    message names blockDim and the blocks still running. The process stays usable."""
 
 
 class BuildError(SimulatorError):
@@ -106,4 +118,8 @@ ERROR_KINDS: dict[int, type[SimulatorError]] = {
     7: LocalMemoryOutOfBounds,
     8: KernelAssertError,
     9: TilingError,
+    20: KernelCrash,
+    21: LaunchTimeout,
 }
+# The C side's kind of a launch stopped by SIGINT: re-raised as KeyboardInterrupt.
+INTERRUPTED_KIND = 22

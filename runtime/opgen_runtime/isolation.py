@@ -1,13 +1,19 @@
-"""Isolated launch: the kernel runs in a child process, so a crash becomes a KernelCrash."""
+"""Isolated launch: the kernel runs in a child process, so a crash becomes a KernelCrash.
+
+The request goes to the child on its stdin and the result comes back on a pipe of its own (the
+kernel's printf owns stdout): no temporary files. The child dies with its parent (Linux:
+PR_SET_PDEATHSIG), so killing the parent never leaves a child running a kernel.
+"""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -63,23 +69,37 @@ def launch_isolated(
             "tiling_key": tiling_key,
         },
     }
-    with tempfile.TemporaryDirectory(prefix="opgen-isolated-") as tmp:
-        req_path = Path(tmp) / "request.pkl"
-        res_path = Path(tmp) / "result.pkl"
-        req_path.write_bytes(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL))
-        env = dict(os.environ)
-        pkg_parent = str(Path(__file__).resolve().parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
-        proc = subprocess.run(
-            [sys.executable, "-m", "opgen_runtime.isolation", str(req_path), str(res_path)],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
+    env = dict(os.environ)
+    pkg_parent = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
+    payload = pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)
+    res_r, res_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "opgen_runtime.isolation", str(res_w), str(os.getpid())],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, pass_fds=(res_w,),
         )
-        if proc.returncode != 0 or not res_path.exists():
-            raise _crash(entry, proc.returncode, proc.stderr)
-        result = pickle.loads(res_path.read_bytes())
+    except BaseException:
+        os.close(res_r)
+        raise
+    finally:
+        os.close(res_w)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(res_r, chunks), daemon=True)
+    reader.start()
+    try:  # Ctrl-C or any error here kills the child (Popen's context manager would wait)
+        _out, err = proc.communicate(payload)
+        reader.join()
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    stderr = err.decode(errors="replace")
+    data = b"".join(chunks)
+    if proc.returncode != 0 or not data:
+        raise _crash(entry, proc.returncode, stderr)
+    result = pickle.loads(data)
     if "error" in result:
         cls_name, detail, block, api = result["error"]
         cls = getattr(errors, cls_name, errors.SimulatorError)
@@ -108,10 +128,25 @@ def _crash(entry: str, rc: int, stderr: str) -> errors.KernelCrash:
     return errors.KernelCrash(msg, kernel=entry, signal_name=name)
 
 
-def _child(req_path: str, res_path: str) -> None:
+def _read_all(fd: int, chunks: list[bytes]) -> None:
+    with os.fdopen(fd, "rb") as f:
+        chunks.append(f.read())
+
+
+def _die_with_parent(parent: int) -> None:
+    """Linux: the kernel kills this process when the thread that started it ends."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before prctl took effect
+        os._exit(1)
+
+
+def _child(res_fd: str, parent: str) -> None:
+    _die_with_parent(int(parent))
     from .launcher import launch
 
-    req = pickle.loads(Path(req_path).read_bytes())
+    req = pickle.loads(sys.stdin.buffer.read())
     arrays = req["arrays"]
     gm = dict(zip(req["names"], arrays, strict=True)) if req["names"] is not None else arrays
     result: dict[str, Any]
@@ -120,9 +155,8 @@ def _child(req_path: str, res_path: str) -> None:
         result = {"arrays": arrays, "profile": {"raw": list(prof._raw), "wall_ns": prof.wall_ns}}
     except errors.SimulatorError as e:
         result = {"error": (type(e).__name__, e.detail, e.block, e.api)}
-    tmp = res_path + ".tmp"
-    Path(tmp).write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
-    os.replace(tmp, res_path)
+    with os.fdopen(int(res_fd), "wb") as f:
+        f.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 if __name__ == "__main__":

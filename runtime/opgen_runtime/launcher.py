@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .build import KernelLibrary
-from .errors import ERROR_KINDS, LaunchError, SimulatorError
+from .build import KernelLibrary, kernel_site_path
+from .errors import ERROR_KINDS, INTERRUPTED_KIND, LaunchError, SimulatorError
 from .profile import NUM_COUNTERS, LaunchProfile
 from .soc import SOC_PROFILES, SocProfile, get_soc
 
@@ -265,7 +265,7 @@ def launch(
     )
     wall = time.perf_counter_ns() - t0
     if rc:
-        raise _error(loaded, entry, profile)
+        raise _error(loaded, entry, profile, lib.source)
     for orig, c in copies:
         if orig.flags.writeable:
             orig[...] = c
@@ -273,12 +273,14 @@ def launch(
     return LaunchProfile(entry, profile.name, profile.ub_bytes, block_dim, counters, wall)
 
 
-def _error(loaded: _Loaded, entry: str, soc: SocProfile) -> SimulatorError:
+def _error(loaded: _Loaded, entry: str, soc: SocProfile, source: Path) -> SimulatorError:
     buf = ctypes.create_string_buffer(4096)
     block = ctypes.c_int32(-1)
     kind = loaded.last_error(buf, len(buf), ctypes.byref(block))
-    text = buf.value.decode(errors="replace")
+    text = kernel_site_path(buf.value.decode(errors="replace"), source)
     api, _, detail = text.partition(": ")
+    if kind == INTERRUPTED_KIND:  # Ctrl-C stopped the launch; the process goes on
+        raise KeyboardInterrupt(f"kernel '{entry}': {detail}")
     cls = ERROR_KINDS.get(kind, SimulatorError)
     if cls.__name__ == "UnifiedBufferOverflow":
         detail += f" [SoC {soc.name}: UB {soc.ub_bytes} bytes]"

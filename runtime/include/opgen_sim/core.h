@@ -1,6 +1,8 @@
 // opgen NPU simulator: per-core context, errors, scalar types and kernel-language macros.
 #pragma once
 
+#include <execinfo.h>
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -74,16 +76,27 @@ enum class ErrorKind : int32_t {
     LocalMemoryOutOfBounds = 7,
     KernelAssert = 8,
     Tiling = 9,
+    KernelFault = 20,    // a signal in the kernel (faults.h)
+    LaunchTimeout = 21,  // OPGEN_SIM_TIMEOUT
+    Interrupted = 22,    // SIGINT during the launch
 };
+
+constexpr int32_t kMaxFailPcs = 24;
 
 struct SimError {
     ErrorKind kind;
     std::string api;
     std::string message;
+    // Return addresses where Fail was called; faults.h resolves them to the kernel's line.
+    void* pcs[kMaxFailPcs] = {};
+    int32_t npcs = 0;
 };
 
-[[noreturn]] inline void Fail(ErrorKind kind, const char* api, const std::string& message) {
-    throw SimError{kind, api, message};
+[[noreturn]] __attribute__((noinline, cold)) inline void Fail(ErrorKind kind, const char* api,
+                                                             const std::string& message) {
+    SimError e{kind, api, message};
+    e.npcs = backtrace(e.pcs, kMaxFailPcs);
+    throw e;
 }
 
 // Per-block counters; plain integers summed by the host after the launch.

@@ -16,6 +16,7 @@
 #include "core.h"
 #include "crosscore.h"
 #include "raw_gm_scan.h"
+#include "faults.h"
 #include "tensor.h"
 
 namespace opgen_sim {
@@ -70,6 +71,7 @@ struct Job {
     // Cross-core waits, deadlocks, helper threads and cancellation (crosscore.h): a launch
     // timeout or an interrupt sets sync.cancel (or sync.deadline before the launch).
     LaunchSync sync;
+    LaunchWatch watch;  // timeout, interrupt and faults of the blocks (faults.h)
 
     // The lowest failing block's error is the launch's; a secondary error (a deadlock, a
     // cancelled wait: SyncAbort) only when no block broke a rule, as it is then the consequence.
@@ -89,18 +91,7 @@ struct Job {
 };
 
 inline uint8_t* ThreadUb(uint64_t capacity) {
-    struct Buffer {
-        uint8_t* p = nullptr;
-        uint64_t size = 0;
-        ~Buffer() { std::free(p); }
-    };
-    thread_local Buffer buf;
-    if (buf.size < capacity) {
-        std::free(buf.p);
-        buf.p = static_cast<uint8_t*>(std::aligned_alloc(64, RoundUp(capacity, 64)));
-        buf.size = capacity;
-    }
-    return buf.p;
+    return GuardedThreadUb(capacity);  // ends at an inaccessible page (faults.h)
 }
 
 // OPGEN_SIM_STRICT=1: checks beyond the hardware's (docs/simulator.md, "Strict mode"). Read at
@@ -131,7 +122,11 @@ inline void RunBlock(Job& job, int32_t b) {
     job.sync.state[b].store(kBlockRunning, std::memory_order_relaxed);
     bool failed = true;
     const auto t0 = std::chrono::steady_clock::now();
-    try {
+    BlockGuard guard(job.watch, b);  // a signal in the kernel, or a cancel, jumps back here
+    if (sigsetjmp(guard.jump, 0) != 0) {
+        job.Record(b, guard.Kind(), guard.Api(), guard.Message(core));
+    } else try {
+        const BlockGuard::Armed armed(guard);  // until the kernel returns or throws
         if (job.invoke != nullptr) {
             job.invoke(job.ctx);
         } else {
@@ -141,7 +136,7 @@ inline void RunBlock(Job& job, int32_t b) {
     } catch (const SyncAbort& e) {
         job.Record(b, e.error.kind, e.error.api, e.error.message, true);
     } catch (const SimError& e) {
-        job.Record(b, e.kind, e.api, e.message);
+        job.Record(b, e.kind, e.api, e.message + FailSite(e));
     } catch (const std::exception& e) {
         job.Record(b, ErrorKind::Generic, "C++", std::string("uncaught C++ exception: ") + e.what());
     } catch (...) {
@@ -329,6 +324,7 @@ inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
     job.sync.Prepare(job.block_dim, &job.next, &RunBlocksThunk, &job);
+    WatchScope watch(job.watch, job.sync, job.block_dim);  // OPGEN_SIM_TIMEOUT, SIGINT, faults
     if (threads <= 1) {
         RunBlocks(job);
     } else if (parallel != nullptr) {
@@ -398,6 +394,14 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     job.tiling_key = NextTilingKey();
     NextTilingKey() = 0;
     RunJob(job, max_threads, parallel, parallel_ctx);
+    if (job.watch.why.load() != kNotCancelled) {  // a timeout or an interrupt stopped it
+        last.kind = static_cast<int32_t>(job.watch.why.load() == kCancelInterrupt
+                                             ? ErrorKind::Interrupted
+                                             : ErrorKind::LaunchTimeout);
+        last.block = -1;
+        last.text = "launch: " + job.watch.summary;
+        return last.kind;
+    }
     if (job.err_block >= 0) {
         last.kind = job.err_kind;
         last.block = job.err_block;

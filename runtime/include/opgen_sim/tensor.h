@@ -175,7 +175,31 @@ public:
     }
     uint32_t GetSize() const { return size_; }
     uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }
-    void SetSize(uint32_t size) { size_ = size; }
+    // The new size must stay inside the buffer the tensor came from (its TQue/TBuf buffer, else
+    // the Unified Buffer): past it, the tensor would reach another buffer's bytes.
+    void SetSize(uint32_t size) {
+        const auto* p = reinterpret_cast<const uint8_t*>(ptr_);
+        const uint64_t bytes = static_cast<uint64_t>(size) * sizeof(T);
+        const opgen_sim::Core* c = opgen_sim::tls_core;
+        if (slot_ != nullptr && slot_->addr != nullptr && p >= slot_->addr &&
+            p + bytes > slot_->addr + slot_->bytes) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, "LocalTensor::SetSize",
+                            "size " + opgen_sim::Str(size) + " x " + opgen_sim::TypeName<T>() +
+                                " = " + opgen_sim::Str(bytes) + " bytes from byte " +
+                                opgen_sim::Str(static_cast<uint64_t>(p - slot_->addr)) +
+                                " of its buffer runs past the buffer's " +
+                                opgen_sim::Str(slot_->bytes) + " bytes");
+        }
+        if (c != nullptr && p >= c->ub && p < c->ub + c->ub_capacity &&
+            UbOffset() + bytes > c->ub_capacity) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, "LocalTensor::SetSize",
+                            "size " + opgen_sim::Str(size) + " x " + opgen_sim::TypeName<T>() +
+                                " at UB offset " + opgen_sim::Str(UbOffset()) +
+                                " runs past the Unified Buffer of " +
+                                opgen_sim::Str(c->ub_capacity) + " bytes");
+        }
+        size_ = size;
+    }
     uint64_t GetPhyAddr() const {
         opgen_sim::StopDeferring();  // an address into UB, as for operator()
         return UbOffset();
