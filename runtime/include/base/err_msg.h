@@ -24,6 +24,14 @@
     error_message::ReportPredefinedErrMsg((code), (keys), (values))
 #define REPORT_PREDEFINED_ERR_MSG(...) \
     OPGEN_ERR_MSG_PICK(__VA_ARGS__, OPGEN_ERR_MSG_3, , OPGEN_ERR_MSG_1)(__VA_ARGS__)
+// registers a JSON table of message templates when the library loads (a namespace-scope
+// statement, as CANN's); opgen keeps no templates, so it only evaluates its arguments
+#define OPGEN_ERR_MSG_CAT2(a, b) a##b
+#define OPGEN_ERR_MSG_CAT(a, b) OPGEN_ERR_MSG_CAT2(a, b)
+#define REG_FORMAT_ERROR_MSG(error_msg, error_msg_len)                                 \
+    static const int32_t OPGEN_ERR_MSG_CAT(opgen_format_error_msg_, __COUNTER__)      \
+        __attribute__((unused)) =                                                      \
+            ::error_message::RegisterFormatErrorMessage((error_msg), (error_msg_len))
 
 namespace error_message {
 

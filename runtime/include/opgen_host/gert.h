@@ -328,6 +328,73 @@ struct NodeCall {
     bool workspaces_asked = false;
 };
 
+// Where one IR input's (or output's) instances start among the node's inputs (outputs) and how
+// many there are: one for a required input, 0 or 1 for an optional one, n for a dynamic one.
+class AnchorInstanceInfo {
+public:
+    AnchorInstanceInfo() = default;
+    AnchorInstanceInfo(uint32_t instance_start, uint32_t instantiation_num)
+        : instance_start_(instance_start), instantiation_num_(instantiation_num) {}
+    size_t GetInstanceNum() const { return instantiation_num_; }
+    size_t GetInstanceStart() const { return instance_start_; }
+    void SetInstanceStart(uint32_t instance_start) { instance_start_ = instance_start; }
+    void SetInstantiationNum(uint32_t instantiation_num) { instantiation_num_ = instantiation_num; }
+
+private:
+    uint32_t instance_start_ = 0;
+    uint32_t instantiation_num_ = 0;
+};
+
+// The node a host function runs for, as CANN describes it to every context: its type and name,
+// its IR inputs and outputs and their instances, each instance's dtype and formats, its attrs.
+// A view of opgen's NodeCall (the node name is the op type: opgen's calls have no graph). Every
+// output is its own IR output with one instance.
+class ComputeNodeInfo {
+public:
+    const ge::char_t* GetNodeType() const { return c_->op_type.c_str(); }
+    const ge::char_t* GetNodeName() const { return c_->op_type.c_str(); }
+    size_t GetIrInputsNum() const { return ir_inputs_.size(); }
+    size_t GetIrOutputsNum() const { return ir_outputs_.size(); }
+    size_t GetInputsNum() const { return c_->inputs.size(); }
+    size_t GetOutputsNum() const { return c_->output_descs.size(); }
+    const AnchorInstanceInfo* GetInputInstanceInfo(size_t ir_index) const {
+        return ir_index < ir_inputs_.size() ? &ir_inputs_[ir_index] : nullptr;
+    }
+    const AnchorInstanceInfo* GetOutputInstanceInfo(size_t ir_index) const {
+        return ir_index < ir_outputs_.size() ? &ir_outputs_[ir_index] : nullptr;
+    }
+    const CompileTimeTensorDesc* GetInputTdInfo(size_t index) const {
+        return index < c_->inputs.size() ? &c_->inputs[index].Desc() : nullptr;
+    }
+    const CompileTimeTensorDesc* GetOutputTdInfo(size_t index) const {
+        return index < c_->output_descs.size() ? &c_->output_descs[index] : nullptr;
+    }
+    const RuntimeAttrs* GetAttrs() const { return &c_->attrs; }
+
+    // opgen: the call it describes (ExtendedKernelContext::GetComputeNodeInfo)
+    void Bind(const NodeCall* call) {
+        if (c_ == call && ir_inputs_.size() == call->ir_count.size() &&
+            ir_outputs_.size() == call->output_descs.size()) {
+            return;
+        }
+        c_ = call;
+        ir_inputs_.clear();
+        for (size_t i = 0; i < call->ir_count.size(); ++i) {
+            ir_inputs_.emplace_back(static_cast<uint32_t>(call->ir_start[i]),
+                                    static_cast<uint32_t>(call->ir_count[i]));
+        }
+        ir_outputs_.clear();
+        for (size_t i = 0; i < call->output_descs.size(); ++i) {
+            ir_outputs_.emplace_back(static_cast<uint32_t>(i), 1U);
+        }
+    }
+
+private:
+    const NodeCall* c_ = nullptr;
+    std::vector<AnchorInstanceInfo> ir_inputs_;
+    std::vector<AnchorInstanceInfo> ir_outputs_;
+};
+
 class ExtendedKernelContext {
 public:
     explicit ExtendedKernelContext(NodeCall* call) : c_(call) {}
@@ -356,6 +423,16 @@ public:
     const ge::char_t* GetNodeName() const { return c_->op_type.c_str(); }
     const ge::char_t* GetKernelName() const { return c_->op_type.c_str(); }
     const ge::char_t* GetKernelType() const { return c_->op_type.c_str(); }
+    const ComputeNodeInfo* GetComputeNodeInfo() const {
+        node_info_.Bind(c_);
+        return &node_info_;
+    }
+    const AnchorInstanceInfo* GetIrInputInstanceInfo(size_t ir_index) const {
+        return GetComputeNodeInfo()->GetInputInstanceInfo(ir_index);
+    }
+    const AnchorInstanceInfo* GetIrOutputInstanceInfo(size_t ir_index) const {
+        return GetComputeNodeInfo()->GetOutputInstanceInfo(ir_index);
+    }
 
 protected:
     const Tensor* Instance(size_t ir_index, size_t rel) const {
@@ -366,6 +443,7 @@ protected:
         return index < c_->inputs.size() ? &c_->inputs[index] : nullptr;
     }
     NodeCall* c_;
+    mutable ComputeNodeInfo node_info_;
 };
 
 class TilingContext : public ExtendedKernelContext {
