@@ -344,6 +344,11 @@ inline void EnsureFaultHandlers() {
     if (sigaction(SIGSEGV, nullptr, &cur) == 0 && IsOpgenHandler(cur)) return;
     void* warm[2];
     backtrace(warm, 2);  // loads the unwinder now, not inside a handler
+    // The handlers and the watchdog run this library's code: keep it mapped for good, even if
+    // a host dlcloses it.
+    std::string self;
+    uintptr_t base = 0;
+    if (ThisLibrary(self, base)) dlopen(self.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
     struct sigaction sa{};
     sa.sa_sigaction = &OnFault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
