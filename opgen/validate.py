@@ -616,6 +616,11 @@ class _Builder:
             spec_path=self.doc.path, loc=self.doc.loc(()),
         )
 
+    def own_op_host(self) -> bool:
+        """Whether the spec names the op's own op_host sources (kernel.op_host)."""
+        kernel = self.data.get("kernel")
+        return isinstance(kernel, dict) and bool(kernel.get("op_host"))
+
     def output_rules(self, t: TensorDesc, path: JsonPath, ins: Mapping[str, TensorDesc],
                      attrs: Mapping[str, AttrDesc]) -> TensorDesc:
         raw = _list(self.data.get("output_desc"))[path[1]]  # type: ignore[index]
@@ -642,6 +647,8 @@ class _Builder:
                     elif attrs[name].type not in (AttrType.INT, AttrType.LIST_INT):
                         self.err((*path, "infer"), f"shape rule attr '{name}' must be int or "
                                  f"list_int, not {attrs[name].type.value}")
+        elif "infer" not in raw and self.own_op_host():
+            pass  # the op's own InferShape gives the shape; the runtime asks for a rule if not
         elif "infer" not in raw:
             first = next((i for i in ins.values() if not i.is_optional), None)
             if first is not None:

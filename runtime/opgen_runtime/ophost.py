@@ -274,13 +274,15 @@ class OpHost:
 
     def infer_shape(self, op_type: str, inputs: Sequence[Sequence[HostTensor]],
                     num_outputs: int, attrs: Sequence[tuple[str, Any]],
-                    soc: SocProfile) -> list[tuple[int, ...]]:
+                    soc: SocProfile) -> list[tuple[int, ...] | None]:
+        """The output shapes InferShape sets; None for an output whose shape it never asks
+        for (CANN's aclnn callers pass such an output; the caller decides)."""
         outs = [HostTensor((), "float32")] * num_outputs
         with self._lock:
             rep, status = self._invoke(_INFER_SHAPE, op_type, inputs, outs, attrs, soc)
         self._raise(status, rep, op_type, _INFER_SHAPE)
         return [tuple(int(rep.out_dims[i][d]) for d in range(rep.out_ndim[i]))
-                for i in range(num_outputs)]
+                if rep.out_ndim[i] >= 0 else None for i in range(num_outputs)]
 
     def _raise(self, status: int, rep: _Reply, op_type: str, what: int) -> None:
         if status == 0:

@@ -378,16 +378,34 @@ class Registry:
         ins = [[HostTensor(x.shape, str(x.dtype), data=x if t.ir in depends else None)
                 for x in _instances(a)] for t, a in zip(opdef.inputs, arrays, strict=True)]
         attr_list = [(a.type, attrs[a.name]) for a in opdef.attrs if a.name in attrs]
+        inferred: list[tuple[int, ...] | None] = [None] * len(opdef.outputs)
         if info.get("infer_shape"):
-            out_shapes = host.infer_shape(opdef.op_type, ins, len(opdef.outputs), attr_list, soc)
-        else:
-            out_shapes = [_infer_output(opdef, t, shapes, attrs) for t in opdef.outputs]
+            inferred = host.infer_shape(opdef.op_type, ins, len(opdef.outputs), attr_list, soc)
+        out_shapes = [s if s is not None else _rule_for_host_op(opdef, t, shapes, attrs,
+                                                                 bool(info.get("infer_shape")))
+                      for t, s in zip(opdef.outputs, inferred, strict=True)]
         outs = [HostTensor(s, str(d)) for s, d in zip(out_shapes, out_dtypes, strict=True)]
         decided = host.tiling(opdef.op_type, ins, outs, attr_list, soc)
         return _Plan(kernel, entry, tuple(out_shapes), out_dtypes, tuple(names),
                      decided.block_dim, decided.tiling, (), tiling_key=decided.tiling_key,
                      workspace_size=decided.workspace_size, cacheable=not depends)
 
+
+
+def _rule_for_host_op(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int, ...]],
+                      attrs: Mapping[str, Any], has_infer_shape: bool) -> tuple[int, ...]:
+    """An output whose shape the op_host leaves open (no InferShape, or one that never sets
+    it: CANN's aclnn callers pass the output) takes the spec's own `infer:` rule; without one
+    the first input's shape would be a guess, so it is an error."""
+    if t.infer is None:
+        why = ("its InferShape does not set it" if has_infer_shape
+               else "it registers no InferShape")
+        raise OpCallError(
+            f"{opdef.op_name}: the op_host gives no shape for output '{t.name}' ({why}; an "
+            f"aclnn caller passes the output); give '{t.name}' an `infer:` rule in the op's "
+            f"spec (docs/spec-reference.md, \"Shape rules\"), e.g. `infer: same_as(x)` or "
+            f"`infer: [dim(x, 0), 1]`")
+    return _infer_output(opdef, t, shapes, attrs)
 
 
 def _infer_output(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int, ...]],

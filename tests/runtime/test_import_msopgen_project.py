@@ -14,6 +14,7 @@ import yaml
 
 from conftest import ROOT
 from opgen.cli import main
+from opgen_runtime.registry import OpCallError
 
 FIXTURE = ROOT / "tests" / "fixtures" / "msopgen_clamp"
 
@@ -58,3 +59,39 @@ def test_import_of_a_directory_that_is_not_a_project(
     err = capsys.readouterr().err
     assert err.startswith("opgen: error: ") and "not an msopgen project" in err
     assert "Traceback" not in err
+
+
+def test_output_shape_left_to_the_caller_needs_a_spec_rule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # CANN's aclnn-only samples register an InferShape that never sets the output's shape (the
+    # aclnn caller passes the output): the registry takes the spec's rule, and without one says
+    # so instead of guessing the first input's shape
+    project = tmp_path / "ClampScale"
+    shutil.copytree(FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
+    host = project / "op_host" / "clamp_scale.cpp"
+    text = host.read_text()
+    setter = "    *ctx->GetOutputShape(0) = *ctx->GetInputShape(0);\n"
+    assert setter in text
+    host.write_text(text.replace(setter, "    (void)ctx->GetInputShape(0);\n"))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    reg = built_ops.registered(work, "clamp_scale")
+    x = np.linspace(-20, 20, 96, dtype=np.float32).reshape(4, 24)
+    with pytest.raises(OpCallError, match=(
+            r"clamp_scale: the op_host gives no shape for output 'y' \(its InferShape does not "
+            r"set it; an aclnn caller passes the output\); give 'y' an `infer:` rule")):
+        reg.call("clamp_scale", x)
+
+    spec_path = work / "specs" / "clamp_scale.yaml"
+    spec = yaml.safe_load(spec_path.read_text())
+    spec["output_desc"][0]["infer"] = "same_as(x)"
+    spec_path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    assert main(["generate"]) == 0
+    reg = built_ops.registered(work, "clamp_scale")
+    y = reg.call("clamp_scale", x, gain=2.0)
+    assert y.shape == (4, 24)
+    np.testing.assert_array_equal(y, np.clip(x * np.float32(2.0), -6, 6))

@@ -310,6 +310,9 @@ struct NodeCall {
     std::vector<size_t> ir_count;  // per IR input: number of instances (0: absent)
     std::vector<Tensor> inputs;    // present instances, in order
     std::vector<StorageShape> output_shapes;
+    // per output: whether InferShape asked for its shape to write it (one that never does
+    // leaves the shape to the caller, as an aclnn caller gives it)
+    std::vector<bool> output_shape_asked;
     std::vector<CompileTimeTensorDesc> output_descs;
     std::vector<ge::DataType> output_dtypes;  // InferDataType's results
     RuntimeAttrs attrs;
@@ -549,8 +552,9 @@ public:
         return ShapeOf(Instance(ir, rel));
     }
     Shape* GetOutputShape(size_t index) {
-        return index < c_->output_shapes.size() ? &c_->output_shapes[index].MutableStorageShape()
-                                                : nullptr;
+        if (index >= c_->output_shapes.size()) return nullptr;
+        if (index < c_->output_shape_asked.size()) c_->output_shape_asked[index] = true;
+        return &c_->output_shapes[index].MutableStorageShape();
     }
 
 private:

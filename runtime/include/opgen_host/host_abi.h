@@ -202,6 +202,7 @@ inline std::string BuildCall(const OpgenHostRequest& req, gert::NodeCall& call) 
         gert::Tensor t;
         Fill(t, req.outputs[i]);
         call.output_shapes.push_back(t.GetShape());
+        call.output_shape_asked.push_back(false);
         call.output_descs.push_back(t.Desc());
         call.output_dtypes.push_back(t.GetDataType());
     }
@@ -344,7 +345,9 @@ inline int32_t Call(const OpgenHostRequest& req, OpgenHostReply& rep) {
         }
         for (size_t i = 0; i < call.output_shapes.size(); ++i) {
             const gert::Shape& s = call.output_shapes[i].GetStorageShape();
-            rep.out_ndim[i] = static_cast<int32_t>(s.GetDimNum());
+            // -1: InferShape never asked for this output's shape
+            rep.out_ndim[i] = shape && !call.output_shape_asked[i] ? -1
+                                                                   : static_cast<int32_t>(s.GetDimNum());
             for (size_t d = 0; d < s.GetDimNum(); ++d) rep.out_dims[i][d] = s.GetDim(d);
             rep.out_dtypes[i] = static_cast<int32_t>(call.output_dtypes[i]);
         }

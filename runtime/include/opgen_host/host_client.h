@@ -207,11 +207,12 @@ inline std::string HostError(const char* function, int32_t status, const OpgenHo
 }  // namespace detail
 
 // Output shapes from the op_host's InferShape; *available is false when it registers none
-// (the caller then uses the spec's shape rule).
+// (the caller then uses the spec's shape rule). (*set)[o] is false for an output whose shape
+// InferShape never asks for (an aclnn caller passes it): the caller uses the rule for it too.
 inline std::string HostInferShapes(const HostImage& image, const HostArg* in, int ni,
                                    int no, const std::vector<HostAttr>& attrs,
                                    const SocProfile& soc, std::vector<std::vector<int64_t>>* out,
-                                   bool* available) {
+                                   bool* available, std::vector<bool>* set) {
     HostCallFn fn = nullptr;
     std::string err = LoadHostImage(image, &fn);
     if (!err.empty()) return err;
@@ -223,7 +224,10 @@ inline std::string HostInferShapes(const HostImage& image, const HostArg* in, in
     if (!*available) return "";
     if (status != kOk) return detail::HostError("InferShape", status, rep);
     out->assign(static_cast<size_t>(no), {});
+    set->assign(static_cast<size_t>(no), false);
     for (int o = 0; o < no; ++o) {
+        if (rep.out_ndim[o] < 0) continue;
+        (*set)[static_cast<size_t>(o)] = true;
         (*out)[static_cast<size_t>(o)].assign(rep.out_dims[o], rep.out_dims[o] + rep.out_ndim[o]);
     }
     return "";

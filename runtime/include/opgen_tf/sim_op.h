@@ -388,6 +388,7 @@ public:
         const Variant& var = d.variants[static_cast<size_t>(variant_)];
         std::vector<opgen_host::HostArg> host_args(n);
         bool host_shapes = false;
+        std::vector<bool> host_set;
         if (d.host.begin != nullptr) {
             for (size_t i = 0; i < ni; ++i) {
                 host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])), dims[i].data(),
@@ -396,11 +397,14 @@ public:
             std::vector<std::vector<int64_t>> host_dims;
             const std::string err = opgen_host::HostInferShapes(
                 d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
-                host_attrs_, *soc_, &host_dims, &host_shapes);
+                host_attrs_, *soc_, &host_dims, &host_shapes, &host_set);
             OP_REQUIRES(ctx, err.empty(), OpError(d, std::string(d.host.op_type) + ": " + err));
-            for (size_t o = 0; host_shapes && o < no; ++o) dims[ni + o] = host_dims[o];
+            for (size_t o = 0; host_shapes && o < no; ++o) {
+                if (host_set[o]) dims[ni + o] = host_dims[o];
+            }
         }
-        for (size_t o = 0; !host_shapes && o < no; ++o) {
+        for (size_t o = 0; o < no; ++o) {
+            if (host_shapes && host_set[o]) continue;
             const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
                                                            shapes.data(), attrs_, false,
                                                            &dims[ni + o]);

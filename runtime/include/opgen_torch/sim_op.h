@@ -297,6 +297,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
     std::vector<opgen_host::HostAttr> host_attrs;
     c10::SmallVector<opgen_host::HostArg, 8> host_args(n);
     std::vector<std::vector<int64_t>> host_dims;
+    std::vector<bool> host_set;
     bool host_shapes = false;
     if (own_host) {
         for (size_t k = 0; k < na; ++k) {
@@ -311,7 +312,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
         }
         const std::string err = opgen_host::HostInferShapes(
             d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no), host_attrs,
-            *soc, &host_dims, &host_shapes);
+            *soc, &host_dims, &host_shapes, &host_set);
         TORCH_CHECK(err.empty(), d.qualname, ": ", d.host.op_type, ": ", err);
     }
 
@@ -319,7 +320,7 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
     c10::SmallVector<Dims, 8> dims(n);
     bool any = false;
     for (size_t o = 0; o < no; ++o) {
-        if (host_shapes) {
+        if (host_shapes && host_set[o]) {
             dims[ni + o].assign(host_dims[o].begin(), host_dims[o].end());
         } else {
             OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[ni + o]);
