@@ -13,6 +13,12 @@ KERNEL = r"""
 #include "kernel_operator.h"
 using namespace AscendC;
 
+struct RequeueTilingData {
+    uint32_t n;
+    uint32_t twice;
+};
+REGISTER_TILING_DEFAULT(RequeueTilingData);
+
 extern "C" __global__ __aicore__ void requeue(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
                                               GM_ADDR tiling)
 {
@@ -40,10 +46,8 @@ extern "C" __global__ __aicore__ void requeue(GM_ADDR x, GM_ADDR z, GM_ADDR work
 }
 """
 
-LAYOUT = rt.TilingLayout.from_fields("RequeueTilingData", [("n", "uint32_t"), ("twice", "uint32_t")])
-KERNEL = KERNEL.replace('#include "kernel_operator.h"', '#include "kernel_operator.h"\n'
-                        "struct RequeueTilingData { uint32_t n; uint32_t twice; };\n"
-                        "REGISTER_TILING_DEFAULT(RequeueTilingData);")
+LAYOUT = rt.TilingLayout.from_fields(
+    "RequeueTilingData", [("n", "uint32_t"), ("twice", "uint32_t")])
 N = 64
 
 
@@ -65,7 +69,8 @@ def test_enque_after_deque_is_allowed(lib: rt.KernelLibrary) -> None:
 def test_enque_of_a_queued_tensor_is_an_error(lib: rt.KernelLibrary) -> None:
     x = rt.gm_empty(N, np.float32)
     z = rt.gm_empty(N, np.float32)
-    with pytest.raises(rt.QueueError, match=r"TQue::EnQue: the tensor is already in the queue") as info:
+    with pytest.raises(rt.QueueError,
+                       match=r"TQue::EnQue: the tensor is already in the queue") as info:
         rt.launch(lib, "requeue", [x, z], block_dim=1, tiling=LAYOUT.pack({"n": N, "twice": 1}))
     line = next(i for i, text in enumerate(KERNEL.splitlines(), 1) if "an error" in text)
     assert f"requeue.cpp:{line}" in str(info.value)
