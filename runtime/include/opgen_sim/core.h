@@ -153,6 +153,8 @@ struct Core {
     bool mask_counter = false;
     uint64_t mask_hi = ~0ull;
     uint64_t mask_lo = ~0ull;
+    // DEQSCALE's s322fp16 scale (SetDeqScale(half)): int32_t -> half Cast multiplies by it
+    float deq_scale = 1.0f;
     // Atomic mode of copies to GM (SetAtomicAdd<T>/SetAtomicMax<T>/SetAtomicMin<T>/SetAtomicNone).
     int32_t atomic_op = 0;
     const char* atomic_type = nullptr;

@@ -525,11 +525,33 @@ inline D Convert(S s, RoundMode mode) {
         return ToFloat<D>(s, mode);
     }
 }
+
+// int32_t -> half ("SetDeqScale", s322fp16): src * scale, the exact product (at most 31 + 11
+// significant bits) rounded once to half, to nearest even, saturating as other half results.
+inline half Dequantize(int32_t s, float scale) {
+    using F = FloatFormat<half>;
+    if (std::isnan(scale) || std::isinf(scale)) return ToFloat<half>(static_cast<float>(s) * scale, RoundMode::CAST_RINT);
+    Exact k = Decompose(scale);
+    if (k.mag != 0) {
+        const int tz = __builtin_ctzll(k.mag);
+        k.mag >>= tz;
+        k.exp += tz;
+    }
+    Exact x;
+    x.neg = (s < 0) != k.neg;
+    x.mag = (s < 0 ? uint64_t{0} - static_cast<uint64_t>(static_cast<int64_t>(s)) : static_cast<uint64_t>(s)) * k.mag;
+    x.exp = k.exp;
+    if (x.mag == 0) return static_cast<half>(x.neg ? -0.0f : 0.0f);
+    const int top = BitLength(x.mag) - 1 + x.exp;
+    const double r = RoundAt(x, std::max(top, F::kMinExp) - (F::kBits - 1), RoundMode::CAST_RINT);
+    if (std::fabs(r) > F::kMax) return static_cast<half>(static_cast<float>(std::copysign(F::kMax, r)));
+    return static_cast<half>(static_cast<float>(r));
+}
 }  // namespace cast_detail
 
 // int32_t -> half runs the reference's dequantisation (the mode is ignored; the result is
-// src * scale with the scale SetDeqScale gives); the simulator has no SetDeqScale and takes
-// the scale as 1, rounding to nearest even and saturating.
+// src * scale with the scale SetDeqScale gives, 1 before any: cast_more.h), rounding to nearest
+// even and saturating.
 template <typename T1, typename T2>
 inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
                  const uint32_t count) {
@@ -543,7 +565,12 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
     if (mode == RoundMode::CAST_NONE || cast_detail::AllowedModes<T1, T2>() == cast_detail::kAnyMode) {
         mode = RoundMode::CAST_RINT;  // CAST_NONE: RINT where the conversion loses precision
     }
-    for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
+    if constexpr (std::is_same_v<T2, int32_t> && std::is_same_v<T1, half>) {
+        const float scale = opgen_sim::CurrentCore().deq_scale;
+        for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Dequantize(s[i], scale);
+    } else {
+        for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
+    }
     if constexpr (sizeof(T1) >= sizeof(T2)) {
         opgen_sim::CountVector<T1>(count);
     } else {
