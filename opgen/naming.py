@@ -9,11 +9,18 @@ from __future__ import annotations
 import keyword
 import re
 
-SNAKE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
-CAMEL_RE = re.compile(r"^[A-Z][A-Za-z0-9]*$")
-C_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Whole-string patterns: \Z, not $ (which also matches before a final newline), so .match()
+# on them accepts "leaky_relu" and refuses "leaky_relu\n".
+SNAKE_RE = re.compile(r"^[a-z][a-z0-9_]*\Z")
+CAMEL_RE = re.compile(r"^[A-Z][A-Za-z0-9]*\Z")
+C_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 # CANN IR names (OpDef inputs and attrs): C identifiers starting with a letter, any case
-IR_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+IR_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*\Z")
+# A C++ name, possibly qualified (a tiling struct: TilingData, optiling::TilingData)
+CXX_QUALIFIED_RE = re.compile(r"^(?:::)?[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*\Z")
+# A Python tiling hook: module:function, the module a dotted import path
+_PY_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+HOOK_RE = re.compile(rf"^{_PY_NAME}(?:\.{_PY_NAME})*:{_PY_NAME}\Z")
 
 CPP_KEYWORDS = frozenset(
     """
@@ -45,6 +52,12 @@ def reserved_in(name: str) -> str | None:
         return ("the generated code (TensorFlow wrappers take name=, kernels take workspace "
                 "and tiling)")
     return None
+
+
+def is_dotted_identifier(text: str) -> bool:
+    """A Python import path (opgen_ops, my_pkg.tiling): identifiers, no keywords."""
+    parts = text.split(".")
+    return all(re.fullmatch(_PY_NAME, p) and not keyword.iskeyword(p) for p in parts)
 
 
 def upper_camel(snake: str) -> str:

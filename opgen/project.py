@@ -12,6 +12,7 @@ from opgen.diagnostics import DiagnosticError, DiagnosticSink, SourceLoc
 from opgen.load import Document, load_file
 from opgen.model import OpSpec
 from opgen.msopgen import convert, is_msopgen
+from opgen.naming import C_IDENT_RE, reserved_in
 from opgen.validate import build_spec
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -64,12 +65,23 @@ def load_config(cwd: Path | None = None, *, spec_dir: str | None = None,
     def pick(flag: str | None, key: str, default: str) -> str:
         return flag if flag is not None else str(table.get(key, default))
 
+    names = {"package": pick(package, "package", "opgen_ops"),
+             "namespace": str(table.get("namespace", "opgen"))}
+    for key, value in names.items():
+        # both reach generated code as identifiers (Python package, torch/C++ namespace)
+        if not C_IDENT_RE.match(value) or reserved_in(value) in ("C++", "Python"):
+            where = "--package" if key == "package" and package is not None else \
+                f"[tool.opgen] {key}"
+            raise DiagnosticError.single(
+                SourceLoc(str(pyproject)),
+                f"{where} {value!r} must be an identifier (letters, digits and _, not "
+                "starting with a digit, not a C++ or Python keyword)")
     return Config(
         root=root,
         spec_dir=(root / pick(spec_dir, "spec_dir", "specs")),
         output_dir=(root / pick(output_dir, "output_dir", "generated")),
-        package=pick(package, "package", "opgen_ops"),
-        namespace=str(table.get("namespace", "opgen")),
+        package=names["package"],
+        namespace=names["namespace"],
     )
 
 

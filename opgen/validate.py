@@ -45,8 +45,11 @@ from opgen.naming import (
     C_IDENT_RE,
     CAMEL_RE,
     CPP_KEYWORDS,
+    CXX_QUALIFIED_RE,
+    HOOK_RE,
     IR_NAME_RE,
     SNAKE_RE,
+    is_dotted_identifier,
     lower_camel,
     reserved_in,
     upper_camel,
@@ -379,11 +382,17 @@ class _Builder:
         if not C_IDENT_RE.match(entry):
             self.err(("kernel", "entry"), f"kernel entry '{entry}' is not a C identifier")
         hook = raw.get("tiling_hook")
-        if isinstance(hook, str) and ":" not in hook:
+        if isinstance(hook, str) and not (HOOK_RE.match(hook)
+                                          and is_dotted_identifier(hook.replace(":", "."))):
             self.err(("kernel", "tiling_hook"),
-                     f"tiling_hook '{hook}' must be 'module:function' (a Python import path)")
+                     f"tiling_hook {hook!r} must be 'module:function': a dotted Python import "
+                     "path, a colon and a function name")
         loc = self.doc.loc(("kernel",)) if "kernel" in self.data else self.doc.loc(())
         struct = raw.get("tiling_struct")
+        if isinstance(struct, str) and not CXX_QUALIFIED_RE.match(struct):
+            self.err(("kernel", "tiling_struct"),
+                     f"kernel tiling_struct {struct!r} is not a C++ name")
+            struct = None
         if isinstance(hook, str) and "op_host" in raw:
             self.err(("kernel", "op_host"), "kernel.op_host and kernel.tiling_hook both give the "
                      "tiling; keep one")

@@ -4,7 +4,6 @@ and the TilingFunc, which calls the default host tiling of the tiling header (em
 
 from __future__ import annotations
 
-import json
 import posixpath
 from dataclasses import dataclass
 
@@ -12,6 +11,7 @@ from opgen.dtypes import AttrType, DType
 from opgen.emit import cann_infer, tiling
 from opgen.emit.cann_naming import cann_stem, ge_dtype, ge_format, opdef_attr_setter
 from opgen.emit.common import banner_text, render
+from opgen.emit.escape import cxx_str
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.model import AttrDesc, AttrValue, OpSpec, TensorDesc
 
@@ -71,7 +71,7 @@ def cpp_scalar(value: object, atype: AttrType, *, in_list: bool = False) -> str:
         text = repr(float(value))  # type: ignore[arg-type]
         return f"{text}f" if in_list else text
     if atype is AttrType.STRING:
-        return json.dumps(str(value))
+        return cxx_str(str(value))
     return str(int(value))  # type: ignore[call-overload]
 
 

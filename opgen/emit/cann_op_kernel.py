@@ -23,6 +23,7 @@ from pathlib import Path
 
 from opgen.emit.cann_naming import cann_stem
 from opgen.emit.common import banner_text, kernel_source_path
+from opgen.emit.escape import cxx_comment
 from opgen.kernel_frontend.check import CheckedKernel
 from opgen.kernel_frontend.toolchain import system_include_dirs
 from opgen.model import OpSpec
@@ -41,7 +42,7 @@ def header_dir(spec: OpSpec) -> str:
 
 def _copy(banner: list[str], text: str) -> str:
     body = text if text.endswith("\n") or not text else text + "\n"
-    return "".join(f"// {line}\n" for line in banner) + "#line 1\n" + body
+    return "".join(f"// {cxx_comment(line)}\n" for line in banner) + "#line 1\n" + body
 
 
 def _renamed(text: str, line: int, entry: str, stem: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import jinja2
 
+from opgen.emit.escape import FILTERS
 from opgen.model import OpSpec
 from opgen.writer import BANNER, BANNER_KEY
 
@@ -82,7 +83,7 @@ def _finalize(text: str, max_blank: int = 1) -> str:
     """One post-processing pass for all templates: no trailing blanks, at most `max_blank`
     blank lines in a row (2 for Python, as PEP 8 separates top-level definitions), one final
     newline."""
-    lines = [line.rstrip() for line in text.splitlines()]
+    lines = [line.rstrip() for line in text.split("\n")]  # not splitlines(): U+2028 is text
     out: list[str] = []
     for line in lines:
         if line == "" and len(out) >= max_blank and all(o == "" for o in out[-max_blank:]):
@@ -101,6 +102,7 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.filters.update(FILTERS)  # every spec-derived value goes through one (escape.py)
     return env
 
 

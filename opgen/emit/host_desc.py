@@ -5,11 +5,11 @@ emitters add their own tensor descriptions and dtype spellings."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from opgen.dtypes import AttrType, DType
+from opgen.emit.escape import cxx_str
 from opgen.emit.host_policy import CTYPE_ENUMS
 from opgen.kernel_frontend import CheckedKernel
 from opgen.kernel_frontend.model import TilingField
@@ -30,7 +30,7 @@ def ints(values: Sequence[int]) -> str:
 
 
 def cstr(value: str | None) -> str:
-    return "nullptr" if value is None else json.dumps(value)
+    return "nullptr" if value is None else cxx_str(value)
 
 
 def cbool(value: bool) -> str:

@@ -22,6 +22,7 @@ from opgen.dtypes import AttrType, DType
 from opgen.emit import host_desc
 from opgen.emit import tf_naming as names
 from opgen.emit.common import banner_text, render, user_tiling
+from opgen.emit.escape import cxx_str, tf_str
 from opgen.emit.metadef import metadef_path, metadef_path_for
 from opgen.emit.python_pkg import package_dir, relative_to_module
 from opgen.expr import names as free_names
@@ -108,7 +109,7 @@ def _default_text(value: AttrValue, atype: AttrType) -> str:
     if atype is AttrType.FLOAT:
         return repr(float(value))  # type: ignore[arg-type]
     if atype is AttrType.STRING:
-        return json.dumps(str(value))
+        return tf_str(str(value))
     assert isinstance(value, int)
     return str(value)
 
@@ -152,7 +153,7 @@ def op_lines(spec: OpSpec) -> list[str]:
         if t.is_optional:
             lines.append(f'Attr("{names.count_attr(t.name)}: int >= 0 = 0")')
     for a in spec.attrs:
-        lines.append(f"Attr({json.dumps(_spec_attr_line(spec, a))})")
+        lines.append(f"Attr({cxx_str(_spec_attr_line(spec, a))})")
     return lines
 
 
@@ -266,7 +267,7 @@ def module_view(spec: OpSpec, config: Config) -> OpModuleView:
         tf_name=tf_name,
         raw_name=names.tf_python_name(tf_name),
         layer=names.layer_class(spec.op_name),
-        doc=spec.doc.replace('"""', "'''"),
+        doc=spec.doc,  # the template escapes it (py_doc)
         package=config.package,
         inputs=tuple(ParamView(t.name, "None" if t.is_optional else None) for t in spec.inputs),
         outputs=tuple(t.name for t in spec.outputs),

@@ -7,6 +7,7 @@ tests/torch/test_torch_naming.py.
 from __future__ import annotations
 
 from opgen.dtypes import AttrType, DType
+from opgen.emit.escape import py_literal
 from opgen.model import AttrDesc, AttrValue, OpSpec, TensorDesc
 from opgen.naming import upper_camel
 
@@ -83,10 +84,25 @@ def schema_default(value: AttrValue, kind: AttrType) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return schema_str(value)
     if isinstance(value, float):
         return repr(value)
     return str(value)
+
+
+def schema_str(value: str) -> str:
+    """A string literal of torch's schema language, whose lexer takes C-style escapes (\\, \",
+    octal): every byte outside printable ASCII is an octal escape of its UTF-8 encoding."""
+    out = []
+    for byte in value.encode("utf-8", "surrogatepass"):
+        ch = chr(byte)
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif 0x20 <= byte < 0x7F:
+            out.append(ch)
+        else:
+            out.append(f"\\{byte:03o}")
+    return '"' + "".join(out) + '"'
 
 
 def py_default(value: AttrValue, kind: AttrType) -> str:
@@ -97,7 +113,7 @@ def py_default(value: AttrValue, kind: AttrType) -> str:
     if isinstance(value, tuple):
         inner = ", ".join(py_default(v, kind.element) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
-    return repr(value)
+    return py_literal(value)
 
 
 def schema(spec: OpSpec) -> str:
@@ -108,7 +124,10 @@ def schema(spec: OpSpec) -> str:
     if spec.attrs:
         args.append("*")
         for a in spec.attrs:
-            default = "" if a.default is None else "=" + schema_default(a.default, a.type)
+            # torch's schema language has no str[] defaults: the attr is required there, and
+            # the Python wrappers, which pass every attr, carry its default
+            default = "" if a.default is None or a.type is AttrType.LIST_STRING \
+                else "=" + schema_default(a.default, a.type)
             args.append(f"{attr_type(a)} {a.name}{default}")
     if len(spec.outputs) == 1:
         returns = "Tensor"
