@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from opgen import __version__
-from opgen.diagnostics import DiagnosticError, DiagnosticSink, OpgenError, sorted_diagnostics
+from opgen.diagnostics import (
+    DiagnosticError,
+    DiagnosticSink,
+    OpgenError,
+    escape_text,
+    sorted_diagnostics,
+)
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -472,8 +478,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for d in exc.diagnostics:
             print(d, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except OpgenError as exc:
-        message = str(exc)
+    except OpgenError as exc:  # control characters escaped; a multi-line report stays one
+        message = "\n".join(escape_text(line) for line in str(exc).split("\n"))
         print(message if ": error: " in message else f"opgen: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
     return code

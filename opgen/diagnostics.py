@@ -3,8 +3,28 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+# Characters that must not reach a terminal raw: C0/C1 controls (a newline would split a
+# one-line report, ESC starts a terminal escape) and Unicode line and bidi controls.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e"
+                      "\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# A note the kernel frontend appends to its message on a line of its own.
+_NOTE_BREAK = re.compile(r"\n(?=[^\n]*:\d+:\d+: note: )")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = m.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def escape_text(text: str) -> str:
+    """`text` with control characters written as escapes (\\n, \\x1b, \\u202e): what every
+    report echoes of a user's names, keys and paths."""
+    return _CONTROL.sub(_escape_char, text)
 
 
 @dataclass(frozen=True, order=True)
@@ -17,8 +37,8 @@ class SourceLoc:
 
     def __str__(self) -> str:
         if self.line <= 0:
-            return self.path
-        return f"{self.path}:{self.line}:{self.col}"
+            return escape_text(self.path)
+        return f"{escape_text(self.path)}:{self.line}:{self.col}"
 
     def shifted(self, columns: int) -> SourceLoc:
         return SourceLoc(self.path, self.line, self.col + columns)
@@ -37,7 +57,8 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
 
     def __str__(self) -> str:
-        return f"{self.loc}: {self.severity.value}: {self.message}"
+        message = "\n".join(escape_text(part) for part in _NOTE_BREAK.split(self.message))
+        return f"{self.loc}: {self.severity.value}: {message}"
 
 
 class OpgenError(Exception):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
@@ -95,7 +96,8 @@ class Compare:
     offset: int = 0
 
     def __str__(self) -> str:
-        return f"{_paren(self.lhs, 3)} {self.op} {_paren(self.rhs, 3)}"
+        # a comparison operand is parenthesised: `a > b > c` would read as a chain
+        return f"{_paren(self.lhs, 4)} {self.op} {_paren(self.rhs, 4)}"
 
 
 @dataclass(frozen=True)
@@ -187,15 +189,46 @@ _CMPOPS: Mapping[type[ast.cmpop], str] = {
 }
 
 
-def parse(text: str) -> Expr:
-    """Parse expression text; raises ExprSyntaxError with a character offset."""
+# Bounds on an expression (docs/reliability.md): far beyond any real reference, and within
+# what the parser and the recursive emitters handle on any stack.
+MAX_EXPR_CHARS = 4096
+MAX_EXPR_DEPTH = 100  # nested operators, calls and operands; a chain a + b + ... is one per +
+INT64_MAX = (1 << 63) - 1
+
+
+def parse_tree(text: str) -> ast.expr:
+    """`ast.parse` of an expression (or shape rule) within the bounds: ExprSyntaxError
+    with a character offset otherwise."""
     source = " ".join(text.split("\n"))  # folded YAML scalars keep their columns on one line
+    if len(source) > MAX_EXPR_CHARS:
+        raise ExprSyntaxError(f"expression of {len(source)} characters; the limit is "
+                              f"{MAX_EXPR_CHARS} (split the computation into several ops)",
+                              MAX_EXPR_CHARS)
     try:
         tree = ast.parse(source.strip() and source, mode="eval")
     except SyntaxError as exc:
         offset = (exc.offset or 1) - 1
         raise ExprSyntaxError(f"invalid expression: {exc.msg}", offset) from None
-    return _convert(tree.body)
+    except (RecursionError, MemoryError):
+        raise ExprSyntaxError(_too_deep(), 0) from None
+    stack: list[tuple[ast.AST, int]] = [(tree.body, 1)]
+    while stack:  # iterative: the check must not be what overflows
+        node, depth = stack.pop()
+        if depth > MAX_EXPR_DEPTH:
+            raise ExprSyntaxError(_too_deep(), getattr(node, "col_offset", 0))
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node)
+                     if isinstance(child, ast.expr | ast.keyword))
+    return tree.body
+
+
+def _too_deep() -> str:
+    return (f"expression nests deeper than {MAX_EXPR_DEPTH} levels (each operator of a chain "
+            "like a + b + c is a level); split it into several ops")
+
+
+def parse(text: str) -> Expr:
+    """Parse expression text; raises ExprSyntaxError with a character offset."""
+    return _convert(parse_tree(text))
 
 
 def _convert(node: ast.expr) -> Expr:
@@ -204,7 +237,14 @@ def _convert(node: ast.expr) -> Expr:
         dtype = parse_dtype(node.id) if node.id in _DTYPE_WORDS else None
         return DTypeLit(dtype, off) if dtype is not None else Name(node.id, off)
     if isinstance(node, ast.Constant):
-        if isinstance(node.value, (bool, int, float)):
+        if isinstance(node.value, bool):
+            return Const(node.value, off)
+        if isinstance(node.value, int) and node.value > INT64_MAX:
+            raise ExprSyntaxError(f"integer {_clip(str(node.value))} does not fit in 64 bits",
+                                  off)
+        if isinstance(node.value, float) and math.isinf(node.value):
+            raise ExprSyntaxError("number out of range (beyond float64, about 1.8e308)", off)
+        if isinstance(node.value, (int, float)):
             return Const(node.value, off)
         raise ExprSyntaxError(
             f"unsupported constant {node.value!r}; use numbers or True/False", off)
@@ -264,6 +304,10 @@ def _convert(node: ast.expr) -> Expr:
         return Call(name, tuple(_convert(a) for a in node.args), tuple(kwargs), off)
     desc, hint = _FRIENDLY.get(type(node).__name__, (type(node).__name__, ""))
     raise ExprSyntaxError(f"{desc} is not part of the expression language{hint}", off)
+
+
+def _clip(text: str, width: int = 24) -> str:
+    return text if len(text) <= width else f"{text[:width - 3]}..."
 
 
 _FRIENDLY = {

@@ -86,9 +86,11 @@ def _settings(config: Config) -> str:
 def _record(spec: OpSpec) -> OpRecord:
     ident = OpIdentity.of(spec)
     grad = ident.grad_loc
+    at = spec.type_loc
     return OpRecord(spec.op_name, spec.op_type, spec.spec_path,
                     (spec.loc.path, spec.loc.line, spec.loc.col), ident.grad_op,
-                    (grad.path, grad.line, grad.col) if grad else None, spec.socs)
+                    (grad.path, grad.line, grad.col) if grad else None, spec.socs,
+                    type_loc=(at.path, at.line, at.col) if at else None)
 
 
 Processed = tuple[list[OpRecord], dict[str, dict[str, str]], list[str]]
@@ -206,7 +208,8 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
                 [(d.loc.path, d.loc.line, d.loc.col, d.severity.value, d.message)
                  for d in sub.items]))
     identities = [OpIdentity(o.op_name, o.source_loc, o.grad_op,
-                             SourceLoc(*o.grad_loc) if o.grad_loc else None) for o in ops]
+                             SourceLoc(*o.grad_loc) if o.grad_loc else None, o.op_type,
+                             SourceLoc(*o.type_loc) if o.type_loc else None) for o in ops]
     duplicated = cross_check(identities, sink)
     if failed or sink.has_errors or duplicated:
         return None

@@ -66,6 +66,7 @@ class OpRecord:
     grad_loc: tuple[str, int, int] | None
     socs: tuple[str, ...] = ()
     outputs: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # rel -> sha,size,mtime
+    type_loc: tuple[str, int, int] | None = None  # where op_type is given
 
     @property
     def source_loc(self) -> SourceLoc:

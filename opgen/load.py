@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from opgen.diagnostics import Diagnostic, DiagnosticError, SourceLoc
+from opgen.diagnostics import Diagnostic, DiagnosticError, SourceLoc, escape_text
 
 JsonPath = tuple[str | int, ...]
 
@@ -88,6 +91,123 @@ class Document:
         return base.shifted(style.quote_width + offset)
 
 
+# Bounds on what a spec may be (docs/reliability.md). Real specs are a few kilobytes, a few
+# levels deep; these only stop inputs that would exhaust time, memory or the Python stack.
+MAX_SPEC_BYTES = 1 << 20  # the file (UTF-8 bytes)
+MAX_DEPTH = 64  # nested mappings and lists
+MAX_NODES = 100_000  # values after alias expansion (an alias counts as its anchor's size)
+MAX_INT_DIGITS = 100  # characters of an integer literal
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+# What YAML admits in a stream: tab, LF, CR, printable ASCII, NEL and the printable rest of
+# Unicode (no C0/C1 controls, no surrogates, no U+FFFE/U+FFFF).
+_BAD_CHAR = re.compile("[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def text_loc(path: str, text: str, offset: int) -> SourceLoc:
+    """The line:col of character `offset` of `text` (columns count characters)."""
+    line = text.count("\n", 0, offset) + 1
+    return SourceLoc(path, line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+def bytes_loc(path: str, data: bytes, offset: int) -> SourceLoc:
+    """The line:col of byte `offset` of `data`, columns counted in characters of the line."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    col = len(data[start:offset].decode("utf-8", "replace")) + 1
+    return SourceLoc(path, data.count(b"\n", 0, offset) + 1, col)
+
+
+def decode_utf8(data: bytes, path: str, what: str = "text") -> str:
+    """`data` as text; a located error at the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start:exc.end].hex(" ")
+        raise _fail(bytes_loc(path, data, exc.start),
+                    f"not UTF-8 {what}: byte{'s' if exc.end - exc.start > 1 else ''} "
+                    f"0x{bad} ({exc.reason}); save the file as UTF-8") from None
+
+
+def _check_text(text: str, path: str) -> None:
+    """Size and characters, before any parser sees the text."""
+    if len(text) > MAX_SPEC_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
+        raw = text.encode("utf-8", "surrogatepass")[:MAX_SPEC_BYTES]
+        at = len(raw.decode("utf-8", "ignore"))
+        raise _fail(text_loc(path, text, at), f"the file is larger than {MAX_SPEC_BYTES} bytes, "
+                    "the limit for a spec; a spec describes one operator")
+    bad = _BAD_CHAR.search(text)
+    if bad is not None:
+        raise _fail(text_loc(path, text, bad.start()),
+                    f"control character {escape_text(bad.group())} is not allowed in a spec "
+                    "(write it as an escape in a double-quoted string)")
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+
+
+def _check_json_depth(text: str, path: str) -> None:
+    """Nesting depth of JSON text, before the JSON parser recurses into it."""
+    depth = 0
+    for m in _JSON_TOKEN.finditer(text):
+        tok = m.group()
+        if tok in ("[", "{"):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _fail(text_loc(path, text, m.start()), _too_deep())
+        elif tok in ("]", "}"):
+            depth -= 1
+
+
+def _too_deep() -> str:
+    return (f"nesting deeper than {MAX_DEPTH} levels of mappings and lists; a spec needs a "
+            "few")
+
+
+def _check_events(loader: Any, path: str) -> None:
+    """Depth and alias expansion from the event stream, before anything is built: a
+    billion-laughs alias chain is refused at the alias that crosses MAX_NODES. A syntax
+    error ends the scan silently (the parse that follows reports it)."""
+    depth = 0
+    total = 0
+    sizes: dict[str, int] = {}  # anchor -> the number of values it stands for
+    open_: list[tuple[str | None, int]] = []
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.AliasEvent):
+                anchor = str(event.anchor)
+                total += sizes.get(anchor, 1)
+                if total > MAX_NODES:
+                    raise _fail(_mark_loc(path, event.start_mark),
+                                f"alias *{escape_text(anchor)} expands the spec past "
+                                f"{MAX_NODES} values (aliases count as the values they "
+                                "repeat); write the values out, or use fewer aliases")
+            elif isinstance(event, yaml.ScalarEvent):
+                total += 1
+                if event.anchor is not None:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                total += 1
+                if depth > MAX_DEPTH:
+                    raise _fail(_mark_loc(path, event.start_mark), _too_deep())
+                open_.append((event.anchor, total))
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                opened, start = open_.pop()
+                if opened is not None:
+                    sizes[opened] = total - start + 1
+            if total > MAX_NODES:
+                raise _fail(_mark_loc(path, event.start_mark),
+                            f"the spec has more than {MAX_NODES} values; a spec describes one "
+                            "operator")
+    except yaml.MarkedYAMLError as exc:  # libyaml's own bound (1000 flow levels) came first
+        if "nesting depth" in str(exc.problem) and exc.problem_mark is not None:
+            raise _fail(_mark_loc(path, exc.problem_mark), _too_deep()) from None
+    except yaml.YAMLError:
+        return
+
+
 def _mark_loc(path: str, mark: Any) -> SourceLoc:
     return SourceLoc(path, mark.line + 1, mark.column + 1)
 
@@ -123,21 +243,46 @@ class _Builder:
             return [self.build(item, (*where, i)) for i, item in enumerate(node.value)]
         assert isinstance(node, yaml.ScalarNode)
         start, end = node.start_mark, node.end_mark
+        if node.tag == _INT_TAG and len(node.value) > MAX_INT_DIGITS:  # int() would refuse
+            raise _fail(_mark_loc(self.doc.path, start), f"integer with {len(node.value)} "
+                        f"characters; opgen reads integers of at most {MAX_INT_DIGITS}")
         self.doc.styles[where] = ScalarStyle(
             single_line=start.line == end.line and node.style in (None, "", "'", '"'),
             quote_width=1 if node.style in ("'", '"') else 0,
         )
-        return self.loader.construct_object(node, deep=True)
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except yaml.constructor.ConstructorError:
+            raise
+        except Exception:  # an explicit tag on text it cannot read: `!!int ''`, `!!binary x`
+            raise _fail(_mark_loc(self.doc.path, start), f"invalid YAML value: "
+                        f"'{_clip(escape_text(node.value))}' is not a valid {node.tag}") from None
+        if (node.tag == _FLOAT_TAG and isinstance(value, float) and math.isinf(value)
+                and "inf" not in node.value.lower()):
+            raise _fail(_mark_loc(self.doc.path, start), f"number {_clip(node.value)} is out "
+                        "of range (beyond float64, about 1.8e308)")
+        return value
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else f"{text[:width - 3]}..."
 
 
 def load_text(text: str, path: str) -> Document:
     """Parse YAML (or JSON, which is checked by the JSON parser first for its own errors)."""
+    _check_text(text, path)
     if path.endswith(".json"):
-        try:
-            json.loads(text)
+        _check_json_depth(text, path)
+        try:  # syntax only: numbers are not converted (a 5000-digit int is the YAML pass's)
+            json.loads(text, parse_int=len, parse_float=len, parse_constant=len)
         except json.JSONDecodeError as exc:
             loc = SourceLoc(path, exc.lineno, exc.colno)
             raise _fail(loc, f"invalid JSON: {exc.msg}") from None
+    scan = _Loader(text)
+    try:
+        _check_events(scan, path)
+    finally:
+        scan.dispose()
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -147,8 +292,11 @@ def load_text(text: str, path: str) -> Document:
         problem = exc.problem or exc.context or "malformed YAML"
         context = f" ({exc.context})" if exc.context and exc.problem else ""
         raise _fail(loc, f"invalid YAML: {problem}{context}") from None
-    except yaml.YAMLError as exc:  # pragma: no cover - non-marked reader errors
-        raise _fail(SourceLoc(path, 1, 1), f"invalid YAML: {exc}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses (checked above too)
+        loc = text_loc(path, text, min(max(exc.position, 0), len(text)))
+        raise _fail(loc, f"invalid YAML: {exc.reason}") from None
+    except yaml.YAMLError as exc:  # pragma: no cover - other unmarked errors
+        raise _fail(SourceLoc(path, 1, 1), f"invalid YAML: {' '.join(str(exc).split())}") from None
     finally:
         loader.dispose()
     if node is None:
@@ -167,14 +315,18 @@ def load_file(path: Path | str, display: str | None = None) -> Document:
     """Read and parse a spec file; `display` is the path used in messages (as the user typed it)."""
     shown = display if display is not None else str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise _fail(SourceLoc(shown, 1, 1), "not a regular file (a device, pipe or "
+                            "directory); a spec is a YAML or JSON file")
+            data = f.read(MAX_SPEC_BYTES + 1)
     except FileNotFoundError:
         raise _fail(SourceLoc(shown), "no such file") from None
-    except UnicodeDecodeError as exc:
-        message = f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-        raise _fail(SourceLoc(shown), message) from None
     except OSError as exc:
         raise _fail(SourceLoc(shown), f"cannot read: {exc.strerror}") from None
-    return load_text(text, shown)
+    if len(data) > MAX_SPEC_BYTES:
+        raise _fail(bytes_loc(shown, data, MAX_SPEC_BYTES), f"the file is larger than "
+                    f"{MAX_SPEC_BYTES} bytes, the limit for a spec; a spec describes one operator")
+    return load_text(decode_utf8(data, shown), shown)
 
 

@@ -130,6 +130,7 @@ class OpSpec:
     socs: tuple[str, ...]
     spec_path: str  # as given (relative to the project root when found through the config)
     loc: SourceLoc
+    type_loc: SourceLoc | None = None  # where op_type is given (op_name's place when derived)
 
     @property
     def tensors(self) -> tuple[TensorDesc, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,6 +14,8 @@ from opgen.dtypes import AttrType, parse_attr_type
 from opgen.load import Document, JsonPath
 from opgen.naming import IR_NAME_RE, SNAKE_RE, snake_from_camel
 from opgen.writer import BANNER_KEY
+
+_FLOAT_MAX = int(sys.float_info.max)
 
 MSOPGEN_TENSOR_KEYS = {"name": "name", "param_type": "param_type", "format": "format",
                        "type": "dtype"}
@@ -36,10 +39,10 @@ def _default(text: Any, attr_type: str) -> Any:
         return {"true": True, "false": False}.get(text.strip().lower(), text)
     try:
         value = json.loads(text.strip().lower() if atype.element is AttrType.BOOL else text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or a number/nesting json refuses
         return text
-    if atype is AttrType.FLOAT and isinstance(value, int):
-        value = float(value)
+    if atype is AttrType.FLOAT and isinstance(value, int) and abs(value) <= _FLOAT_MAX:
+        value = float(value)  # a larger one is reported by validation, as the integer it is
     return value
 
 

@@ -115,27 +115,44 @@ class OpIdentity:
     loc: SourceLoc
     grad_op: str | None = None
     grad_loc: SourceLoc | None = None
+    op_type: str | None = None
+    type_loc: SourceLoc | None = None
 
     @classmethod
     def of(cls, spec: OpSpec) -> OpIdentity:
         bw = spec.backward
         if bw is None or bw.grad_op is None:
-            return cls(spec.op_name, spec.loc)
-        return cls(spec.op_name, spec.loc, bw.grad_op, bw.loc or spec.loc)
+            return cls(spec.op_name, spec.loc, op_type=spec.op_type, type_loc=spec.type_loc)
+        return cls(spec.op_name, spec.loc, bw.grad_op, bw.loc or spec.loc, spec.op_type,
+                   spec.type_loc)
 
 
 def cross_check(ops: Sequence[OpIdentity], sink: DiagnosticSink) -> set[str]:
-    """Checks across specs: unique op names, gradient ops that exist. Returns the names of
-    ops defined more than once (their later definitions are errors)."""
+    """Checks across specs: unique op names and op types, gradient ops that exist. Returns
+    the names of ops defined more than once or whose op type another op has (their later
+    definitions are errors)."""
+    from opgen.emit.cann_naming import file_stem
+
     first: dict[str, OpIdentity] = {}
+    types: dict[str, OpIdentity] = {}  # CANN file stem of the op type -> its first op
     duplicated: set[str] = set()
     for op in ops:
         if op.op_name in first:
             sink.error(op.loc, f"op_name '{op.op_name}' is already defined in "
                                f"{first[op.op_name].loc}; every op needs its own name")
             duplicated.add(op.op_name)
-        else:
-            first[op.op_name] = op
+            continue
+        first[op.op_name] = op
+        if op.op_type is None:
+            continue
+        other = types.setdefault(file_stem(op.op_type), op)
+        if other is not op:
+            same = (f"is already the op_type of '{other.op_name}'" if other.op_type == op.op_type
+                    else f"names the same CANN files ({file_stem(op.op_type)}.*) as op_type "
+                         f"'{other.op_type}' of '{other.op_name}'")
+            sink.error(op.type_loc or op.loc, f"op_type '{op.op_type}' of '{op.op_name}' {same} "
+                       f"({other.type_loc or other.loc}); every op needs its own op_type")
+            duplicated.add(op.op_name)
     for op in ops:
         if op.grad_op is not None and op.grad_op not in first:
             sink.error(op.grad_loc or op.loc, f"backward op '{op.grad_op}' of '{op.op_name}' has "

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
-from opgen.expr import ExprSyntaxError
+from opgen.expr import MAX_EXPR_CHARS, ExprSyntaxError
 
 
 @dataclass(frozen=True)
@@ -91,10 +91,15 @@ RULE_NAMES = ("same_as", "broadcast", "reduce", "dim")
 
 def parse_rule(text: str) -> ShapeRule:
     """Parse an `infer:` string; raises ExprSyntaxError with a character offset."""
+    if len(text) > MAX_EXPR_CHARS:
+        raise ExprSyntaxError(f"shape rule of {len(text)} characters; the limit is "
+                              f"{MAX_EXPR_CHARS}", MAX_EXPR_CHARS)
     try:
         node = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise ExprSyntaxError(f"invalid shape rule: {exc.msg}", (exc.offset or 1) - 1) from None
+    except (RecursionError, MemoryError):
+        raise ExprSyntaxError("shape rule nests too deeply", 0) from None
     if isinstance(node, ast.List):
         return Explicit(tuple(_dim(e) for e in node.elts))
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):

@@ -11,6 +11,7 @@ import json
 import math
 import os
 import posixpath
+import sys
 from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
@@ -85,10 +86,17 @@ def _schema_node(path: Iterable[str | int]) -> dict[str, Any]:
     return node
 
 
+_FLOAT_MAX = int(sys.float_info.max)
+
 _YAML11_BOOLS = frozenset({"yes", "no", "on", "off", "y", "n"})
 
 _TYPE_WORDS = {"string": "a string", "array": "a list", "object": "a mapping",
                "integer": "an integer", "number": "a number", "boolean": "true or false"}
+
+
+def _clip(text: str, width: int = 60) -> str:
+    """Long values echoed in messages are cut: the location shows the rest."""
+    return text if len(text) <= width else f"{text[:width - 3]}..."
 
 
 def _describe(value: Any) -> str:
@@ -97,11 +105,11 @@ def _describe(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, int):
-        return f"the integer {value}"
+        return f"the integer {_clip(str(value))}"
     if isinstance(value, float):
         return f"the number {value}"
     if isinstance(value, str):
-        return f"the string '{value}'"
+        return f"the string '{_clip(value)}'"
     if isinstance(value, list):
         return "a list"
     return "a mapping"
@@ -296,7 +304,9 @@ class _Builder:
         if raw == [-2]:
             return None
         for i, d in enumerate(raw):
-            if isinstance(d, int) and (d < -1 or (d == -2 and len(raw) > 1)):
+            if isinstance(d, int) and d > ex.INT64_MAX:
+                self.err((*path, i), f"shape entry {_clip(str(d))} does not fit in 64 bits")
+            elif isinstance(d, int) and (d < -1 or (d == -2 and len(raw) > 1)):
                 hint = " ([-2] alone means any rank)" if d == -2 else ""
                 self.err((*path, i), f"shape entries are sizes >= 0 or -1 (any size), not {d}"
                          f"{hint}")
@@ -329,10 +339,16 @@ class _Builder:
     def attr_value(self, raw: Any, atype: AttrType, path: JsonPath, name: str) -> AttrValue | None:
         def scalar(v: Any, t: AttrType, p: JsonPath) -> Any:
             if t is AttrType.INT and type(v) is int:
+                if not -ex.INT64_MAX - 1 <= v <= ex.INT64_MAX:
+                    self.err(p, f"attr '{name}' default {_clip(str(v))} does not fit in int64")
+                    return None
                 return v
             if t is AttrType.FLOAT and type(v) in (int, float):
                 if isinstance(v, float) and not math.isfinite(v):
                     self.err(p, f"attr '{name}' default must be finite, not {v}")
+                    return None
+                if isinstance(v, int) and abs(v) > _FLOAT_MAX:
+                    self.err(p, f"attr '{name}' default {_clip(str(v))} is beyond the float range")
                     return None
                 return float(v)
             if t is AttrType.BOOL and type(v) is bool:
@@ -621,8 +637,9 @@ class _Builder:
             op_name=op_name, op_type=op_type, doc=str(data.get("doc", "")),
             inputs=tuple(t for t in inputs if t is not None), outputs=tuple(final_outputs),
             attrs=tuple(a for a in attrs if a is not None), kernel=kernel, reference=reference,
-            backward=backward, socs=tuple(data.get("soc", ("ascend910b",))),
+            backward=backward, socs=_socs(data.get("soc")),
             spec_path=self.doc.path, loc=self.doc.loc(()),
+            type_loc=self.doc.loc(("op_type",) if "op_type" in data else ("op_name",)),
         )
 
     def own_op_host(self) -> bool:
@@ -833,6 +850,13 @@ def _str(value: Any, default: str) -> str:
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def _socs(given: Any) -> tuple[str, ...]:
+    """The spec's SoCs; the default when absent (or invalid, which the schema reported)."""
+    if isinstance(given, list) and given and all(isinstance(s, str) for s in given):
+        return tuple(given)
+    return ("ascend910b",)
 
 
 def build_spec(doc: Document, sink: DiagnosticSink, spec_dir: str | None = None) -> OpSpec | None:

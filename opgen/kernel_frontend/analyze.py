@@ -10,6 +10,7 @@ from opgen.diagnostics import DiagnosticSink
 from opgen.emit.common import include_dir_paths, kernel_source_path, tiling_header_path
 from opgen.kernel_frontend.cache import ParseCache
 from opgen.kernel_frontend.check import CheckedKernel, check_kernel
+from opgen.kernel_frontend.includes import default_roots
 from opgen.kernel_frontend.model import KernelInfo
 from opgen.kernel_frontend.parse import Display, default_display
 from opgen.model import OpSpec
@@ -53,10 +54,14 @@ def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
         if header is not None:  # CANN's build gives the kernel its op_host tiling header
             defines += (f"@include={root / header}",)
         defines += tuple(f"@include_dir={root / d}" for d in include_dir_paths(spec))
+        # what the kernel may include: the project, its own folder, what the spec names
+        roots = [*default_roots(path, root), *(root / d for d in include_dir_paths(spec))]
+        if header is not None:
+            roots.append((root / header).parent)
         key = (os.path.abspath(path), defines)
         info = infos.get(key)
         if info is None:
-            info = infos[key] = parses.parse(path, show, defines)
+            info = infos[key] = parses.parse(path, show, defines, roots)
         if not info.ok:
             if key not in reported:  # a kernel shared by several ops reports its errors once
                 reported.add(key)

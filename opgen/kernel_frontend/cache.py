@@ -24,6 +24,7 @@ from typing import Any
 
 from opgen.diagnostics import SourceLoc
 from opgen.kernel_frontend import toolchain
+from opgen.kernel_frontend.includes import MAX_SOURCE_BYTES
 from opgen.kernel_frontend.model import (
     KernelEntry,
     KernelInfo,
@@ -84,17 +85,21 @@ class ParseCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def parse(self, path: Path, display: Display, defines: Sequence[str] = ()) -> KernelInfo:
+    def parse(self, path: Path, display: Display, defines: Sequence[str] = (),
+              roots: Sequence[Path | str] | None = None) -> KernelInfo:
         main = os.path.abspath(path)
+        if os.path.getsize(main) > MAX_SOURCE_BYTES:  # reported by the parse, not read here
+            return parse_kernel(path, display, defines, roots).info
         content = Path(main).read_bytes()
-        key = cache_key(main, display(main), content, defines)
+        confined = () if roots is None else tuple(f"@root={r}" for r in roots)
+        key = cache_key(main, display(main), content, (*defines, *confined))
         cached = self._load(key)
         if cached is not None:
             self.hits += 1
             self.dependencies[main] = cached[1]
             return cached[0]
         self.misses += 1
-        result = parse_kernel(path, display, defines)
+        result = parse_kernel(path, display, defines, roots)
         self.dependencies[main] = result.dependencies
         if result.info.ok:
             self._store(key, result)

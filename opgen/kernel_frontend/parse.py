@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from opgen.diagnostics import Diagnostic, Severity, SourceLoc
 from opgen.kernel_frontend import toolchain
+from opgen.kernel_frontend.includes import check_includes
 from opgen.kernel_frontend.model import (
     SCALAR_TYPES,
     KernelEntry,
@@ -73,25 +74,37 @@ def default_display(root: Path) -> Display:
     return show
 
 
-def parse_kernel(path: Path, display: Display, defines: Sequence[str] = ()) -> ParseResult:
+def parse_kernel(path: Path, display: Display, defines: Sequence[str] = (),
+                 roots: Sequence[Path | str] | None = None) -> ParseResult:
     """Parse `path` (which must exist) and extract what the cross-check needs. `defines`
     (NAME=VALUE) are the macros the build gives the kernel, e.g. DTYPE_X=float,
     `@include=<path>` a header it force-includes (the op_host tiling header) and
-    `@include_dir=<dir>` a directory on its include path (the spec's kernel.include_dirs)."""
+    `@include_dir=<dir>` a directory on its include path (the spec's kernel.include_dirs).
+    Its includes are checked first (includes.check_includes): devices, oversized and
+    non-UTF-8 files and, with `roots`, files outside those directories are located errors."""
     import clang.cindex as ci
 
     main = os.path.abspath(path)
+    shown = display(main)
     args = list(toolchain.parse_flags())
+    forced: list[str] = []
+    search = [str(toolchain.stub_dir())]
     for d in defines:  # NAME=VALUE, @include=<path> (forced include), @include_dir=<dir>
         if d.startswith("@include="):
             args += ["-include", d.removeprefix("@include=")]
+            forced.append(d.removeprefix("@include="))
         elif d.startswith("@include_dir="):
             args.append(f"-I{d.removeprefix('@include_dir=')}")
+            search.append(d.removeprefix("@include_dir="))
         else:
             args.append(f"-D{d}")
+    system = toolchain.system_include_dirs()
+    refused = check_includes(main, display, [*search, *system], forced, roots,
+                             [toolchain.stub_dir(), *toolchain.runtime_include_dirs(), *system])
+    if refused:
+        return ParseResult(KernelInfo(shown, (), (), (), (), tuple(refused)), ())
     tu = _index().parse(main, args=args,
                         options=ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
-    shown = display(main)
     errors = tuple(_diagnostics(tu, shown, display))
     deps = _dependencies(tu)
     if errors:
@@ -102,13 +115,14 @@ def parse_kernel(path: Path, display: Display, defines: Sequence[str] = ()) -> P
 def _diagnostics(tu: ci.TranslationUnit, shown: str, display: Display) -> Iterator[Diagnostic]:
     import clang.cindex as ci
 
+    last = SourceLoc(shown, 1, 1)  # an unlocated one (too many errors) goes where clang was
     for d in tu.diagnostics:
         if d.severity < ci.Diagnostic.Error:
             continue
         f = d.location.file
-        loc = (SourceLoc(display(f.name), d.location.line, d.location.column) if f is not None
-               else SourceLoc(shown))
-        yield Diagnostic(loc, d.spelling, Severity.ERROR)
+        if f is not None and d.location.line > 0:
+            last = SourceLoc(display(f.name), d.location.line, d.location.column)
+        yield Diagnostic(last, d.spelling, Severity.ERROR)
 
 
 def _dependencies(tu: ci.TranslationUnit) -> tuple[str, ...]:

@@ -52,6 +52,17 @@ def libclang_version() -> str:
     return str(ci._CXString.from_result(fn()))
 
 
+def runtime_include_dirs() -> tuple[Path, ...]:
+    """The simulator's own headers (opgen_runtime's include dir), when present."""
+    from opgen_runtime.build import include_dir
+    from opgen_runtime.errors import BuildError
+
+    try:
+        return (include_dir(),)
+    except BuildError:  # pragma: no cover - a broken installation
+        return ()
+
+
 def base_flags() -> tuple[str, ...]:
     return (*LANGUAGE_FLAGS, f"-I{stub_dir()}")
 
