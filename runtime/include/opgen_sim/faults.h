@@ -428,7 +428,8 @@ inline double TimeoutSeconds() {
     if (env == nullptr || env[0] == '\0') return 600.0;
     char* end = nullptr;
     const double v = std::strtod(env, &end);
-    return end != env && v > 0 ? v : 600.0;
+    if (end == env) return 600.0;
+    return v > 0 ? v : std::numeric_limits<double>::infinity();  // 0: no limit
 }
 
 class Watchdog {
