@@ -58,7 +58,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     cfg = _config(args)
     sink = DiagnosticSink()
     result = gen.run(cfg, [Path(p) for p in args.specs], sink,
-                     check=args.check or args.list_outputs)
+                     check=args.check or args.list_outputs, force=args.force)
     _print_diagnostics(sink)
     if result is None:
         return EXIT_BAD_INPUT
@@ -71,10 +71,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.check:
         if plan.changed:
             sys.stdout.writelines(plan.diff)
+            for rel in plan.edited:
+                print(result.manager.edited_error(rel), file=sys.stderr)
             print(f"opgen: {out}/ is stale: {len(plan.written)} file(s) would change, "
                   f"{len(plan.removed)} would be removed; run `opgen generate`", file=sys.stderr)
             return EXIT_CHECK_FAILED
         return EXIT_OK
+    for rel in plan.edited:  # only with --force
+        print(f"opgen: overwrote {out}/{rel}, which was edited by hand", file=sys.stderr)
     if not args.quiet:
         print(f"opgen: {len(result.ops)} op(s), {len(plan.written)} file(s) written, "
               f"{len(plan.removed)} removed, {len(plan.unchanged)} unchanged in {out}/")
@@ -327,6 +331,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write nothing; print a diff and exit 1 if the output is stale")
     p.add_argument("--list-outputs", action="store_true",
                    help="print the paths that would be written (for build-system dependencies)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite (or remove) generated files that were edited by hand")
     p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")
     p.add_argument("--output-dir", help="override [tool.opgen] output_dir")
     p.add_argument("--package", help="override [tool.opgen] package (generated Python package)")

@@ -7,10 +7,12 @@ package-level outputs then use what every file produced.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import json
 import multiprocessing
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -38,7 +40,7 @@ from opgen.kernel_frontend import CheckedKernel, ParseCache, analyze
 from opgen.kernel_frontend.analyze import kernel_path
 from opgen.model import OpSpec
 from opgen.project import Config, OpIdentity, cross_check, discover, load_spec_file
-from opgen.writer import FileManager, Plan
+from opgen.writer import FileManager, Plan, output_lock
 
 # Every per-op target: (spec, project-relative output dir, checked kernel)
 # -> {relative path: content}. The kernel frontend (stage 4) has already checked the kernel.
@@ -136,6 +138,16 @@ def _worker_cache() -> ParseCache:
     return ParseCache()
 
 
+def _die_with_parent(parent: int) -> None:
+    """A pool worker's initializer. Linux: the kernel kills the worker when the process that
+    started it ends, so a killed `opgen generate` leaves no worker behind."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before prctl took effect
+        os._exit(1)
+
+
 PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
 
 
@@ -148,23 +160,25 @@ def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
         return [_work(p, config, out_rel, parses) for p in paths]
     chunk = max(1, len(paths) // (workers * 4))
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent,
+                             initargs=(os.getpid(),)) as pool:
         return list(pool.map(functools.partial(_work, config=config, out_rel=out_rel), paths,
                              chunksize=chunk))
 
 
 def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         check: bool = False, cache: ParseCache | None = None,
-        incremental: bool = True) -> Result | None:
+        incremental: bool = True, force: bool = False) -> Result | None:
     """Validate and emit. Explicit spec paths regenerate only those ops (no package-level
-    outputs, no pruning)."""
+    outputs, no pruning). `force` overwrites (and removes) generated files edited by hand.
+    Writing holds the output dir's lock; check mode verifies outputs by their hashes."""
     full = not spec_paths
     paths = list(spec_paths) if spec_paths else discover(config.spec_dir)
     parses = cache or ParseCache()
     out_rel = config.display(config.output_dir)
     gcache = (GenerateCache(config.root, config.output_dir, _settings(config))
               if incremental else None)
-    fm = FileManager(config.output_dir, prune=full)
+    fm = FileManager(config.output_dir, prune=full, force=force, shown=out_rel)
     ops: list[OpRecord] = []
     fresh: list[tuple[OpRecord, dict[str, str]]] = []
     failed = False
@@ -176,7 +190,7 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         except OSError:
             contents[i] = None
         content = contents[i]
-        entry = (gcache.lookup(path.resolve(), content, config.output_dir)
+        entry = (gcache.lookup(path.resolve(), content, config.output_dir, verify=check)
                  if gcache is not None and content is not None else None)
         if entry is not None:
             hits[i] = entry
@@ -224,11 +238,12 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         for target in PACKAGE_TARGETS:
             for rel, text in target(sorted(ops, key=lambda o: o.op_name), config).items():
                 fm.add(rel, text)
-    plan = fm.plan(with_diff=check)
-    if not check:
-        fm.commit(plan)
-        for record, files in fresh:
-            record_outputs(record, files, config.output_dir)
-        if gcache is not None:
-            gcache.save()
+    with output_lock(config.output_dir, create=not check, shown=out_rel):
+        plan = fm.plan(with_diff=check)
+        if not check:
+            fm.commit(plan)
+            for record, files in fresh:  # digests of the files as written (with their hash)
+                record_outputs(record, {rel: fm.files[rel] for rel in files}, config.output_dir)
+            if gcache is not None:
+                gcache.save()
     return Result(ops, plan, fm)

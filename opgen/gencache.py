@@ -107,7 +107,10 @@ class GenerateCache:
     def key(self, content: bytes) -> str:
         return sha(content + b"\0" + self.settings.encode())
 
-    def lookup(self, spec: Path, content: bytes, output_dir: Path) -> Entry | None:
+    def lookup(self, spec: Path, content: bytes, output_dir: Path, *,
+               verify: bool = False) -> Entry | None:
+        """The entry of spec if it is current and its outputs on disk are as written: by size
+        and mtime, or with `verify` (--check) by their content's digest."""
         entry = self.entries.get(str(spec))
         if entry is None or entry.key != self.key(content):
             return None
@@ -119,7 +122,7 @@ class GenerateCache:
             for rel, (digest, size, mtime) in op.outputs.items():
                 path = os.path.join(out, rel)
                 now = stat_of(path)
-                if now == (size, mtime):
+                if now == (size, mtime) and not verify:
                     continue
                 try:
                     with open(path, "rb") as f:
@@ -127,8 +130,9 @@ class GenerateCache:
                             return None
                 except OSError:
                     return None
-                op.outputs[rel] = (digest, now[0], now[1])
-                self.dirty = True
+                if now != (size, mtime):
+                    op.outputs[rel] = (digest, now[0], now[1])
+                    self.dirty = True
         return entry
 
     def store(self, spec: Path, entry: Entry) -> None:
