@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
+from opgen.checks import ArgChecks
 from opgen.diagnostics import SourceLoc
 from opgen.dtypes import AttrType, DType, Format, ParamType
 from opgen.expr import Expr
@@ -131,6 +132,7 @@ class OpSpec:
     spec_path: str  # as given (relative to the project root when found through the config)
     loc: SourceLoc
     type_loc: SourceLoc | None = None  # where op_type is given (op_name's place when derived)
+    checks: ArgChecks = field(default_factory=ArgChecks)  # attr ranges, constraints
 
     @property
     def tensors(self) -> tuple[TensorDesc, ...]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import jsonschema
 
+from opgen import checks
 from opgen import expr as ex
 from opgen import shape_rules as sr
 from opgen.diagnostics import DiagnosticSink, SourceLoc, did_you_mean
@@ -630,6 +631,8 @@ class _Builder:
         kernel = self.kernel(op_name)
         reference = self.reference(ins, {t.name: t for t in final_outputs}, attr_map)
         backward = self.backward(ins, {t.name: t for t in final_outputs}, attr_map)
+        arg_checks = checks.build(data, list(ins), {n: a.type for n, a in attr_map.items()},
+                                  {n: a.default for n, a in attr_map.items()}, self.err)
 
         if None in inputs or None in outputs or None in attrs or self.sink.has_errors:
             return None
@@ -640,6 +643,7 @@ class _Builder:
             backward=backward, socs=_socs(data.get("soc")),
             spec_path=self.doc.path, loc=self.doc.loc(()),
             type_loc=self.doc.loc(("op_type",) if "op_type" in data else ("op_name",)),
+            checks=arg_checks,
         )
 
     def own_op_host(self) -> bool:

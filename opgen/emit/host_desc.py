@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from opgen import checks
 from opgen.dtypes import AttrType, DType
 from opgen.emit.escape import cxx_str
 from opgen.emit.host_policy import CTYPE_ENUMS
@@ -108,6 +109,7 @@ class DescView:
     variants: tuple[VariantView, ...]
     op_type: str  # a C++ string literal
     host_symbol: str  # the embedded op_host's bytes; "" when the op has none
+    checks: str = "{}"  # an opgen_host::ArgChecks initialiser
 
 
 def desc_view(spec: OpSpec, kernel: CheckedKernel, inputs: Sequence[str],
@@ -132,4 +134,45 @@ def desc_view(spec: OpSpec, kernel: CheckedKernel, inputs: Sequence[str],
             for c in spec.combinations()),
         op_type=cstr(spec.op_type),
         host_symbol=host_symbol(spec.op_name) if spec.kernel.op_host else "",
+        checks=arg_checks(spec),
     )
+
+
+def _check_expr(spec: OpSpec, b: checks.Bound | None) -> str:
+    if b is None:
+        return "{}"
+    inputs = [t.name for t in spec.inputs]
+    attrs = [a.name for a in spec.attrs]
+    k = "::opgen_host::CheckNode::"
+    nodes = []
+    for n in b.rpn:
+        if n[0] == "lit":
+            nodes.append(f"{{{k}kLit, {float(n[1])!r}, {cbool(isinstance(n[1], int))}}}")
+        elif n[0] == "attr":
+            nodes.append(f"{{{k}kAttr, 0, true, {attrs.index(n[1])}}}")
+        elif n[0] == "rank":
+            nodes.append(f"{{{k}kRank, 0, true, {inputs.index(n[1])}}}")
+        elif n[0] == "dim":
+            nodes.append(f"{{{k}kDim, 0, true, {inputs.index(n[1])}, {n[2]}}}")
+        else:
+            nodes.append(f"{{{k}k{n[0].capitalize()}}}")
+    return f"{{{cstr(b.text)}, {{{', '.join(nodes)}}}}}"
+
+
+def arg_checks(spec: OpSpec) -> str:
+    """The spec's argument checks (opgen.checks) as an opgen_host::ArgChecks initialiser:
+    op name, spec path, declared input shapes, attr ranges, constraints."""
+    attrs = [a.name for a in spec.attrs]
+    inputs = [t.name for t in spec.inputs]
+    shapes = ", ".join(f"{{{len(t.shape) if t.shape is not None else -1}, {ints(t.shape or ())}}}"
+                       for t in spec.inputs)
+    ranges = ", ".join(
+        f"{{{attrs.index(r.attr)}, {cstr(r.attr)}, {cstr(r.text)}, "
+        f"{_check_expr(spec, r.lo)}, {_check_expr(spec, r.hi)}, {cbool(r.lo_closed)}, "
+        f"{cbool(r.hi_closed)}}}" for r in spec.checks.ranges)
+    constraints = ", ".join(
+        f"{{{cstr(c.text)}, {cstr(c.op)}, {_check_expr(spec, c.lhs)}, "
+        f"{_check_expr(spec, c.rhs)}, {ints([inputs.index(n) for n in c.inputs])}}}"
+        for c in spec.checks.constraints)
+    return (f"{{{cstr(spec.op_name)}, {cstr(spec.spec_path)}, {{{shapes}}}, "
+            f"{{{ranges}}}, {{{constraints}}}}}")

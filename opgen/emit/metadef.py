@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from opgen import checks
 from opgen.dtypes import DType
 from opgen.emit.common import (
     include_dir_paths,
@@ -86,6 +87,8 @@ def metadef(spec: OpSpec, output_dir: str, kernel: CheckedKernel | None = None) 
         "attr_desc": [_attr(a) for a in spec.attrs],
         "kernel": {"source": relpath(kernel_source_path(spec), here), "entry": spec.kernel.entry},
         "soc": list(spec.socs),
+        # attr ranges and constraints, compiled (opgen.checks; opgen_runtime.argcheck)
+        "checks": checks.to_json(spec.checks, spec.spec_path),
     }
     if spec.kernel.tiling_hook:
         data["kernel"]["tiling_hook"] = spec.kernel.tiling_hook

@@ -18,6 +18,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from opgen import checks
 from opgen.dtypes import AttrType, DType
 from opgen.emit import host_desc
 from opgen.emit import tf_naming as names
@@ -236,6 +237,8 @@ class OpModuleView:
     grads: tuple[GradView, ...]
     grad_op: str
     metadef: str
+    spec_path: str = ""
+    attr_specs: str = ""  # (name, type, required, default) per attr: argcheck.check_attrs
 
 
 def _py_default(a: AttrDesc) -> str | None:
@@ -282,6 +285,8 @@ def module_view(spec: OpSpec, config: Config) -> OpModuleView:
         grads=grads,
         grad_op=grad_op,
         metadef=relative_to_module(path, metadef_path(spec)),
+        spec_path=spec.spec_path,
+        attr_specs=checks.attr_specs_source(spec.attrs) if spec.attrs else "",
     )
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from opgen import checks
 from opgen import expr as ex
 from opgen.dtypes import AttrType, DType
 from opgen.emit import host_desc
@@ -202,6 +203,7 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         module_call_args=", ".join(in_names + [f"{a.name}=self.{a.name}" for a in spec.attrs]),
         apply_args=", ".join(in_names + [a.name for a in spec.attrs]),
         attr_dict="{" + ", ".join(f'"{a.name}": {a.name}' for a in spec.attrs) + "}",
+        attr_specs=checks.attr_specs_source(spec.attrs) if spec.attrs else "",
         names_source={k: py_tuple([f'"{n}"' for n in v]) for k, v in (
             ("inputs", in_names), ("outputs", out_names),
             ("attrs", [a.name for a in spec.attrs]),

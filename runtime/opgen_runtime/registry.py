@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from . import oppkg, tensor_list
+from . import argcheck, oppkg, tensor_list
 from .errors import TilingError
 from .launcher import gm_allocation, gm_empty, launch
 from .metadef import AttrDef, OpDef, TensorDef, load
@@ -71,6 +71,17 @@ class OpCallError(RegistryError, TypeError):
     """The arguments of an op call do not match its metadef (dtype, rank, attrs...)."""
 
 
+class OpValueError(OpCallError, ValueError):
+    """An argument has the right type but a value the op refuses: a shape, an attr out of
+    its range, a constraint between inputs, shapes that do not broadcast, an empty input with
+    a non-empty output. A ValueError (and, as every OpCallError, a TypeError)."""
+
+
+def call_error(exc: argcheck.ArgCheckError) -> OpCallError:
+    """A failed argument check as the registry's error class (docs/reliability.md)."""
+    return OpCallError(str(exc)) if exc.kind == "type" else OpValueError(str(exc))
+
+
 def _suggest(word: str, choices: Sequence[str]) -> str:
     match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean '{match[0]}'?" if match else ""
@@ -105,6 +116,7 @@ class _Plan:
     tiling_key: int = 0
     workspace_size: int = 0
     cacheable: bool = True  # False when the tiling reads input values (ValueDepend)
+    launch: bool = True  # False: empty outputs, no launch (the empty-tensor rule)
 
     def __post_init__(self) -> None:
         self.out_layout = tuple((int(np.prod(s, dtype=np.int64)) * d.itemsize, d, s)
@@ -290,7 +302,9 @@ class Registry:
         try:
             key: Any = (tuple([None if a is None else (a.dtype, a.shape)
                                if not isinstance(a, list | tuple) else _list_key(a)
-                               for a in inputs]), tuple(attrs.items()))
+                               for a in inputs]),
+                                  # True == 1 == 1.0: the type keeps a bad attr from a good plan
+                                  tuple((k, type(v), v) for k, v in attrs.items()))
             plan = op.plans.get(key)
         except (AttributeError, TypeError):
             key, plan = None, None
@@ -311,6 +325,9 @@ class Registry:
                 op.plans[key] = plan
             inputs = tuple(arrays[:len(inputs)])
         outs = [_ALLOC(n, d, s) for n, d, s in plan.out_layout]
+        if not plan.launch:  # the empty-tensor rule: empty outputs, nothing to compute
+            empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
+            return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
         # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list)
         gm_inputs = [tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
         gm = dict(zip(plan.names, [*gm_inputs, *plan.absent, *outs], strict=True))
@@ -327,22 +344,37 @@ class Registry:
         column = _pick_column(opdef, in_dtypes, attrs)
         names = [t.name for t in (*opdef.inputs, *opdef.outputs)]
         dtypes = dict(zip(names, opdef.combinations[column], strict=True))
-        for t, a in zip(opdef.inputs, arrays, strict=True):
-            for k, x in enumerate(_instances(a)):
-                _check_shape(opdef, t.name if not t.dynamic else f"{t.name}[{k}]", t.shape,
-                             x.shape)
         # a shape rule that names a list input reads its first instance
-        shapes = {t.name: _first(a).shape for t, a in zip(opdef.inputs, arrays, strict=True)
-                  if a is not None}
+        shapes = {t.name: tuple(_first(a).shape) for t, a in zip(opdef.inputs, arrays,
+                                                                 strict=True) if a is not None}
+        try:
+            for t, a in zip(opdef.inputs, arrays, strict=True):
+                for k, x in enumerate(_instances(a)):
+                    argcheck.check_declared(opdef.op_name, t.name if not t.dynamic
+                                            else f"{t.name}[{k}]", t.shape, x.shape)
+            argcheck.check_ranges_and_constraints(opdef.op_name, opdef.raw.get("checks") or {},
+                                                  shapes, attrs)
+            for t in opdef.outputs:
+                rule = t.infer or {}
+                if rule.get("rule") == "broadcast" and all(n in shapes for n in rule["inputs"]):
+                    argcheck.check_broadcast(opdef.op_name, rule["inputs"],
+                                             [shapes[n] for n in rule["inputs"]])
+        except argcheck.ArgCheckError as exc:
+            raise call_error(exc) from None
         out_dtypes = tuple(np.dtype(dtypes[t.name]) for t in opdef.outputs)
         variant: KernelVariant | None = op.library.variant_for(op.kernel_name, dtypes)
         if variant is None:
             raise KernelNotFoundError(f"{op.library.path} has no build of '{op.kernel_name}' "
                                       f"for {dtypes}; rebuild it with `opgen build`")
         if opdef.op_host:
-            return self._plan_op_host(op, opdef, arrays, attrs, shapes, out_dtypes, names,
+            plan = self._plan_op_host(op, opdef, arrays, attrs, shapes, out_dtypes, names,
                                       op.library.kernel(variant), variant.entry)
+            plan.launch = not _empty_rule(opdef, arrays, plan.out_shapes)
+            return plan
         out_shapes = [_infer_output(opdef, t, shapes, attrs) for t in opdef.outputs]
+        if _empty_rule(opdef, arrays, out_shapes):
+            return _Plan(None, variant.entry, tuple(out_shapes), out_dtypes, tuple(names), 0,
+                         b"", (), launch=False)
         dynamic = [t.name for t in opdef.inputs if t.dynamic]
         if dynamic:
             raise OpCallError(f"{opdef.op_name}: the list input '{dynamic[0]}' needs the op's "
@@ -408,14 +440,25 @@ def _rule_for_host_op(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int
     return _infer_output(opdef, t, shapes, attrs)
 
 
+def _empty_rule(opdef: OpDef, arrays: Sequence[_Input],
+                out_shapes: Sequence[tuple[int, ...]]) -> bool:
+    """argcheck.check_empty on the call: True when nothing is to launch."""
+    ins = [(t.name if not t.dynamic else f"{t.name}[{k}]", tuple(x.shape))
+           for t, a in zip(opdef.inputs, arrays, strict=True) for k, x in enumerate(_instances(a))]
+    outs = [(t.name, tuple(s)) for t, s in zip(opdef.outputs, out_shapes, strict=True)]
+    try:
+        return argcheck.check_empty(opdef.op_name, ins, outs)
+    except argcheck.ArgCheckError as exc:
+        raise call_error(exc) from None
+
+
 def _infer_output(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int, ...]],
                   attrs: Mapping[str, Any]) -> tuple[int, ...]:
     try:
         shape = infer_shape(t.infer or {"rule": "same_as", "input": opdef.inputs[0].name},
                             shapes, attrs)
     except (ShapeRuleError, KeyError) as exc:
-        raise OpCallError(f"{opdef.op_name}: cannot infer the shape of output "
-                          f"'{t.name}': {exc}") from None
+        raise OpValueError(f"{opdef.op_name}(): {exc}") from None
     return tuple(int(d) for d in shape)
 
 
@@ -568,60 +611,14 @@ def _bind_list(opdef: OpDef, t: TensorDef, value: Any) -> list[np.ndarray]:
     return arrays
 
 
-_ATTR_CHECKS: dict[str, tuple[type, ...]] = {
-    "int": (int, np.integer), "float": (float, int, np.floating, np.integer),
-    "bool": (bool, np.bool_), "string": (str,),
-}
-
-
 def _bind_attrs(opdef: OpDef, attrs: Mapping[str, Any]) -> dict[str, Any]:
     if not opdef.attrs and not attrs:
         return {}
-    out: dict[str, Any] = {}
-    known = {a.name for a in opdef.attrs}
-    for key in attrs:
-        if key not in known:
-            raise OpCallError(f"{opdef.op_name}() got an unknown attr '{key}'"
-                              f"{_suggest(key, sorted(known))}; its attrs are: "
-                              f"{', '.join(sorted(known)) or 'none'}")
-    for a in opdef.attrs:
-        if a.name in attrs:
-            value = attrs[a.name]
-        elif a.required:
-            raise OpCallError(f"{opdef.op_name}() is missing the required attr '{a.name}' "
-                              f"({a.type})")
-        else:
-            value = a.default
-        out[a.name] = _check_attr(opdef, a, value)
-    return out
-
-
-def _check_attr(opdef: OpDef, a: AttrDef, value: Any) -> Any:
-    kind = a.type
-    bad = False
-    if kind in _ATTR_CHECKS:
-        ok_types = _ATTR_CHECKS[kind]
-        bad = not isinstance(value, ok_types) or (kind in ("int", "float")
-                                                 and isinstance(value, (bool, np.bool_)))
-        if not bad and kind == "float":
-            value = float(value)
-        if not bad and kind == "int":
-            value = int(value)
-    elif kind.startswith("list_"):
-        elem = kind[5:]
-        bad = not isinstance(value, (list, tuple)) or any(
-            not isinstance(v, _ATTR_CHECKS[elem]) for v in value)
-        if not bad:
-            value = tuple(value)
-    elif kind == "type":
-        try:
-            value = np.dtype(value).name
-        except TypeError:
-            bad = True
-    if bad:
-        raise OpCallError(f"{opdef.op_name}(): attr '{a.name}' must be {kind}, got "
-                          f"{type(value).__name__} {value!r}")
-    return value
+    try:
+        return argcheck.check_attrs(opdef.op_name, [(a.name, a.type, a.required, a.default)
+                                                    for a in opdef.attrs], attrs)
+    except argcheck.ArgCheckError as exc:
+        raise call_error(exc) from None
 
 
 def _pick_column(opdef: OpDef, in_dtypes: Sequence[str | None],
@@ -634,29 +631,14 @@ def _pick_column(opdef: OpDef, in_dtypes: Sequence[str | None],
                for j, t in enumerate(opdef.outputs)):
             return col
     names = [t.name for t in opdef.inputs]
-    got = ", ".join(f"{n}={d}" for n, d in zip(names, in_dtypes, strict=True) if d is not None)
-    dtype_attrs = [t.dtype_from for t in opdef.outputs if t.dtype_from]
-    if dtype_attrs:
-        got += ", " + ", ".join(f"{a}={attrs.get(a)}" for a in dtype_attrs)
-    supported = "; ".join(
-        ", ".join(f"{n}={d}" for n, d in zip(names + [t.name for t in opdef.outputs], combo,
-                                              strict=True))
-        for combo in opdef.combinations)
-    raise OpCallError(f"{opdef.op_name}(): no supported dtype combination for ({got}); the "
-                      f"spec supports: {supported}")
-
-
-def _check_shape(opdef: OpDef, name: str, declared: tuple[int, ...] | None,
-                 actual: tuple[int, ...]) -> None:
-    if declared is None:
-        return
-    if len(declared) != len(actual):
-        raise OpCallError(f"{opdef.op_name}(): input '{name}' must have rank {len(declared)} "
-                          f"(spec shape {list(declared)}), got shape {tuple(actual)}")
-    for i, (want, got) in enumerate(zip(declared, actual, strict=True)):
-        if want >= 0 and want != got:
-            raise OpCallError(f"{opdef.op_name}(): input '{name}' must have size {want} in dim "
-                              f"{i} (spec shape {list(declared)}), got shape {tuple(actual)}")
+    got = [(n, d) for n, d in zip(names, in_dtypes, strict=True) if d is not None]
+    got += [(str(t.dtype_from), str(attrs.get(t.dtype_from))) for t in opdef.outputs
+            if t.dtype_from]
+    outs = [t.name for t in opdef.outputs]
+    columns = [(list(zip(names, combo[:n_in], strict=True)),
+                list(zip(outs, combo[n_in:], strict=True))) for combo in opdef.combinations]
+    spec = (opdef.raw.get("checks") or {}).get("spec") or "the spec"
+    raise OpCallError(argcheck.dtype_message(opdef.op_name, spec, got, columns))
 
 
 def _backward(reg: Registry, name: str, inputs: Sequence[Any], grad_outputs: Sequence[Any],

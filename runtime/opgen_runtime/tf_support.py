@@ -244,6 +244,9 @@ class Signature:
     columns: tuple[tuple[str, ...], ...]  # dtype names, inputs then outputs
     dtype_attrs: Mapping[str, str | None]  # tensor -> the TF type attr carrying its dtype
     output_attrs: tuple[str, ...]  # type attrs of outputs the wrapper passes
+    spec_path: str = "the spec"
+    # (name, type, required, default) per attr: opgen_runtime.argcheck.check_attrs
+    attr_specs: tuple[tuple[str, str, bool, Any], ...] = ()
     _checked: dict[Any, dict[str, Any]] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -270,13 +273,40 @@ def check_dtypes(sig: Signature, inputs: Sequence[Any],
                  for j, o in enumerate(sig.outputs) if sig.dtype_attrs[o] in sig.output_attrs}
         sig._checked[key] = extra
         return extra
-    have = ", ".join([f"{n}={g}" for n, g in zip(sig.inputs, got, strict=True) if g is not None]
-                     + [f"{k}={v}" for k, v in attr_names])
-    tensors = (*sig.inputs, *sig.outputs)
-    supported = "; ".join(", ".join(f"{n}={d}" for n, d in zip(tensors, c, strict=True))
-                          for c in sig.columns)
-    raise UnsupportedDtypeError(f"{sig.op_name}(): no supported dtype combination for ({have}); "
-                                f"the spec supports: {supported}")
+    from . import argcheck
+
+    have = [(n, g) for n, g in zip(sig.inputs, got, strict=True) if g is not None]
+    have += list(attr_names)
+    columns = [(list(zip(sig.inputs, c[:n_in], strict=True)),
+                list(zip(sig.outputs, c[n_in:], strict=True))) for c in sig.columns]
+    raise UnsupportedDtypeError(argcheck.dtype_message(sig.op_name, sig.spec_path, have,
+                                                       columns))
+
+
+def check_attrs(sig: Signature, values: Mapping[str, Any]) -> None:
+    """The call's attrs against the spec's types (argcheck.check_attrs, as the registry does):
+    the runtime's OpCallError (a TypeError) before TensorFlow converts them."""
+    from . import argcheck
+    from .registry import call_error
+
+    try:
+        argcheck.check_attrs(sig.op_name, sig.attr_specs, values)
+    except argcheck.ArgCheckError as exc:
+        raise call_error(exc) from None
+
+
+_DECORATION = re.compile(r"^\{\{function_node [^}]*\}\}\s*|\s*\[Op:[^\]]*\](?: name: .*)?$",
+                         re.DOTALL)
+
+
+def op_error(sig: Signature, exc: Any) -> Any:
+    """A kernel's argument error (tf.errors.InvalidArgumentError, `<op>(): ...`) with the op's
+    own message, without TensorFlow's `{{function_node ...}}` / `[Op:...]` decoration: the same
+    text the registry and the PyTorch op give. Other errors unchanged."""
+    message = _DECORATION.sub("", str(exc.message))
+    if not message.startswith(f"{sig.op_name}(): "):
+        return exc
+    return type(exc)(exc.node_def, exc.op, message)
 
 
 def unpack(sig: Signature, op: Any, grads: Sequence[Any]) -> tuple[

@@ -17,8 +17,13 @@ from typing import Any
 
 import torch
 
-from . import registry
-from .registry import GradientNotRegisteredError, OpCallError, OpNotRegisteredError
+from . import argcheck, registry
+from .registry import (
+    GradientNotRegisteredError,
+    OpCallError,
+    OpNotRegisteredError,
+    OpValueError,
+)
 
 _LIBRARIES: dict[str, torch.library.Library] = {}
 _LIBRARIES_LOCK = threading.Lock()
@@ -77,6 +82,8 @@ class OpSignature:
     combinations: tuple[tuple[tuple[torch.dtype, ...], tuple[torch.dtype, ...]], ...]
     dtype_attrs: tuple[str | None, ...] = ()  # per output
     type_attrs: tuple[str, ...] = ()  # attrs of type `type` (ScalarType)
+    # (name, type, required, default) per attr: opgen_runtime.argcheck.check_attrs
+    attr_specs: tuple[tuple[str, str, bool, Any], ...] = ()
     _resolved: dict[DTypeKey, tuple[torch.dtype, ...]] = field(default_factory=dict)
 
     # -- checks shared by the CPU and fake kernels ---------------------------------------------
@@ -94,29 +101,29 @@ class OpSignature:
 
     def _resolve(self, tensors: Sequence[torch.Tensor | None],
                  attrs: Mapping[str, Any]) -> tuple[torch.dtype, ...]:
-        for name, rank, t in zip(self.inputs, self.ranks, tensors, strict=True):
-            if t is not None and rank is not None and t.dim() != rank:
-                raise OpCallError(f"{self.qualname}: input '{name}' must have rank {rank} "
-                                  f"({self.spec_path}), got shape {tuple(t.shape)}")
+        """The dtype column, then the declared ranks, in the C++ kernel's words (argcheck)."""
         for ins, outs in self.combinations:
             if any(t is not None and t.dtype != d for t, d in zip(tensors, ins, strict=True)):
                 continue
             if any(a and attrs.get(a) != d for a, d in zip(self.dtype_attrs, outs, strict=False)):
                 continue
+            for name, rank, t in zip(self.inputs, self.ranks, tensors, strict=True):
+                if t is not None and rank is not None and t.dim() != rank:
+                    raise OpValueError(f"{self.op_name}(): input '{name}' must have rank {rank} "
+                                       f"(spec shape {[-1] * rank}), got shape "
+                                       f"{argcheck.shape_text(t.shape)}")
             return outs
-        got = ", ".join(f"{n}={dtype_name(t.dtype)}"
-                        for n, t in zip(self.inputs, tensors, strict=True) if t is not None)
+        got = [(n, dtype_name(t.dtype)) for n, t in zip(self.inputs, tensors, strict=True)
+               if t is not None]
         for a in self.dtype_attrs:
             if a:
                 value = attrs.get(a)
-                got += f", {a}={dtype_name(value) if isinstance(value, torch.dtype) else value}"
-        supported = "; ".join(
-            ", ".join(f"{n}={dtype_name(d)}" for n, d in zip(self.inputs, ins, strict=True))
-            + " -> " + ", ".join(f"{n}={dtype_name(d)}"
-                                 for n, d in zip(self.outputs, outs, strict=True))
-            for ins, outs in self.combinations)
-        raise OpCallError(f"{self.qualname}: no supported dtype combination for ({got}); "
-                          f"{self.spec_path} supports: {supported}")
+                got.append((a, dtype_name(value) if isinstance(value, torch.dtype)
+                            else str(value)))
+        columns = [([(n, dtype_name(d)) for n, d in zip(self.inputs, ins, strict=True)],
+                    [(n, dtype_name(d)) for n, d in zip(self.outputs, outs, strict=True)])
+                   for ins, outs in self.combinations]
+        raise OpCallError(argcheck.dtype_message(self.op_name, self.spec_path, got, columns))
 
     # -- the CPU kernel ------------------------------------------------------------------------
     def run(self, tensors: Sequence[torch.Tensor | None], attrs: Mapping[str, Any]) -> Any:
@@ -150,12 +157,22 @@ class OpSignature:
             "and run `opgen generate`")
 
 
-def call_error(sig: OpSignature, exc: TypeError) -> TypeError:
-    """An argument error of the C++ kernel (a c10::TypeError, `<qualname>: ...`, which Python
-    sees as a TypeError) as the runtime's OpCallError; other TypeErrors unchanged."""
-    if isinstance(exc, OpCallError) or not str(exc).startswith(f"{sig.qualname}: "):
+def check_attrs(sig: OpSignature, values: Mapping[str, Any]) -> None:
+    """The call's attrs against the spec's types (argcheck.check_attrs, as the registry does):
+    OpCallError before torch converts them (True for an int, None for a required attr...)."""
+    try:
+        argcheck.check_attrs(sig.op_name, sig.attr_specs, values)
+    except argcheck.ArgCheckError as exc:
+        raise registry.call_error(exc) from None
+
+
+def call_error(sig: OpSignature, exc: Exception) -> Exception:
+    """An argument error of the C++ kernel (`<op>(): ...`: a c10::TypeError for a dtype, a
+    c10::ValueError for a value, which Python sees as TypeError / ValueError) as the runtime's
+    OpCallError / OpValueError; other errors unchanged."""
+    if isinstance(exc, OpCallError) or not str(exc).startswith(f"{sig.op_name}(): "):
         return exc
-    return OpCallError(str(exc))
+    return OpCallError(str(exc)) if isinstance(exc, TypeError) else OpValueError(str(exc))
 
 
 _CALL: Callable[..., Any] = registry.call

@@ -165,7 +165,8 @@ def test_other_processes_find_installed_ops(reg: registry.Registry, libs: dict[s
 
 @pytest.mark.parametrize(("args", "attrs", "message"), [
     ([np.ones(8, np.int32)], {}, "leaky_relu(): no supported dtype combination for (x=int32); "
-                                 "the spec supports: x=float32, y=float32; x=float16, y=float16"),
+                                 "specs/leaky_relu.yaml supports: x=float32 -> y=float32; "
+                                 "x=float16 -> y=float16"),
     ([], {}, "leaky_relu() takes 1 tensor input(s) (x), got 0"),
     ([np.ones(8, np.float32)], {"slope": 1.0}, "leaky_relu() got an unknown attr 'slope'"),
     ([np.ones(8, np.float32)], {"negative_slope": "a"},

@@ -111,5 +111,5 @@ def test_argument_errors_are_the_same_on_every_path() -> None:
         except OpCallError as exc:
             messages.add(str(exc))
     assert messages == {
-        "opgen::element_add: no supported dtype combination for (x=float64, y=float64); "
+        "element_add(): no supported dtype combination for (x=float64, y=float64); "
         "specs/element_add.json supports: x=float32, y=float32 -> z=float32"}

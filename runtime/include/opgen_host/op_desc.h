@@ -147,12 +147,17 @@ std::string OutputDims(const ShapeRule& r, const Inputs& inputs, const ShapeRef*
                     const int64_t v = j >= 0 ? s.dims[j] : 1;
                     if (v == 1) continue;
                     if ((*out)[k] != 1 && (*out)[k] != v) {
-                        std::string shapes;
-                        for (int x : r.inputs) {
-                            shapes += (shapes.empty() ? "" : ", ") + ShapeText(in[x]);
+                        // opgen_runtime.argcheck.check_broadcast's words
+                        (void)name_shapes;
+                        std::string listed;
+                        for (size_t x = 0; x < r.inputs.size(); ++x) {
+                            const int idx = r.inputs[x];
+                            listed += std::string(x == 0 ? ""
+                                                  : x + 1 == r.inputs.size() ? " and " : ", ") +
+                                      "'" + inputs[static_cast<size_t>(idx)].name + "' " +
+                                      ShapeText(in[idx]);
                         }
-                        return "the input shapes " + (name_shapes ? shapes + " " : "") +
-                               "do not broadcast";
+                        return "inputs " + listed + " do not broadcast";
                     }
                     (*out)[k] = v;
                 }

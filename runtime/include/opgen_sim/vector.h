@@ -159,6 +159,22 @@ inline T TreeSum(T* v, uint32_t n) {
     return v[0];
 }
 
+// Max/min reductions propagate NaN: the reference does not say what a NaN lane does to
+// ReduceMax/ReduceMin, WholeReduceMax/Min or BlockReduceMax/Min, and CANN's own operators rely on
+// it winning (ops-math's non_finite_check detects a NaN only through ReduceMax/ReduceMin
+// returning it). The simulator lets a NaN beat every number, the first NaN beating later ones,
+// so a NaN lane's value (and index) is the result. `max` selects the comparison.
+template <typename T>
+inline bool ExtremeBetter(bool max, T v, T best) {
+    const Acc<T> a = static_cast<Acc<T>>(v);
+    const Acc<T> b = static_cast<Acc<T>>(best);
+    if constexpr (std::is_floating_point_v<Acc<T>>) {
+        if (std::isnan(b)) return false;
+        if (std::isnan(a)) return true;
+    }
+    return max ? a > b : a < b;
+}
+
 // Integer lanes wrap around on overflow (the truncation mode: an integer result keeps its low
 // bits, CTRL[53] = 0 in the reference's SetCtrlSpr); computed in uint64_t, so that no C++ signed
 // overflow happens. Float lanes compute as they are.
@@ -186,6 +202,13 @@ inline void CheckHalfOrFloat(const char* api) {
 }  // namespace opgen_sim
 
 namespace AscendC {
+
+// Scalar bfloat16_t conversions (标量计算, "Cast（多类型转float）"; ToFloat is its former name
+// and ToBfloat16 that of "Cast（float转bfloat16_t）", which kernels still call): bfloat16_t ->
+// float is exact, float -> bfloat16_t rounds to nearest even.
+inline float ToFloat(const bfloat16_t& v) { return static_cast<float>(v); }
+inline float Cast(const bfloat16_t& v) { return static_cast<float>(v); }
+inline bfloat16_t ToBfloat16(const float& v) { return bfloat16_t(v); }
 
 enum class RoundMode : uint8_t {
     CAST_NONE = 0,
@@ -729,15 +752,15 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 }
 
 namespace reduce_detail {
-template <typename T, typename Better>
+template <typename T>
 inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
-                    const LocalTensor<T>& work, int32_t count, bool calIndex, Better better) {
+                    const LocalTensor<T>& work, int32_t count, bool calIndex, bool max) {
     opgen_sim::CheckHalfOrFloat<T>(api);
     Check(api, dst, src, work, count, calIndex);
     const T* s = src.ptr_;
     int32_t best = 0;
     for (int32_t i = 1; i < count; ++i) {
-        if (better(static_cast<opgen_sim::Acc<T>>(s[i]), static_cast<opgen_sim::Acc<T>>(s[best]))) best = i;
+        if (opgen_sim::ExtremeBetter(max, s[i], s[best])) best = i;
     }
     dst.ptr_[0] = s[best];
     if (calIndex) {  // the index is stored in the bits of the second element, as on hardware
@@ -757,15 +780,13 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
 template <typename T>
 inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count, bool calIndex = 0) {
-    reduce_detail::Extreme("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex,
-                           [](auto a, auto b) { return a > b; });
+    reduce_detail::Extreme("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex, true);
 }
 
 template <typename T>
 inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count, bool calIndex = 0) {
-    reduce_detail::Extreme("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex,
-                           [](auto a, auto b) { return a < b; });
+    reduce_detail::Extreme("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex, false);
 }
 
 }  // namespace AscendC

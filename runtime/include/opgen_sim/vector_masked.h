@@ -345,9 +345,7 @@ inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
         for (uint32_t l = 0; l < m.lanes; ++l) {
             if (!m.Active(r, l)) continue;
             const T v = s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)];
-            const bool better = kind == ReduceKind::Max
-                                    ? static_cast<Acc<T>>(v) > static_cast<Acc<T>>(best)
-                                    : static_cast<Acc<T>>(v) < static_cast<Acc<T>>(best);
+            const bool better = ExtremeBetter(kind == ReduceKind::Max, v, best);
             if (!found || better) {
                 best = v;
                 best_l = l;
@@ -407,8 +405,7 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
                 const uint32_t l = b * B + e;
                 if (!m.Active(r, l)) continue;
                 const T v = s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)];
-                if (kind == ReduceKind::Max ? static_cast<Acc<T>>(v) > static_cast<Acc<T>>(best)
-                                            : static_cast<Acc<T>>(v) < static_cast<Acc<T>>(best)) {
+                if (ExtremeBetter(kind == ReduceKind::Max, v, best)) {
                     best = v;
                 }
             }
@@ -747,9 +744,7 @@ inline void RepeatExtreme(const char* api, ReduceKind kind, const AscendC::Local
         for (uint32_t l = 0; l < m.lanes; ++l) {
             if (!m.Active(r, l)) continue;
             const uint64_t off = LaneOffset<T>(r, l, 1, rep);
-            const Acc<T> v = static_cast<Acc<T>>(s[off]);
-            const Acc<T> b = static_cast<Acc<T>>(s[at]);
-            if (!any || (kind == ReduceKind::Max ? v > b : v < b)) {
+            if (!any || ExtremeBetter(kind == ReduceKind::Max, s[off], s[at])) {
                 at = off;
                 any = true;
             }
@@ -760,7 +755,9 @@ inline void RepeatExtreme(const char* api, ReduceKind kind, const AscendC::Local
         work.ptr_[2 * r + 1] = as_t(at - static_cast<uint64_t>(r) * rep * BlockElems<T>());
         const Acc<T> v = static_cast<Acc<T>>(s[at]);
         const Acc<T> b = static_cast<Acc<T>>(s[best_at]);
-        if (!found || (kind == ReduceKind::Max ? v > b : v < b) || (v == b && at < best_at)) {
+        const bool both_nan = std::isnan(v) && std::isnan(b);
+        if (!found || ExtremeBetter(kind == ReduceKind::Max, s[at], s[best_at]) ||
+            ((v == b || both_nan) && at < best_at)) {
             best_at = at;
             found = true;
         }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "opgen_host/arg_check.h"
 #include "opgen_host/host_client.h"
 #include "opgen_host/op_desc.h"
 #include "tensorflow/core/framework/common_shape_fns.h"
@@ -70,6 +71,7 @@ struct OpDesc {
     size_t tiling_size;
     std::vector<Variant> variants;
     const char* tiling_hook;       // non-null: the spec tiles with a Python hook
+    opgen_host::ArgChecks checks;  // declared shapes, attr ranges, constraints (arg_check.h)
     opgen_host::HostImage host = {};  // the op's own op_host, when it tiles itself
 };
 
@@ -113,8 +115,14 @@ inline int64_t GeCode(DataType t) {
     }
 }
 
+// An argument error in opgen_runtime.argcheck's words: "<op>(): ..." (the generated wrapper
+// strips TensorFlow's decoration, tf_support.op_error).
 inline absl::Status OpError(const OpDesc& d, const std::string& message) {
-    return absl::InvalidArgumentError(std::string(d.op_name) + ": " + message);
+    return absl::InvalidArgumentError(std::string(d.op_name) + "(): " + message);
+}
+
+inline absl::Status CheckError(const std::string& full_message) {
+    return absl::InvalidArgumentError(full_message);
 }
 
 // The column of the spec's dtype table the node's dtypes select (node attrs via `ctx`, an
@@ -137,22 +145,32 @@ absl::Status ResolveVariant(Ctx* ctx, const OpDesc& d, int* variant) {
             return absl::OkStatus();
         }
     }
+    // opgen_runtime.argcheck.dtype_message's words: the inputs, then the `type` attrs of outputs
     std::string have, supported;
+    const size_t ni = d.inputs.size();
     for (size_t i = 0; i < n; ++i) {
         if (got[i] == ::tensorflow::DT_INVALID) continue;
-        const TensorDesc& t = i < d.inputs.size() ? d.inputs[i] : d.outputs[i - d.inputs.size()];
-        have += std::string(have.empty() ? "" : ", ") + t.name + "=" + DtypeName(got[i]);
+        const TensorDesc& t = i < ni ? d.inputs[i] : d.outputs[i - ni];
+        const char* label = t.name;
+        if (i >= ni) {
+            label = nullptr;
+            for (const AttrDesc& a : d.attrs) {
+                if (a.kind == AttrKind::kType && std::string(a.name) == t.dtype_attr) label = a.name;
+            }
+            if (label == nullptr) continue;
+        }
+        have += std::string(have.empty() ? "" : ", ") + label + "=" + DtypeName(got[i]);
     }
     for (const Variant& v : d.variants) {
         supported += supported.empty() ? "" : "; ";
         for (size_t i = 0; i < n; ++i) {
-            const TensorDesc& t =
-                i < d.inputs.size() ? d.inputs[i] : d.outputs[i - d.inputs.size()];
-            supported += std::string(i ? ", " : "") + t.name + "=" + DtypeName(v.dtypes[i]);
+            const TensorDesc& t = i < ni ? d.inputs[i] : d.outputs[i - ni];
+            supported += std::string(i == 0 ? "" : i == ni ? " -> " : ", ") + t.name + "=" +
+                         DtypeName(v.dtypes[i]);
         }
     }
-    return OpError(d, "no supported dtype combination for (" + have + "); the spec supports: " +
-                          supported);
+    return OpError(d, "no supported dtype combination for (" + have + "); " +
+                          d.checks.spec_path + " supports: " + supported);
 }
 
 // -- attrs --------------------------------------------------------------------------------------
@@ -210,6 +228,23 @@ absl::Status ReadAttr(Ctx* ctx, const AttrDesc& a, opgen_host::AttrValue* out) {
 }
 
 // -- static shapes ------------------------------------------------------------------------------
+// opgen_host::CheckArgs at graph construction, when every present input's shape is known.
+inline absl::Status CheckKnownShapes(InferenceContext* c, const OpDesc& d,
+                                     const std::vector<ShapeHandle>& in,
+                                     const std::vector<bool>& present,
+                                     const std::vector<opgen_host::AttrValue>& attrs) {
+    std::vector<std::vector<int64_t>> dims(in.size());
+    std::vector<opgen_host::ShapeRef> shapes(in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (!present[i]) continue;
+        if (!c->FullyDefined(in[i])) return absl::OkStatus();
+        for (int k = 0; k < c->Rank(in[i]); ++k) dims[i].push_back(c->Value(c->Dim(in[i], k)));
+        shapes[i] = {dims[i].data(), dims[i].size(), true};
+    }
+    const std::string err = opgen_host::CheckArgs(d.checks, d.inputs, shapes.data(), attrs);
+    return err.empty() ? absl::OkStatus() : CheckError(err);
+}
+
 inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
     int variant = 0;
     TF_RETURN_IF_ERROR(ResolveVariant(c, d, &variant));
@@ -228,7 +263,7 @@ inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
         present[i] = !list.empty();
         if (!present[i]) continue;
         ShapeHandle s = list[0];
-        if (t.rank >= 0) {
+        if (t.rank >= 0 && !c->FullyDefined(s)) {  // known shapes: CheckKnownShapes' words
             absl::Status st = c->WithRank(s, t.rank, &s);
             if (!st.ok()) {
                 return OpError(d, std::string("input '") + t.name + "' must have rank " +
@@ -243,6 +278,7 @@ inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
         in[i] = s;
     }
     for (size_t o = 0; o < d.outputs.size(); ++o) {
+        if (o == 0) TF_RETURN_IF_ERROR(CheckKnownShapes(c, d, in, present, attrs));
         const ShapeRule& r = d.outputs[o].rule;
         for (int i : r.inputs) {
             if (!present[static_cast<size_t>(i)]) {
@@ -375,13 +411,15 @@ public:
             if (flat_index_[i] < 0) continue;
             in[i] = &ctx->input(flat_index_[i]);
             const TensorShape& s = in[i]->shape();
-            const TensorDesc& t = d.inputs[i];
             for (int k = 0; k < s.dims(); ++k) dims[i].push_back(s.dim_size(k));
-            OP_REQUIRES_OK(ctx, CheckDeclared(t, dims[i]));
         }
         std::vector<opgen_host::ShapeRef> shapes(ni);
         for (size_t i = 0; i < ni; ++i) {
             shapes[i] = {dims[i].data(), dims[i].size(), in[i] != nullptr};
+        }
+        {
+            const std::string err = opgen_host::CheckArgs(d.checks, d.inputs, shapes.data(), attrs_);
+            OP_REQUIRES(ctx, err.empty(), CheckError(err));
         }
         // An op with its own op_host: its InferShape (when it has one) gives the output shapes
         // and its TilingFunc the launch (docs/op-host.md).
@@ -410,15 +448,19 @@ public:
                                                            &dims[ni + o]);
             OP_REQUIRES(ctx, err.empty(), OpError(d, err));
         }
+        bool skip = false;
+        {
+            const std::string err = opgen_host::CheckEmpty(d.op_name, d.inputs, shapes.data(),
+                                                           d.outputs, dims.data() + ni, &skip);
+            OP_REQUIRES(ctx, err.empty(), CheckError(err));
+        }
         std::vector<Tensor*> out(no, nullptr);
-        bool any = false;
         for (size_t o = 0; o < no; ++o) {
             TensorShape shape;
             OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(dims[ni + o], &shape));
             OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(o), shape, &out[o]));
-            any = any || out[o]->NumElements() > 0;
         }
-        if (!any) return;  // nothing to compute: no launch
+        if (skip) return;  // the empty-tensor rule: nothing to compute, no launch
 
         // GM arguments: 32-byte aligned (TF's allocator aligns to 64; a sliced input may not be).
         uint8_t* args[opgen_host::kSimMaxArgs] = {};
@@ -483,18 +525,6 @@ public:
     }
 
 private:
-    absl::Status CheckDeclared(const TensorDesc& t, const std::vector<int64_t>& got) const {
-        if (t.rank < 0) return absl::OkStatus();
-        bool ok = static_cast<int>(got.size()) == t.rank;
-        for (size_t k = 0; ok && k < got.size(); ++k) ok = t.dims[k] < 0 || t.dims[k] == got[k];
-        if (ok) return absl::OkStatus();
-        std::string want, have;
-        for (int64_t v : t.dims) want += (want.empty() ? "" : ", ") + std::to_string(v);
-        for (int64_t v : got) have += (have.empty() ? "" : ", ") + std::to_string(v);
-        return OpError(d_, std::string("input '") + t.name + "' must match the spec shape [" +
-                               want + "], got shape (" + have + ")");
-    }
-
     const OpDesc& d_;
     int variant_ = 0;
     std::vector<opgen_host::AttrValue> attrs_;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "opgen_host/arg_check.h"
 #include "opgen_host/host_client.h"
 #include "opgen_host/op_desc.h"
 
@@ -59,6 +60,7 @@ struct OpDesc {
     std::vector<opgen_host::FieldDesc> fields;
     size_t tiling_size;
     std::vector<Variant> variants;
+    opgen_host::ArgChecks checks;  // declared shapes, attr ranges, constraints (arg_check.h)
     opgen_host::HostImage host = {};  // the op's own op_host, when it tiles itself
 };
 
@@ -103,10 +105,16 @@ inline int64_t GeCode(c10::ScalarType t) {
     }
 }
 
-// A call's argument error: a TypeError in Python, which the generated wrapper turns into the
-// runtime's OpCallError (a TypeError too).
+// A call's argument errors, in opgen_runtime.argcheck's words ("<op>(): ..."): a dtype is a
+// TypeError in Python, a value (shape, range, constraint, empty input) a ValueError; the
+// generated wrapper turns them into the runtime's OpCallError / OpValueError.
 [[noreturn]] inline void CallError(const OpDesc& d, const std::string& message) {
-    TORCH_CHECK_TYPE(false, d.qualname, ": ", message);
+    TORCH_CHECK_TYPE(false, d.checks.op_name, "(): ", message);
+    __builtin_unreachable();
+}
+
+[[noreturn]] inline void ValueError(const std::string& full_message) {
+    TORCH_CHECK_VALUE(false, full_message);
     __builtin_unreachable();
 }
 
@@ -147,14 +155,6 @@ inline std::string ShapeText(c10::IntArrayRef s) {  // Python's tuple repr: (), 
 inline size_t ResolveVariant(const OpDesc& d, const at::Tensor* const* in,
                              const AttrValueStore* attrs) {
     const size_t ni = d.inputs.size(), no = d.outputs.size();
-    for (size_t i = 0; i < ni; ++i) {
-        const TensorDesc& t = d.inputs[i];
-        if (in[i] != nullptr && t.rank >= 0 && in[i]->dim() != t.rank) {
-            CallError(d, std::string("input '") + t.name + "' must have rank " +
-                             std::to_string(t.rank) + " (" + d.spec_path + "), got shape " +
-                             ShapeText(in[i]->sizes()));
-        }
-    }
     for (size_t v = 0; v < d.variants.size(); ++v) {
         const Variant& var = d.variants[v];
         bool ok = true;
@@ -199,7 +199,7 @@ inline void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* co
         if (in[i] != nullptr) shapes[i] = {in[i]->sizes().data(), in[i]->sizes().size(), true};
     }
     const std::string err = opgen_host::OutputDims(r, d.inputs, shapes, attrs, true, out);
-    if (!err.empty()) CallError(d, err);
+    if (!err.empty()) ValueError(std::string(d.checks.op_name) + "(): " + err);
 }
 
 // -- the CPU kernel -----------------------------------------------------------------------------
@@ -288,6 +288,14 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
     }
     const size_t variant = ResolveVariant(d, in, attrs.data());
     const Variant& var = d.variants[variant];
+    opgen_host::ShapeRef in_shapes[opgen_host::kSimMaxArgs];
+    for (size_t i = 0; i < ni; ++i) {
+        if (in[i] != nullptr) in_shapes[i] = {in[i]->sizes().data(), in[i]->sizes().size(), true};
+    }
+    {
+        const std::string err = opgen_host::CheckArgs(d.checks, d.inputs, in_shapes, attrs);
+        if (!err.empty()) ValueError(err);
+    }
     static const opgen_host::SocProfile* const soc =
         opgen_host::FindSoc(opgen_host::kDefaultSoc);
 
@@ -326,7 +334,13 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
             OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[ni + o]);
         }
         gm[ni + o] = EmptyGm(dims[ni + o], var.dtypes[ni + o]);
-        any = any || gm[ni + o].numel() > 0;
+    }
+    {
+        bool skip = false;
+        const std::string err = opgen_host::CheckEmpty(d.checks.op_name, d.inputs, in_shapes,
+                                                       d.outputs, dims.data() + ni, &skip);
+        if (!err.empty()) ValueError(err);
+        any = !skip;
     }
     if (any) {
         uint8_t* args[opgen_host::kSimMaxArgs] = {};
