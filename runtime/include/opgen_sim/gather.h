@@ -26,7 +26,7 @@ namespace AscendC {
 struct GatherRepeatParams {
     GatherRepeatParams() {}
     GatherRepeatParams(const uint8_t dstBlkStrideIn, const uint8_t dstRepStrideIn)
-        : dstBlkStride(dstBlkStrideIn), dstRepStride(dstRepStrideIn) {}
+        : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn) {}
     uint32_t blockNumber = DEFAULT_BLK_NUM;
     uint16_t dstRepStride = DEFAULT_REPEAT_STRIDE;
     uint8_t dstBlkStride = DEFAULT_BLK_STRIDE;
