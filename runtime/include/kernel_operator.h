@@ -20,3 +20,4 @@
 #include "opgen_sim/tiling.h"
 #include "opgen_sim/workspace.h"
 #include "opgen_sim/launch.h"
+#include "opgen_sim/dt_macros.h"  // last: DT_FLOAT16 ... as CANN's kernel build defines them

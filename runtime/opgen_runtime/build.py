@@ -289,7 +289,8 @@ def build_kernel(
     if not final.exists():
         with FileLock(str(final) + ".lock"):
             if not final.exists():
-                shown = ", ".join(f"{k}={v}" for k, v in sorted(defs.items()))
+                shown = ", ".join(f"{k}={v}" for k, v in sorted(defs.items())
+                                  if not k.startswith("ORIG_DTYPE_"))  # they mirror DTYPE_*
                 _log.info("compiling %s%s", src.name, f" ({shown})" if shown else "")
                 if template is None:
                     _compile(cxx, src, final, defs, incs, extra)

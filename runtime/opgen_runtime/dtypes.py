@@ -86,5 +86,11 @@ def cpp_type(value: Any) -> str:
 
 
 def dtype_defines(tensors: Mapping[str, Any]) -> dict[str, str]:
-    """DTYPE_<NAME> macros as CANN's build defines them: {'x': 'float16'} -> {'DTYPE_X': 'half'}."""
-    return {f"DTYPE_{name.upper()}": cpp_type(dt) for name, dt in tensors.items()}
+    """The per-tensor macros CANN's kernel build defines: DTYPE_<NAME>, the C++ type, and
+    ORIG_DTYPE_<NAME>, the ge::DataType code a kernel compares with DT_* in `#if`
+    (the simulator's kernel_operator.h defines those): {'x': 'float16'} ->
+    {'DTYPE_X': 'half', 'ORIG_DTYPE_X': '1'}."""
+    out = {f"DTYPE_{name.upper()}": cpp_type(dt) for name, dt in tensors.items()}
+    out.update({f"ORIG_DTYPE_{name.upper()}": str(int(data_type(dt)))
+                for name, dt in tensors.items()})
+    return out

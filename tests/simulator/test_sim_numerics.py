@@ -11,6 +11,9 @@ reference (asc-devkit docs/zh/api, "Memory矢量计算"):
   (binary tree; a data block without active lanes is not written; the saturating example),
   "ReducePairElem" (a pair with both lanes masked out is not written).
 - Div: "基础算术/Div" (half and float only on the Atlas A2 and inference products).
+- ReduceMax/ReduceMin (count and mask forms), WholeReduceMax/Min, BlockReduceMax/Min with NaN
+  lanes: "归约计算/ReduceMax", "ReduceMin", "ReduceRepeat", "ReduceDataBlock" are silent; a NaN
+  wins (the first NaN's index), as CANN's non_finite_check relies on.
 
 Every expected value comes from exact rational arithmetic (fractions.Fraction) or numpy float16 /
 float32 steps, never from the simulator.
@@ -118,6 +121,16 @@ extern "C" __global__ __aicore__ void numerics(GM_ADDR x, GM_ADDR z, GM_ADDR wor
                      in.ReinterpretCast<int32_t>()[64], n); break;
         case 53: ReduceSum<int32_t>(out.ReinterpretCast<int32_t>(), in.ReinterpretCast<int32_t>(),
                                     work.ReinterpretCast<int32_t>(), n); break;
+        case 60: ReduceMax<half>(oh, ih, wh, n, true); break;
+        case 61: ReduceMax<float>(of, iff, wf, n, true); break;
+        case 62: ReduceMin<half>(oh, ih, wh, n, true); break;
+        case 63: ReduceMin<float>(of, iff, wf, n, true); break;
+        case 64: WholeReduceMax<float>(of, iff, a, b, 1, 1, 8); break;
+        case 65: WholeReduceMin<half>(oh, ih, a, b, 1, 1, 8); break;
+        case 66: BlockReduceMax<float>(of, iff, b, a, 1, 1, 8); break;
+        case 67: BlockReduceMin<half>(oh, ih, b, a, 1, 1, 8); break;
+        case 68: ReduceMax<float>(of, iff, wf, a, b, 8, true); break;
+        case 69: ReduceMin<half>(oh, ih, wh, a, b, 8, true); break;
         default: break;
     }
     DataCopy(zGm, out, 32 * 1024);
@@ -661,3 +674,104 @@ def test_integer_add_wraps_around(lib: rt.KernelLibrary) -> None:
     want = (x[:64].astype(np.int64) + x[64:].astype(np.int64)).astype(np.int32)
     np.testing.assert_array_equal(got, want)
     assert got[0] == -(2**31)
+
+
+# ---- NaN in the max/min reductions -----------------------------------------------------------
+# "归约计算/ReduceMax", "ReduceMin", "ReduceRepeat" (WholeReduceMax/Min) and "ReduceDataBlock"
+# (BlockReduceMax/Min) do not say what a NaN lane does. CANN's ops-math non_finite_check finds a
+# NaN only through ReduceMax/ReduceMin returning it, so the simulator lets a NaN win: the result
+# is NaN, and its index is the first NaN's.
+def extreme_model(vals: np.ndarray, kind: str) -> tuple[float, int]:
+    nan = np.flatnonzero(np.isnan(vals.astype(np.float32)))
+    if len(nan):
+        return math.nan, int(nan[0])
+    i = int(np.argmax(vals) if kind == "max" else np.argmin(vals))
+    return float(vals[i]), i
+
+
+def index_of(raw: np.ndarray, dtype: Any) -> int:
+    return int(raw.view(np.uint16 if dtype == np.float16 else np.uint32)[0])
+
+
+@pytest.mark.parametrize(
+    ("kmode", "dtype", "kind"),
+    [
+        (60, np.float16, "max"),
+        (61, np.float32, "max"),
+        (62, np.float16, "min"),
+        (63, np.float32, "min"),
+    ],
+)
+@pytest.mark.parametrize("n", [5, 64, 300, 4096])
+def test_reduce_max_min_count_form_return_a_nan(
+    lib: rt.KernelLibrary, kmode: int, dtype: Any, kind: str, n: int
+) -> None:
+    for nans in ([], [n - 1], [n // 2, 1], [0, n - 1]):
+        x = (RNG.standard_normal(n) * 100).astype(dtype)
+        x[n // 3] = np.inf if kind == "max" else -np.inf  # an infinity loses to a NaN
+        for i in nans:
+            x[i] = np.nan
+        got = np.frombuffer(run(lib, kmode, x.tobytes(), n=n), dtype)
+        value, index = extreme_model(x, kind)
+        if math.isnan(value):
+            assert np.isnan(got[0]), (nans, got[0])
+        else:
+            assert got[0] == value
+        assert index_of(got[1:2], dtype) == index
+
+
+def test_whole_reduce_max_nan_per_repeat(lib: rt.KernelLibrary) -> None:
+    repeats, mask = 4, 60
+    x = (RNG.standard_normal(64 * repeats) * 100).astype(np.float32)
+    x[64 + 7] = x[64 + 30] = np.nan  # repeat 1: two NaNs, the first one's lane
+    x[128 + 61] = np.nan  # repeat 2: a NaN in a masked-out lane does not count
+    x[192 + 59] = np.nan  # repeat 3: the last active lane
+    got = np.frombuffer(run(lib, 64, x.tobytes(), a=mask, b=repeats), np.float32)
+    for r in range(repeats):
+        value, lane = extreme_model(x[64 * r : 64 * r + mask], "max")
+        assert (np.isnan(got[2 * r]) if math.isnan(value) else got[2 * r] == value), r
+        assert index_of(got[2 * r + 1 : 2 * r + 2], np.float32) == lane
+
+
+def test_whole_reduce_min_half_nan(lib: rt.KernelLibrary) -> None:
+    x = (RNG.standard_normal(256) * 100).astype(np.float16)
+    x[128 + 100] = np.nan
+    got = np.frombuffer(run(lib, 65, x.tobytes(), a=128, b=2), np.float16)
+    assert got[0] == x[:128].min() and index_of(got[1:2], np.float16) == int(np.argmin(x[:128]))
+    assert np.isnan(got[2]) and index_of(got[3:4], np.float16) == 100
+
+
+@pytest.mark.parametrize(
+    ("kmode", "dtype", "kind"), [(66, np.float32, "max"), (67, np.float16, "min")]
+)
+def test_block_reduce_max_min_nan_per_block(
+    lib: rt.KernelLibrary, kmode: int, dtype: Any, kind: str
+) -> None:
+    lanes = 256 // np.dtype(dtype).itemsize
+    blk = 32 // np.dtype(dtype).itemsize
+    x = (RNG.standard_normal(lanes * 2) * 100).astype(dtype)
+    x[blk + 3] = np.nan
+    x[lanes + 7 * blk] = np.nan
+    got = np.frombuffer(run(lib, kmode, x.tobytes(), a=lanes, b=2), dtype)
+    for k in range(16):
+        value, _ = extreme_model(x[k * blk : (k + 1) * blk], kind)
+        assert (np.isnan(got[k]) if math.isnan(value) else got[k] == value), k
+
+
+@pytest.mark.parametrize(
+    ("kmode", "dtype", "kind"), [(68, np.float32, "max"), (69, np.float16, "min")]
+)
+def test_reduce_max_min_mask_form_nan(
+    lib: rt.KernelLibrary, kmode: int, dtype: Any, kind: str
+) -> None:
+    lanes = 256 // np.dtype(dtype).itemsize
+    repeats = 3
+    x = (RNG.standard_normal(lanes * repeats) * 100).astype(dtype)
+    x[lanes + 5] = x[2 * lanes + 1] = np.nan
+    got = np.frombuffer(run(lib, kmode, x.tobytes(), a=lanes, b=repeats), dtype)
+    assert np.isnan(got[0])
+    assert index_of(got[1:2], dtype) == lanes + 5
+    x[lanes + 5] = x[2 * lanes + 1] = 0
+    got = np.frombuffer(run(lib, kmode, x.tobytes(), a=lanes, b=repeats), dtype)
+    value, index = extreme_model(x, kind)
+    assert got[0] == value and index_of(got[1:2], dtype) == index

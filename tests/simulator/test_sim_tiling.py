@@ -147,6 +147,8 @@ def test_ge_datatype_numbering() -> None:
     assert rt.dtype_defines({"x": "float16", "grad_y": np.float32}) == {
         "DTYPE_X": "half",
         "DTYPE_GRAD_Y": "float",
+        "ORIG_DTYPE_X": "1",
+        "ORIG_DTYPE_GRAD_Y": "0",
     }
 
 

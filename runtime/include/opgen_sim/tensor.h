@@ -3,6 +3,7 @@
 
 #include "core.h"
 #include "deferred.h"
+#include "image_gm.h"
 
 namespace opgen_sim {
 
@@ -287,6 +288,17 @@ public:
                                     ") run past the end of GM buffer '" + r.name + "' (" +
                                     opgen_sim::Str(r.size) + " bytes)");
             }
+        }
+        // Static data of the kernel's own binary (a `__gm__` table compiled into the kernel) is
+        // GM on the device; here it is a region of its own (image_gm.h).
+        opgen_sim::ImageData img;
+        if (opgen_sim::FindImageData(b, &img)) {
+            if (b + bytes <= img.begin + img.size) return;
+            opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
+                            "bytes [" + opgen_sim::Str(static_cast<uint64_t>(b - img.begin)) + ", " +
+                                opgen_sim::Str(static_cast<uint64_t>(b - img.begin) + bytes) +
+                                ") run past the end of the kernel's static data '" + img.name + "' (" +
+                                opgen_sim::Str(img.size) + " bytes)");
         }
         opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
                         c.icpu ? "address is not inside any buffer allocated with AscendC::GmAlloc"

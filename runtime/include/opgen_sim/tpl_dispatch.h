@@ -13,7 +13,8 @@
 #include "../ascendc/host_api/tiling/template_argument.h"
 #include "core.h"
 
-// The C++ type of a DATATYPE parameter's value (CANN's kernel-side TypeFromId).
+// The C++ type of a DATATYPE parameter's value (CANN's kernel-side TypeFromId). The codes are
+// named C_DT_*: in a kernel build DT_FLOAT16 is a macro (opgen_sim/dt_macros.h).
 template <int dataTypeId>
 struct TypeFromId {
     using type = void;
@@ -23,19 +24,19 @@ struct TypeFromId {
     struct TypeFromId<id> {           \
         using type = T;               \
     }
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_FLOAT, float);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_FLOAT16, half);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_INT8, int8_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_INT32, int32_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_UINT8, uint8_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_INT16, int16_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_UINT16, uint16_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_INT64, int64_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_UINT32, uint32_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_UINT64, uint64_t);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_DOUBLE, double);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_BOOL, bool);
-OPGEN_TPL_TYPE_FROM_ID(ge::DT_BF16, bfloat16_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_FLOAT, float);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_FLOAT16, half);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_INT8, int8_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_INT32, int32_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_UINT8, uint8_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_INT16, int16_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_UINT16, uint16_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_INT64, int64_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_UINT32, uint32_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_UINT64, uint64_t);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_DOUBLE, double);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_BOOL, bool);
+OPGEN_TPL_TYPE_FROM_ID(C_DT_BF16, bfloat16_t);
 #undef OPGEN_TPL_TYPE_FROM_ID
 
 namespace opgen_tpl {
