@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from opgen import __version__
 from opgen.diagnostics import (
+    Diagnostic,
     DiagnosticError,
     DiagnosticSink,
     OpgenError,
+    Severity,
+    SourceLoc,
     escape_text,
     sorted_diagnostics,
 )
@@ -23,6 +26,21 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 def _print_diagnostics(sink: DiagnosticSink) -> None:
     for d in sorted_diagnostics(sink.items):
         print(d, file=sys.stderr)
+
+
+class _StrictSink(DiagnosticSink):
+    """--strict: every warning is reported, and counted, as an error."""
+
+    def warning(self, loc: SourceLoc, message: str) -> None:
+        self.error(loc, message)
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        super().extend(Diagnostic(d.loc, d.message, Severity.ERROR)
+                       if d.severity is Severity.WARNING else d for d in diagnostics)
+
+
+def _sink(args: argparse.Namespace) -> DiagnosticSink:
+    return _StrictSink() if getattr(args, "strict", False) else DiagnosticSink()
 
 
 def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -36,7 +54,7 @@ def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 def cmd_validate(args: argparse.Namespace) -> int:
     from opgen.project import Config, load_specs
 
-    sink = DiagnosticSink()
+    sink = _sink(args)
     paths = [Path(p) for p in args.paths]
     cfg = Config(Path.cwd(), Path.cwd(), Path.cwd(), "", "")
     specs = load_specs(paths, cfg, sink, as_typed=True)
@@ -56,7 +74,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from opgen import gen
 
     cfg = _config(args)
-    sink = DiagnosticSink()
+    sink = _sink(args)
     result = gen.run(cfg, [Path(p) for p in args.specs], sink,
                      check=args.check or args.list_outputs, force=args.force)
     _print_diagnostics(sink)
@@ -319,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "Every error is printed as path:line:col: error: message.")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("-q", "--quiet", action="store_true", help="print errors only")
+    p.add_argument("--strict", action="store_true",
+                   help="warnings are errors (exit 2), e.g. a backward that disagrees with "
+                   "the derivative of the reference")
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("generate", help="emit generated/ from the specs",
@@ -331,6 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write nothing; print a diff and exit 1 if the output is stale")
     p.add_argument("--list-outputs", action="store_true",
                    help="print the paths that would be written (for build-system dependencies)")
+    p.add_argument("--strict", action="store_true",
+                   help="warnings are errors: nothing is written and the exit code is 2")
     p.add_argument("--force", action="store_true",
                    help="overwrite (or remove) generated files that were edited by hand")
     p.add_argument("--spec-dir", help="override [tool.opgen] spec_dir")

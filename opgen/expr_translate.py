@@ -4,6 +4,13 @@ Each dialect maps the language's functions to source templates; names stay names
 generated code binds inputs, outputs, attrs and grad_<output> to local variables). Helper
 functions that have no one-call equivalent (`sum_to`, scalar-safe `maximum` ...) come from
 `opgen_runtime.exprlib`, which generated code imports as `_x`.
+
+These printers stay the project's own rather than sympy's (NumPyPrinter, TorchPrinter,
+TensorflowPrinter): they print the language's tree, not sympy's, and reductions with
+axis=/keepdims=, sum_to, cast/dtype, opt and the scalar-safe runtime helpers have no sympy
+counterpart; a round trip through sympy would also reorder the expressions users wrote and
+the generated code checked in. Derived gradients (opgen.derive) are printed by sympy into
+the language, then by these printers like written ones (docs/gradients.md).
 """
 
 from __future__ import annotations

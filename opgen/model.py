@@ -103,6 +103,7 @@ class Backward:
     gradients: tuple[GradientExpr, ...] = ()
     grad_op: str | None = None
     loc: SourceLoc | None = None
+    derived: bool = False  # computed from the reference (opgen.derive), not written
 
     def for_input(self, name: str) -> GradientExpr | None:
         return next((g for g in self.gradients if g.input == name), None)

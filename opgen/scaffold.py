@@ -77,7 +77,7 @@ def scaffold(config: Config, op_name: str, *, inputs: Sequence[str], outputs: Se
     if existing:
         raise ScaffoldError(f"{config.display(existing[0])}: error: already exists; opgen new "
                             "never overwrites a file (choose another name or remove it)")
-    first_in, first_out = inputs[0], outputs[0]
+    first_in = inputs[0]
     reference = first_in if len(outputs) == 1 else "{" + ", ".join(
         f"{o}: {first_in}" for o in outputs) + "}"
     spec_text = render(
@@ -85,7 +85,7 @@ def scaffold(config: Config, op_name: str, *, inputs: Sequence[str], outputs: Se
         dtypes=[parse_dtype(d).value for d in dtypes],  # type: ignore[union-attr]
         formats=["ND"] * len(dtypes), attrs=attrs, infer=f"same_as({first_in})",
         reference=reference,
-        backward=[(first_in, f"grad_{first_out}")],
+        backward=[],  # derived from the reference (docs/gradients.md)
     )
     kernel_text = _skeleton_for(spec_text, op_name)
     spec_rel = config.display(spec_path)

@@ -630,7 +630,7 @@ class _Builder:
         self.check_combinations(inputs, final_outputs)
         kernel = self.kernel(op_name)
         reference = self.reference(ins, {t.name: t for t in final_outputs}, attr_map)
-        backward = self.backward(ins, {t.name: t for t in final_outputs}, attr_map)
+        backward = self.backward(ins, {t.name: t for t in final_outputs}, attr_map, reference)
         arg_checks = checks.build(data, list(ins), {n: a.type for n, a in attr_map.items()},
                                   {n: a.default for n, a in attr_map.items()}, self.err)
 
@@ -788,16 +788,21 @@ class _Builder:
         return tuple(order)
 
     def backward(self, ins: Mapping[str, TensorDesc], outs: Mapping[str, TensorDesc],
-                 attrs: Mapping[str, AttrDesc]) -> Backward | None:
+                 attrs: Mapping[str, AttrDesc],
+                 reference: tuple[ReferenceExpr, ...] = ()) -> Backward | None:
         raw = self.data.get("backward")
         if not isinstance(raw, Mapping):
             if raw is None:
                 diffable = [n for n, t in ins.items() if any(d.is_floating for d in t.dtypes)]
-                if diffable and outs:
-                    self.sink.warning(self.doc.loc(()), "no `backward:`: the op works for "
-                                      "inference only; training through it fails. Add "
-                                      "backward: with a gradient per input (grad_<output> "
-                                      "names the incoming gradient) or `op: <grad op>`")
+                derived, reason = self.derived_backward(ins, outs, attrs, reference)
+                if derived is not None or not (diffable and outs):
+                    return derived
+                why = (f" and its gradient cannot be derived from the reference ({reason})"
+                       if reason else "")
+                self.sink.warning(self.doc.loc(()), f"no `backward:`{why}: the op works "
+                                  "for inference only; training through it fails. Add "
+                                  "backward: with a gradient per input (grad_<output> "
+                                  "names the incoming gradient) or `op: <grad op>`")
             return None
         loc = self.doc.loc(("backward",))
         if "op" in raw and "op" not in ins:
@@ -838,7 +843,94 @@ class _Builder:
                 self.sink.warning(self.doc.loc(path), f"the gradient of '{key}' does not use "
                                   f"any incoming gradient ({', '.join('grad_' + o for o in outs)})")
             grads.append(GradientExpr(key, e, text, self.doc.loc(path)))
+        if reference and grads and not self.sink.has_errors:
+            self.check_against_reference(ins, outs, attrs, reference, grads)
         return Backward(gradients=tuple(grads), loc=loc)
+
+    # -- derived gradients (opgen.derive) ------------------------------------------------
+    def derive_problem(self, ins: Mapping[str, TensorDesc], outs: Mapping[str, TensorDesc],
+                       attrs: Mapping[str, AttrDesc],
+                       reference: tuple[ReferenceExpr, ...]) -> Any:
+        from opgen import derive
+
+        def same_shape(name: str) -> bool:
+            return all(isinstance(o.infer, sr.SameAs | sr.Reduce) and o.infer.input == name
+                       for o in outs.values())
+
+        return derive.Problem(
+            inputs=tuple(derive.Tensor(n, any(d.is_floating for d in t.dtypes), t.is_optional,
+                                       same_shape=same_shape(n)) for n, t in ins.items()),
+            outputs=tuple(derive.Tensor(n, any(d.is_floating for d in t.dtypes),
+                                        reduced=isinstance(t.infer, sr.Reduce))
+                          for n, t in outs.items()),
+            attrs=tuple(attrs), reference=tuple((r.output, r.expr) for r in reference))
+
+    def derived_backward(self, ins: Mapping[str, TensorDesc], outs: Mapping[str, TensorDesc],
+                         attrs: Mapping[str, AttrDesc], reference: tuple[ReferenceExpr, ...]
+                         ) -> tuple[Backward | None, str]:
+        """The backward derived from the reference (docs/gradients.md), or (None, why not)."""
+        if (not reference or len(reference) != len(outs) or self.sink.has_errors
+                or any(not t.dtypes for t in [*ins.values(), *outs.values()])):
+            return None, ""
+        from opgen import derive
+
+        texts, reason = derive.derive(self.derive_problem(ins, outs, attrs, reference))
+        if reason:
+            return None, reason
+        loc = reference[0].loc if len(reference) == 1 else self.doc.loc(("reference",))
+        scope = {**{n: "input" for n in ins}, **{n: "output" for n in outs},
+                 **{n: "attr" for n in attrs}, **{f"grad_{n}": "gradient" for n in outs}}
+        grads: list[GradientExpr] = []
+        for name, text in texts.items():
+            scratch = _Builder(self.doc, DiagnosticSink(), self.spec_dir)
+            try:
+                e = ex.parse(text)
+            except ex.ExprSyntaxError as err:
+                return None, f"the derived gradient of '{name}': {err.message}"
+            scratch.check_expr(e, ("reference",), scope, ins, attrs, f"the gradient of '{name}'")
+            if scratch.sink.has_errors:  # a derivation the language cannot express
+                return None, f"the derived gradient of '{name}' is invalid: " + str(
+                    scratch.sink.errors()[0].message)
+            grads.append(GradientExpr(name, e, str(e), loc))
+        if not grads:
+            return None, "no floating input of the reference is differentiable"
+        return Backward(gradients=tuple(grads), loc=loc, derived=True), ""
+
+    def check_against_reference(self, ins: Mapping[str, TensorDesc],
+                                outs: Mapping[str, TensorDesc], attrs: Mapping[str, AttrDesc],
+                                reference: tuple[ReferenceExpr, ...],
+                                grads: list[GradientExpr]) -> None:
+        """A hand-written gradient that disagrees with d(reference)/d(input) on sample points
+        is a warning at its entry (an error with --strict)."""
+        import numpy as np
+
+        from opgen import derive
+
+        if (len(reference) != len(outs) or any(not t.dtypes for t in [*ins.values(),
+                                                                       *outs.values()])
+                or any(a.default is None and a.type is not AttrType.TYPE
+                       for a in attrs.values())):
+            return  # an invalid tensor, or a required attr without a sample value
+        values: dict[str, Any] = {}
+        for a in attrs.values():
+            if a.type is AttrType.TYPE:
+                values[a.name] = np.dtype("float64")  # casts become the identity in float64
+            elif isinstance(a.default, tuple):
+                values[a.name] = a.default
+            else:
+                values[a.name] = a.default
+        hand = {g.input: g.expr for g in grads}
+        used = [o for o in outs if any(f"grad_{o}" in ex.names(g.expr) for g in grads)]
+        problem = self.derive_problem(ins, outs, attrs, reference)
+        shapes = {n: t.shape for n, t in ins.items()}
+        try:
+            found = derive.check_backward_cached(problem, hand, values, shapes, used)
+        except derive.NotDerivable:
+            return
+        for g in grads:
+            if g.input in found:
+                self.sink.warning(g.loc, f"backward of {g.input} disagrees with "
+                                  f"d(reference)/d{g.input} {found[g.input]}")
 
 
 def _is_bool_arg(value: ex.Expr, attrs: Mapping[str, AttrDesc]) -> bool:
