@@ -293,6 +293,12 @@ def _generate(data: dict[str, Any], kernel: bytes) -> None:
         (root / "specs" / "leaky_relu.cpp").write_bytes(kernel)
         with in_dir(root):
             code, err, seconds = run_cli(["generate", "-q"])
+        if code == 0:  # an accepted spec: every generated Python file compiles, every JSON parses
+            for path in (root / "generated").rglob("*"):
+                if path.suffix == ".py":
+                    compile(path.read_text(encoding="utf-8"), str(path), "exec")
+                elif path.suffix == ".json":
+                    json.loads(path.read_text(encoding="utf-8"))
     assert code in (0, 2)
     assert_reports(err, notes=True)
     assert seconds < 3 * SLOW
