@@ -156,18 +156,73 @@ def parse_shapes(texts: Sequence[str], inputs: Sequence[str]) -> dict[str, tuple
     return shapes
 
 
-def profile(config: Config, op: str, shapes: Sequence[str], dtype: str | None,
-            attrs: Sequence[str], sink: DiagnosticSink) -> str:
+def profile(config: Config, op: str | None, shapes: Sequence[str], dtype: str | None,
+            attrs: Sequence[str], sink: DiagnosticSink, *, script: str | None = None,
+            script_args: Sequence[str] = (), as_json: bool = False, svg: str | None = None,
+            lane_threshold: float = 0.5) -> str:
+    """Runs OP once on random inputs, or a Python script (its launches in order), inside a
+    profile session; returns the counters and the advice (text, or JSON with ``as_json``) and
+    writes the per-block timeline to ``svg``."""
     from opgen_runtime import registry
     from opgen_runtime.errors import BuildError, SimulatorError
+    from opgen_runtime.profile import profile_session
 
-    metadef = generated_metadefs(config, [], sink, [op])[op]
+    if op is None and script is None:
+        raise BuildCommandError("give an op or --script FILE")
+    metadef = generated_metadefs(config, [], sink, [op])[op] if op is not None else None
+    header = printed = ""
+    with profile_session(timeline=svg is not None, lane_threshold=lane_threshold) as session:
+        try:
+            if metadef is not None and op is not None:
+                header = _profile(op, metadef, shapes, dtype, attrs)
+            if script is not None:
+                printed = _run_script(script, script_args)
+        except BuildError as exc:
+            raise build_failure([exc], config.root) from None
+        except (SimulatorError, registry.RegistryError) as exc:
+            raise BuildCommandError(f"{op or script}: {exc}") from None
+    if not session.launches:
+        raise BuildCommandError(f"{op or script}: no simulator launch to profile")
+    if svg is not None:
+        Path(svg).write_text(session.svg())
+    if as_json:
+        import json
+
+        data = {"op": op, "inputs": header.strip() or None, "script": script,
+                "script_output": printed or None, **session.as_dict()}
+        if svg is not None:
+            data["svg"] = svg
+        return json.dumps(data, indent=2)
+    text = header + (f"{script}: {printed}" if printed else "") + session.report()
+    if svg is not None:
+        text += f"timeline: {svg} (one row per block)\n"
+    return text.rstrip("\n")
+
+
+def _run_script(script: str, args: Sequence[str]) -> str:
+    """Runs a Python script as __main__ (sys.argv = [script, *args]); returns its output."""
+    import contextlib
+    import io
+    import runpy
+    import sys
+
+    path = Path(script)
+    if not path.is_file():
+        raise BuildCommandError(f"{script}: no such script")
+    argv = sys.argv
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    out = io.StringIO()
     try:
-        return _profile(op, metadef, shapes, dtype, attrs)
-    except BuildError as exc:
-        raise build_failure([exc], config.root) from None
-    except (SimulatorError, registry.RegistryError) as exc:
-        raise BuildCommandError(f"{op}: {exc}") from None
+        with contextlib.redirect_stdout(out):
+            runpy.run_path(str(path), run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            raise BuildCommandError(f"{script} exited with {exc.code}") from None
+    finally:
+        sys.argv = argv
+        sys.path.remove(str(path.resolve().parent))
+    return out.getvalue()
 
 
 def _profile(op: str, metadef: Path, shapes: Sequence[str], dtype: str | None,
@@ -204,10 +259,10 @@ def _profile(op: str, metadef: Path, shapes: Sequence[str], dtype: str | None,
     for t in opdef.outputs:
         if t.dtype_from and t.dtype_from not in attr_values:
             attr_values[t.dtype_from] = opdef.combinations[column][len(opdef.inputs)]
-    _, prof = reg.call(op, *arrays, profile=True, **attr_values)
+    reg.call(op, *arrays, **attr_values)
     header = ", ".join(f"{t.name}{list(a.shape)}:{a.dtype}"
                        for t, a in zip(opdef.inputs, arrays, strict=True) if a is not None)
-    return f"{op}({header})\n{prof.table()}"
+    return f"{op}({header})\n"
 
 
 def _attr_value(text: str) -> Any:

@@ -183,7 +183,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
     cfg = _config(args)
     sink = DiagnosticSink()
     try:
-        print(profile(cfg, args.op, args.shape, args.dtype, args.attr, sink))
+        print(profile(cfg, args.op, args.shape, args.dtype, args.attr, sink,
+                      script=args.script, script_args=args.script_args, as_json=args.json,
+                      svg=args.svg, lane_threshold=args.lane_threshold))
     finally:
         _print_diagnostics(sink)
     return EXIT_OK
@@ -403,10 +405,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("profile", help="run an op once on the simulator and print its counters",
-                       description="Build and run OP on random inputs and print the simulator "
-                       "profile: GM<->UB bytes, vector instructions and repeats, lane "
-                       "utilisation, peak UB, time per block.")
-    p.add_argument("op")
+                       description="Build and run OP on random inputs (or run a script's "
+                       "launches) and print the simulator profile: GM<->UB bytes, vector "
+                       "instructions and repeats, lane utilisation, peak UB, time per block; "
+                       "then the advice of docs/performance.md: vector APIs that leave lanes "
+                       "idle, GM accesses off 32 bytes, launches to fuse.")
+    p.add_argument("op", nargs="?", help="the op to run (optional with --script)")
+    p.add_argument("--script", metavar="FILE",
+                   help="run FILE (Python, as __main__) and profile every launch it makes, "
+                   "in order: chains of launches through GM are reported for fusion")
+    p.add_argument("--script-arg", action="append", default=[], dest="script_args",
+                   metavar="ARG", help="an argument of --script (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the profile and advice as JSON")
+    p.add_argument("--svg", metavar="FILE",
+                   help="write a timeline of copy and vector phases, one row per block")
+    p.add_argument("--lane-threshold", type=float, default=0.5, metavar="FRACTION",
+                   help="report vector APIs using fewer lanes than this (default 0.5)")
     p.add_argument("--shape", action="append", default=[], metavar="[INPUT=]DIMS",
                    help="input shape, e.g. 4,1024 (all inputs) or x=4,1024 (repeatable)")
     p.add_argument("--dtype", help="dtype of the first input (picks the combination)")

@@ -29,6 +29,7 @@ _EXPORTS: dict[str, str] = {
     "MetadefError": "metadef",
     "OpCallError": "registry",
     "OpNotRegisteredError": "registry",
+    "ProfileSession": "profile",
     "QueueError": "errors",
     "RegistrationConflictError": "registry",
     "RegistrationOrderError": "registry",
@@ -60,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "launch": "launcher",
     "load_operator_library": "registry",
     "plan_elementwise": "tiling",
+    "profile_session": "profile",
     "register_operator": "registry",
     "register_operator_gradient": "registry",
     "register_operator_model": "registry",
@@ -106,7 +108,7 @@ if TYPE_CHECKING:
     from .launcher import aligned_empty, gm_empty, launch
     from .metadef import MetadefError
     from .oplib import LibraryError, build_operator_library
-    from .profile import BlockCounters, LaunchProfile
+    from .profile import BlockCounters, LaunchProfile, ProfileSession, profile_session
     from .registry import (
         GradientNotRegisteredError,
         KernelNotFoundError,
@@ -158,6 +160,7 @@ __all__ = [
     "MetadefError",
     "OpCallError",
     "OpNotRegisteredError",
+    "ProfileSession",
     "QueueError",
     "RegistrationConflictError",
     "RegistrationOrderError",
@@ -188,6 +191,7 @@ __all__ = [
     "launch",
     "load_operator_library",
     "plan_elementwise",
+    "profile_session",
     "register_operator",
     "register_operator_gradient",
     "register_operator_model",

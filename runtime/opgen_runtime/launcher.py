@@ -12,13 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from . import profile as _profile
 from .build import KernelLibrary, kernel_site_path
 from .errors import ERROR_KINDS, INTERRUPTED_KIND, LaunchError, SimulatorError
-from .profile import NUM_COUNTERS, LaunchProfile
+from .profile import NUM_COUNTERS, LaunchDetail, LaunchProfile
 from .soc import SOC_PROFILES, SocProfile, get_soc
 
 GM_ALIGN = 32
 _FLAG_STRICT_DATACOPY = 1
+_FLAG_DETAIL = 2  # opgen_sim/detail.h: per-API lanes, unaligned GM accesses, bytes per region
+_FLAG_TIMELINE = 4  # and phase spans per block
 _MAX_ARGS = 48
 
 GmArgs = Sequence[np.ndarray | None] | Mapping[str, np.ndarray | None]
@@ -53,6 +56,11 @@ class _Loaded:
         key.restype = None
         key.argtypes = [ctypes.c_uint64]
         self.set_tiling_key = key
+        detail = getattr(self.cdll, "opgen_sim_last_detail", None)  # None: an older header
+        if detail is not None:
+            detail.restype = ctypes.c_int64
+            detail.argtypes = [ctypes.c_char_p, ctypes.c_int64]
+        self.last_detail = detail
         if self.cdll.opgen_sim_num_counters() != NUM_COUNTERS:
             raise LaunchError(f"{path}: built against another simulator header version; rebuild")
         self.entries: dict[str, int] = {}
@@ -249,6 +257,10 @@ def launch(
         if not 0 <= tiling_key < 2**64:
             raise LaunchError(f"tiling_key {tiling_key} is not a uint64", kernel=entry)
         loaded.set_tiling_key(tiling_key)
+    flags = _FLAG_STRICT_DATACOPY if strict_datacopy else 0
+    session = _profile.ACTIVE
+    if session is not None:
+        flags |= _FLAG_DETAIL | (_FLAG_TIMELINE if session.timeline else 0)
     t0 = time.perf_counter_ns()
     rc = loaded.launch(
         addr,
@@ -258,7 +270,7 @@ def launch(
         joined,
         block_dim,
         profile.ub_bytes,
-        _FLAG_STRICT_DATACOPY if strict_datacopy else 0,
+        flags,
         len(tiling),
         max_threads,
         counters,
@@ -269,8 +281,26 @@ def launch(
     for orig, c in copies:
         if orig.flags.writeable:
             orig[...] = c
+    prof = LaunchProfile(entry, profile.name, profile.ub_bytes, block_dim, counters, wall)
+    if session is not None:
+        prof.detail = _detail(loaded, (*names, "workspace", "tiling"), ptrs, sizes)
+        session.record(prof, (arrays, copies, ws))
     del ws
-    return LaunchProfile(entry, profile.name, profile.ub_bytes, block_dim, counters, wall)
+    return prof
+
+
+def _detail(loaded: _Loaded, names: Sequence[str], ptrs: Any, sizes: Any) -> LaunchDetail | None:
+    """The detail of the launch just made on this thread (None from a library built before
+    the simulator had it)."""
+    if loaded.last_detail is None:
+        return None
+    buf = ctypes.create_string_buffer(1 << 16)
+    n = loaded.last_detail(buf, len(buf))
+    if n >= len(buf):
+        buf = ctypes.create_string_buffer(n + 1)
+        loaded.last_detail(buf, len(buf))
+    return LaunchDetail.parse(buf.value.decode(errors="replace"), names,
+                              [p or 0 for p in ptrs], list(sizes))
 
 
 def _error(loaded: _Loaded, entry: str, soc: SocProfile, source: Path) -> SimulatorError:

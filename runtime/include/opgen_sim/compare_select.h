@@ -72,7 +72,7 @@ inline void CompareRep(const char* api, const AscendC::LocalTensor<U>& dst, cons
             out[(static_cast<uint64_t>(r) * m.lanes + l) / 8] = byte;
         }
     }
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 // The selection bit of lane l in repeat r.
@@ -128,7 +128,7 @@ inline void SelectRep(const char* api, const AscendC::LocalTensor<T>& dst, const
     });
     size_t i = 0;
     ForActive(m, [&](int32_t r, uint32_t l) { dst.ptr_[LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)] = out[i++]; });
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 // The count forms run as one counter-mode instruction: count lanes, repeat after repeat.

@@ -14,6 +14,8 @@
 #include <string>
 #include <type_traits>
 
+#include "detail.h"
+
 // ---- Kernel-language keywords of Ascend C, mapped onto host C++ ----------------------------
 #ifndef __aicore__
 #define __aicore__
@@ -166,6 +168,7 @@ struct Core {
     // The kernel took a raw GM pointer (GlobalTensor::address_): it may store through it at any
     // later time, unseen, so from then on this block defers nothing (deferred.h).
     bool raw_gm = false;
+    Detail* detail = nullptr;  // launch detail for `opgen profile` (detail.h), null if not asked
 };
 
 enum AtomicOp : int32_t { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };
@@ -182,8 +185,9 @@ inline Core& CurrentCore() {
 constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule
 constexpr uint32_t kRepeatBytes = 256;  // one vector repeat processes 256 bytes
 
+// `api` names the instruction in the launch detail (by default the calling function's name).
 template <typename T>
-inline void CountVector(uint64_t count) {
+inline void CountVector(uint64_t count, const char* api = __builtin_FUNCTION()) {
     Core& c = CurrentCore();
     const uint64_t lanes = kRepeatBytes / sizeof(T);
     const uint64_t repeats = (count + lanes - 1) / lanes;
@@ -191,6 +195,10 @@ inline void CountVector(uint64_t count) {
     c.counters[kVectorRepeats] += static_cast<int64_t>(repeats);
     c.counters[kLanesUsed] += static_cast<int64_t>(count);
     c.counters[kLanesTotal] += static_cast<int64_t>(repeats * lanes);
+    if (c.detail != nullptr) {
+        NoteLanes(*c.detail, api, static_cast<uint32_t>(lanes), 0, static_cast<int64_t>(repeats),
+                  static_cast<int64_t>(count));
+    }
 }
 
 inline std::string Str(uint64_t v) { return std::to_string(v); }

@@ -163,6 +163,15 @@ inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
     }
 }
 
+// Launch detail (detail.h): the GM bytes per region and the unaligned accesses of a copy.
+inline void NoteGmCopy(const char* api, const void* gm, uint64_t len, uint64_t count,
+                       uint64_t stride, bool to_gm) {
+    Core& c = CurrentCore();
+    if (c.detail != nullptr) {
+        NoteGm(*c.detail, c.regions, c.num_regions, api, gm, len, count, stride, to_gm);
+    }
+}
+
 template <typename T>
 inline void SetAtomic(int32_t op) {
     Core& c = CurrentCore();
@@ -241,6 +250,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
     src.CheckRange(bytes / sizeof(T), api);
     opgen_sim::DeferLoad(dst.ptr_, src.ptr_, bytes);
     opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] += static_cast<int64_t>(bytes);
+    opgen_sim::NoteGmCopy(api, src.ptr_, bytes, 1, 0, false);
 }
 
 template <typename T>
@@ -256,6 +266,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
         opgen_sim::GmStore(dst.ptr_, src.ptr_, bytes / sizeof(T), api);
     }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(bytes);
+    opgen_sim::NoteGmCopy(api, dst.ptr_, bytes, 1, 0, true);
 }
 
 template <typename T>
@@ -286,6 +297,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
     for (uint16_t i = 0; i < p.blockCount; ++i) std::memcpy(d + i * dstep, s + i * sstep, len);
     opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(len * p.blockCount);
+    opgen_sim::NoteGmCopy(api, src.ptr_, len, p.blockCount, sstep, false);
 }
 
 template <typename T>
@@ -307,6 +319,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
     }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(len * p.blockCount);
+    opgen_sim::NoteGmCopy(api, dst.ptr_, len, p.blockCount, dstep, true);
 }
 
 template <typename T>
@@ -369,6 +382,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
     }
     opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(static_cast<uint64_t>(p.blockLen) * p.blockCount);
+    opgen_sim::NoteGmCopy(api, src.ptr_, p.blockLen, p.blockCount, sstep, false);
 }
 
 template <typename T, PaddingMode mode = PaddingMode::Normal>
@@ -396,6 +410,7 @@ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
     }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(static_cast<uint64_t>(p.blockLen) * p.blockCount);
+    opgen_sim::NoteGmCopy(api, dst.ptr_, p.blockLen, p.blockCount, dstep, true);
 }
 
 // Older DataCopyParams/DataCopyPadParams forms (blockLen in bytes, as for DataCopyPad).

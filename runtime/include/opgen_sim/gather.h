@@ -98,7 +98,7 @@ inline void GatherLanes(const char* api, const AscendC::LocalTensor<T>& dst, con
     });
     size_t k = 0;
     ForActive(m, [&](int32_t r, uint32_t l) { dst.ptr_[LaneOffset<T>(r, l, 1, dstRepStride)] = vals[k++]; });
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 template <typename T>
@@ -130,7 +130,7 @@ inline void CreateIndex(const char* api, const AscendC::LocalTensor<T>& dst, T f
         }
         dst.ptr_[LaneOffset<T>(r, l, blk, rep)] = row[l];
     });
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 }  // namespace opgen_sim

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -24,6 +25,8 @@ namespace opgen_sim {
 constexpr int32_t kMaxArgs = 48;
 constexpr int32_t kAbiVersion = 1;
 constexpr int32_t kFlagStrictDataCopy = 1;
+constexpr int32_t kFlagDetail = 2;    // per-API lanes, unaligned GM accesses, bytes per region
+constexpr int32_t kFlagTimeline = 4;  // and phase spans per block (detail.h)
 
 using Ptr = uint8_t*;
 
@@ -61,6 +64,10 @@ struct Job {
     const GmRegion* regions = nullptr;
     int32_t num_regions = 0;
     int64_t* counters = nullptr;
+    LaunchDetail* detail = nullptr;  // kFlagDetail: the blocks' Details merged here
+    bool timeline = false;
+    std::chrono::steady_clock::time_point origin;
+    std::mutex detail_mu;
     std::atomic<int32_t> next{0};
     std::mutex err_mu;
     int32_t err_block = -1;
@@ -116,6 +123,13 @@ inline void RunBlock(Job& job, int32_t b) {
     core.icpu = job.icpu;
     core.tiling_key = job.tiling_key;
     core.raw_gm = ProgramStoresRawPointers();  // raw stores the simulator cannot see: no deferral
+    std::unique_ptr<Detail> detail;
+    if (job.detail != nullptr) {
+        detail.reset(new Detail());
+        detail->timeline = job.timeline;
+        detail->origin = job.origin;
+        core.detail = detail.get();
+    }
     tls_core = &core;
     tls_sync = &job.sync;
     AscendC::tls_pipe = nullptr;
@@ -147,6 +161,11 @@ inline void RunBlock(Job& job, int32_t b) {
         std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     std::memcpy(job.counters + static_cast<int64_t>(b) * kNumCounters, core.counters,
                 sizeof(core.counters));
+    if (detail != nullptr) {
+        EndPhases(*detail);
+        std::lock_guard<std::mutex> lock(job.detail_mu);
+        job.detail->Merge(b, *detail);
+    }
     tls_core = nullptr;
     tls_sync = nullptr;
     AscendC::tls_pipe = nullptr;
@@ -287,6 +306,17 @@ inline LastError& ThreadLastError() {
     return e;
 }
 
+// Detail of this thread's last launch with kFlagDetail (opgen_sim_last_detail).
+inline LaunchDetail& ThreadLastDetail() {
+    thread_local LaunchDetail d;
+    return d;
+}
+
+inline int32_t& ThreadLastDetailRegions() {
+    thread_local int32_t n = 0;
+    return n;
+}
+
 // Tiling key for the next opgen_sim_launch on this thread (set by opgen_sim_set_tiling_key).
 inline uint64_t& NextTilingKey() {
     thread_local uint64_t key = 0;
@@ -393,6 +423,13 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     job.counters = counters;
     job.tiling_key = NextTilingKey();
     NextTilingKey() = 0;
+    if ((flags & kFlagDetail) != 0) {
+        job.detail = &ThreadLastDetail();
+        job.detail->Reset(block_dim);
+        ThreadLastDetailRegions() = nargs;
+        job.timeline = (flags & kFlagTimeline) != 0;
+        job.origin = std::chrono::steady_clock::now();
+    }
     RunJob(job, max_threads, parallel, parallel_ctx);
     if (job.watch.why.load() != kNotCancelled) {  // a timeout or an interrupt stopped it
         last.kind = static_cast<int32_t>(job.watch.why.load() == kCancelInterrupt
@@ -418,6 +455,19 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch(
     return opgen_sim_launch_with(entry, nargs, args, region_sizes, region_names, block_dim,
                                  ub_capacity, flags, tiling_size, max_threads, counters, nullptr,
                                  nullptr);
+}
+
+// The detail of this thread's last launch with flag 2 (kFlagDetail) as tab-separated lines
+// (detail.h, LaunchDetail::Text), NUL-terminated in buf when it fits; returns its length.
+__attribute__((visibility("default"), weak)) int64_t opgen_sim_last_detail(char* buf, int64_t cap) {
+    const std::string text =
+        opgen_sim::ThreadLastDetail().Text(opgen_sim::ThreadLastDetailRegions());
+    const int64_t n = static_cast<int64_t>(text.size());
+    if (cap > n) {
+        std::memcpy(buf, text.data(), text.size());
+        buf[n] = '\0';
+    }
+    return n;
 }
 
 // Sets the tiling key (TILING_KEY_IS) of this thread's next opgen_sim_launch.

@@ -108,7 +108,7 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
     T* d = LazyDst(dst, count, srcs, tensors, 2);
     const T* x = srcs[0];
     const T* y = srcs[1];
-    CountVector<T>(static_cast<uint64_t>(count));
+    CountVector<T>(static_cast<uint64_t>(count), api);
     if constexpr (kDeferrable<F>) {
         if (count > 0 && x != a.ptr_ && y != b.ptr_ && DeferOp(d, x, y, count, f, &EvalBinary<T, F>)) return;
     }
@@ -125,7 +125,7 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
     const AscendC::LocalTensor<T>* tensors[1] = {&a};
     T* d = LazyDst(dst, count, srcs, tensors, 1);
     const T* x = srcs[0];
-    CountVector<T>(static_cast<uint64_t>(count));
+    CountVector<T>(static_cast<uint64_t>(count), api);
     if constexpr (kDeferrable<F>) {
         if (count > 0 && x != a.ptr_ && DeferOp<T, F>(d, x, nullptr, count, f, &EvalUnary<T, F>)) {
             return;

@@ -233,12 +233,15 @@ inline void CheckReach(const char* api, const MaskSpec& m, const AscendC::LocalT
 }
 
 template <typename T>
-inline void CountMasked(const MaskSpec& m) {
+inline void CountMasked(const MaskSpec& m, const char* api = __builtin_FUNCTION()) {
     Core& c = CurrentCore();
     c.counters[kVectorInstructions] += 1;
     c.counters[kVectorRepeats] += m.repeats;
     c.counters[kLanesUsed] += static_cast<int64_t>(m.ActiveLanes());
     c.counters[kLanesTotal] += static_cast<int64_t>(m.repeats) * m.lanes;
+    if (c.detail != nullptr) {
+        NoteLanes(*c.detail, api, m.lanes, 1, m.repeats, static_cast<int64_t>(m.ActiveLanes()));
+    }
 }
 
 template <typename F>
@@ -265,7 +268,7 @@ inline void BinaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
             f(static_cast<Acc<T>>(x[LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride)]),
               static_cast<Acc<T>>(y[LaneOffset<T>(r, l, p.src1BlkStride, p.src1RepStride)])));
     });
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 template <typename T, typename F>
@@ -280,7 +283,7 @@ inline void UnaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
         d[LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)] = static_cast<T>(
             f(static_cast<Acc<T>>(x[LaneOffset<T>(r, l, p.srcBlkStride, p.srcRepStride)])));
     });
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 template <typename T>
@@ -363,7 +366,7 @@ inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
             default: out[0] = index; break;
         }
     }
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 template <typename T>
@@ -412,7 +415,7 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
             out[b] = best;
         }
     }
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 // PairReduceSum (ReducePairElem with ReduceType::SUM): lanes 2k and 2k+1 of a repeat add into
@@ -448,7 +451,7 @@ inline void PairReduce(const char* api, const AscendC::LocalTensor<T>& dst, cons
             out[k] = ReduceAdd(a, b);
         }
     }
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 }  // namespace opgen_sim
@@ -764,7 +767,7 @@ inline void RepeatExtreme(const char* api, ReduceKind kind, const AscendC::Local
     }
     dst.ptr_[0] = s[best_at];
     if (calIndex) dst.ptr_[1] = as_t(best_at);
-    CountMasked<T>(m);
+    CountMasked<T>(m, api);
 }
 
 }  // namespace opgen_sim
