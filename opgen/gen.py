@@ -27,6 +27,7 @@ from opgen.emit import (
     cann_op_host,
     cann_op_kernel,
     cann_op_proto,
+    cann_tf_plugin,
     host_policy,
     metadef,
     op_api,
@@ -52,7 +53,7 @@ PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_h
 # Per-op targets that depend on the configuration (the generated Python package's name).
 PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
 PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration, torch_ops.emit,
-                                          tf_ops.emit)
+                                          tf_ops.emit, cann_tf_plugin.emit)
 
 # Per-op targets that copy the kernel's source: (spec, checked kernel, the kernel file, every
 # file it includes, absolute) -> {relative path: content}.

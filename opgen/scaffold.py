@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from opgen import cann_builtins
 from opgen.diagnostics import OpgenError
 from opgen.dtypes import AttrType, parse_attr_type, parse_dtype
 from opgen.emit.common import render
 from opgen.emit.skeleton import TODO_MARKER
-from opgen.naming import SNAKE_RE, reserved_in, upper_camel
+from opgen.naming import SNAKE_RE, reserved_in, snake_from_camel, upper_camel
 from opgen.project import Config
 from opgen.writer import atomic_write
 
@@ -69,6 +70,12 @@ def scaffold(config: Config, op_name: str, *, inputs: Sequence[str], outputs: Se
     if not inputs or not outputs:
         raise ScaffoldError("an op needs at least one input and one output")
     op_type = upper_camel(op_name)
+    custom = cann_builtins.clash(op_type)
+    if custom is not None:
+        raise ScaffoldError(f"op name '{op_name}' derives the op type '{op_type}', one of CANN's "
+                            f"built-in operators (a custom-op package of that type replaces "
+                            f"CANN's own); use op_type {custom}: opgen new "
+                            f"{snake_from_camel(custom)}")
     spec_path = config.spec_dir / f"{op_name}.yaml"
     kernel_path = config.spec_dir / f"{op_name}.cpp"
     test_path = test_dir / f"test_{op_name}.py"

@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema
 
-from opgen import checks
+from opgen import cann_builtins, checks
 from opgen import expr as ex
 from opgen import shape_rules as sr
 from opgen.diagnostics import DiagnosticSink, SourceLoc, did_you_mean
@@ -613,6 +613,7 @@ class _Builder:
                          f"type), for example '{upper_camel(op_name)}'")
         else:
             op_type = upper_camel(op_name)
+        self.check_builtin(op_name, op_type)
 
         inputs = [self.tensor(t, ("input_desc", i), "input")
                   for i, t in enumerate(_list(data.get("input_desc")))]
@@ -645,6 +646,24 @@ class _Builder:
             type_loc=self.doc.loc(("op_type",) if "op_type" in data else ("op_name",)),
             checks=arg_checks,
         )
+
+    def check_builtin(self, op_name: str, op_type: str) -> None:
+        """An op type of CANN's own operators is refused: the custom-op package would replace
+        CANN's operator (opgen.cann_builtins). An op whose op_host is the user's keeps its
+        OpDef's type (an imported CANN op), with a warning."""
+        custom = cann_builtins.clash(op_type)
+        if custom is None:
+            return
+        given = isinstance(self.data.get("op_type"), str) and self.data["op_type"] != "Custom"
+        what = (f"op_type '{op_type}'" if given
+                else f"op_name '{op_name}' derives the op type '{op_type}', which")
+        message = (f"{what} is one of CANN's built-in operators (a custom-op package of that "
+                   f"type replaces CANN's own)")
+        loc = self.doc.loc(("op_type",) if given else ("op_name",))
+        if self.own_op_host():
+            self.sink.warning(loc, f"{message}; the op_host's OpDef names it, so it is kept")
+        else:
+            self.sink.error(loc, f"{message}; use op_type: {custom}")
 
     def own_op_host(self) -> bool:
         """Whether the spec names the op's own op_host sources (kernel.op_host)."""

@@ -2,8 +2,9 @@
 
 They follow what msopgen writes into a custom-op project, so generated/cann/ drops into one: the
 project keeps msopgen's top-level CMakeLists.txt, cmake/ (opbuild, add_ops_info_target, ...) and
-build.sh, and takes these (docs/cann.md). Sources are listed, not globbed, so a stale file in
-the tree is not built by accident.
+build.sh, and takes these (docs/cann.md). The generated op_host sources are listed; the user's
+own sources beside them (a tiling function for an op with a tiling hook) are globbed, leaving
+out files that carry opgen's banner, so a stale generated file is not built by accident.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from opgen.emit.cann_naming import file_stem
+from opgen.emit.cann_tf_plugin import TF_PLUGIN_DIR, plugin_file
 from opgen.emit.common import banner_text, render
 from opgen.gencache import OpRecord
 from opgen.project import Config
@@ -86,4 +88,9 @@ def emit(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
         f"{CANN_DIR}/op_kernel/CMakeLists.txt": render("cann/cmake/op_kernel_CMakeLists.txt.j2",
                                                        banner=banner, ops=views),
         f"{CANN_DIR}/CMakePresets.json": text,
+        f"{CANN_DIR}/framework/CMakeLists.txt": render("cann/cmake/framework_CMakeLists.txt.j2",
+                                                       banner=banner),
+        f"{TF_PLUGIN_DIR}/CMakeLists.txt": render(
+            "cann/cmake/tf_plugin_CMakeLists.txt.j2", banner=banner,
+            plugins=sorted(plugin_file(v.op_type) for v in views)),
     }

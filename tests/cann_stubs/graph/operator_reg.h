@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "graph/ascend_string.h"
 #include "graph/types.h"
 
 namespace ge {
@@ -36,6 +37,18 @@ public:
     graphStatus GetAttr(const char* name, float& attr_value) const;
     graphStatus GetAttr(const char* name, bool& attr_value) const;
     graphStatus GetAttr(const char* name, std::vector<int64_t>& attr_value) const;
+    graphStatus GetAttr(const char* name, std::vector<float>& attr_value) const;
+    graphStatus GetAttr(const char* name, std::vector<bool>& attr_value) const;
+    graphStatus GetAttr(const char* name, AscendString& attr_value) const;
+    graphStatus GetAttr(const char* name, DataType& attr_value) const;
+    Operator& SetAttr(const char* name, int64_t attr_value);
+    Operator& SetAttr(const char* name, float attr_value);
+    Operator& SetAttr(const char* name, bool attr_value);
+    Operator& SetAttr(const char* name, const std::vector<int64_t>& attr_value);
+    Operator& SetAttr(const char* name, const std::vector<float>& attr_value);
+    Operator& SetAttr(const char* name, const std::vector<bool>& attr_value);
+    Operator& SetAttr(const char* name, const AscendString& attr_value);
+    Operator& SetAttr(const char* name, const DataType& attr_value);
 };
 
 class TensorType {
