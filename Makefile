@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck unit regen docs bench clean
+.PHONY: install demo test lint typecheck unit regen docs bench clean npu-headers
 
 $(STAMP): pyproject.toml constraints.txt
 	@echo "==> installing opgen and its dependencies into $(VENV)/ (first run: a few minutes)"
@@ -42,6 +42,11 @@ bench: install
 	$(BIN)/python benchmarks/bench_registry.py
 	$(BIN)/python benchmarks/bench_torch.py
 	$(BIN)/python benchmarks/bench_tf.py --write
+
+# The torch-npu wheel's headers (and its torch's, if not the installed one) for the NPU kernels'
+# compile check (tests/torch/test_npu_kernel.py), into the user cache or $$OPGEN_CACHE_DIR/npu.
+npu-headers: install
+	$(BIN)/python -m opgen.npu_headers $(if $(TORCH_NPU_VERSION),--torch-npu-version $(TORCH_NPU_VERSION))
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

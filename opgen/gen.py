@@ -34,6 +34,7 @@ from opgen.emit import (
     python_pkg,
     tf_ops,
     tiling,
+    torch_npu,
     torch_ops,
 )
 from opgen.gencache import Entry, GenerateCache, OpRecord, record_outputs, stat_of
@@ -53,7 +54,7 @@ PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_h
 # Per-op targets that depend on the configuration (the generated Python package's name).
 PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
 PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration, torch_ops.emit,
-                                          tf_ops.emit, cann_tf_plugin.emit)
+                                          torch_npu.emit, tf_ops.emit, cann_tf_plugin.emit)
 
 # Per-op targets that copy the kernel's source: (spec, checked kernel, the kernel file, every
 # file it includes, absolute) -> {relative path: content}.

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from . import native_library
+from . import native_library, torch_npu_build
 from .build import _compiler, _compiler_identity, cache_dir, include_dir
 from .errors import BuildError
 
@@ -56,13 +56,15 @@ def compile_flags() -> list[str]:
     # -fopenmp: at::parallel_for (the simulated cores run on torch's intra-op threads) is a
     # header template that is only parallel when compiled with OpenMP, as torch's CPU build is.
     return [f"-isystem{inc}", f"-isystem{inc / 'torch' / 'csrc' / 'api' / 'include'}",
-            f"-D_GLIBCXX_USE_CXX11_ABI={abi}", "-fopenmp"]
+            f"-D_GLIBCXX_USE_CXX11_ABI={abi}", "-fopenmp",
+            *torch_npu_build.extra_compile_flags()]  # the NPU kernels, when torch_npu imports
 
 
 def link_flags() -> list[str]:
     """torch's libraries; -fopenmp's libgomp is found in torch/lib first, the one torch uses."""
     lib = _torch_dir() / "lib"
-    return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-fopenmp", "-lc10", "-ltorch_cpu", "-ltorch"]
+    return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-fopenmp", "-lc10", "-ltorch_cpu", "-ltorch",
+            *torch_npu_build.extra_link_flags()]
 
 
 def _blob_symbol(op_name: str, column: int) -> str:
