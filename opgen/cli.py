@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -497,24 +496,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _StderrHandler(logging.Handler):
-    """Writes to whatever sys.stderr is at the time (not the stream of when it was made)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        sys.stderr.write(f"opgen: {record.getMessage()}\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["cxx"] and argv[1:2] not in (["-h"], ["--help"]):  # the rest is g++'s
         args = argparse.Namespace(func=lambda _: cmd_cxx(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
-    # progress of slow steps (kernel and library compiles) from the runtime, on stderr
-    progress = logging.getLogger("opgen_runtime")
-    if not any(isinstance(h, _StderrHandler) for h in progress.handlers):
-        progress.addHandler(_StderrHandler())
-        progress.setLevel(logging.INFO)
+    # progress of slow steps (kernel and library builds) from the runtime, on stderr
+    # (OPGEN_QUIET=1 silences it)
+    from opgen_runtime import progress
+
+    progress.show_on_stderr()
     try:
         code: int = args.func(args)
     except DiagnosticError as exc:

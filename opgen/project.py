@@ -65,8 +65,10 @@ def load_config(cwd: Path | None = None, *, spec_dir: str | None = None,
     def pick(flag: str | None, key: str, default: str) -> str:
         return flag if flag is not None else str(table.get(key, default))
 
-    names = {"package": pick(package, "package", "opgen_ops"),
-             "namespace": str(table.get("namespace", "opgen"))}
+    # the torch namespace and TensorFlow op prefix default to the package name, so two
+    # generated packages load side by side in one process (docs/pytorch.md, "Namespaces")
+    pkg = pick(package, "package", "opgen_ops")
+    names = {"package": pkg, "namespace": str(table.get("namespace", pkg))}
     for key, value in names.items():
         # both reach generated code as identifiers (Python package, torch/C++ namespace)
         if not C_IDENT_RE.match(value) or reserved_in(value) in ("C++", "Python"):

@@ -203,7 +203,7 @@ out = {{}}
 for op in {sorted(ops)!r}:
     m = importlib.import_module("opgen_ops.torch." + op)
     sig = inspect.signature(getattr(m, op))
-    schema = getattr(torch.ops.opgen, op).default._schema
+    schema = getattr(torch.ops.opgen_ops, op).default._schema
     out[op] = dict(mode=sig.parameters["mode"].default,
                    modes=list(sig.parameters["modes"].default),
                    schema_mode=[a.default_value for a in schema.arguments if a.name == "mode"][0],

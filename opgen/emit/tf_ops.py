@@ -460,7 +460,9 @@ def emit_package(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
         f"{base}/cc/{stem}.cc": render("python/tf/library.cc.j2", banner=banner_text(),
                                        package=config.package, ops=views),
         f"{base}/_library.py": render("python/tf/library.py.j2", banner=banner_text(),
-                                      package=config.package, stem=stem, ops=views),
+                                      package=config.package, stem=stem, ops=views,
+                                      op_types=[names.tf_op_name(config.namespace, o.op_name)
+                                                for o in ops]),
         init: render("python/tf/package_init.py.j2", banner=banner_text(),
                      package=config.package, ops=views),
         f"{base}/tests/__init__.py": render("python/tf/tests_init.py.j2", banner=banner_text(),

@@ -6,7 +6,8 @@ version; the entry lists every file the parse included with its content hash, an
 requires all of them unchanged (ccache's "direct mode"). A parse with errors is not cached:
 it is cheap to repeat and may depend on a header that does not exist yet.
 
-The cache dir is `OPGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/opgen`, else `~/.cache/opgen`.
+The cache dir is opgen_runtime.build.cache_root(): `OPGEN_CACHE_DIR`, else the user cache
+directory (platformdirs: `$XDG_CACHE_HOME/opgen` or `~/.cache/opgen` on Linux).
 """
 
 from __future__ import annotations

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 from filelock import FileLock
 
+from . import progress
 from .errors import BuildError, CompileError
 
-_log = logging.getLogger("opgen_runtime")  # progress of slow steps; apps choose to show it
+_log = logging.getLogger("opgen_runtime")  # progress of slow steps (opgen_runtime.progress)
 
 # Every simulator build is CANN's CPU-debug build: ASCENDC_CPU_DEBUG (and __CCE_KT_TEST__, the
 # older samples' name for it) drops the `#ifndef ASCENDC_CPU_DEBUG` host wrappers with their
@@ -78,13 +80,13 @@ def include_dir() -> Path:
 
 
 def cache_root() -> Path:
-    """opgen's cache: $OPGEN_CACHE_DIR, else <user cache dir>/opgen. Every cache of the
-    compiler and the runtime lives in a subfolder of it."""
+    """opgen's cache: $OPGEN_CACHE_DIR, else the platform's user cache directory of opgen
+    (platformdirs: ~/.cache/opgen or $XDG_CACHE_HOME/opgen on Linux, ~/Library/Caches/opgen on
+    macOS). Every cache of the compiler and the runtime lives in a subfolder of it."""
     env = os.environ.get("OPGEN_CACHE_DIR")
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "opgen"
+    return Path(platformdirs.user_cache_dir("opgen", appauthor=False))
 
 
 def cache_dir() -> Path:
@@ -291,11 +293,12 @@ def build_kernel(
             if not final.exists():
                 shown = ", ".join(f"{k}={v}" for k, v in sorted(defs.items())
                                   if not k.startswith("ORIG_DTYPE_"))  # they mirror DTYPE_*
-                _log.info("compiling %s%s", src.name, f" ({shown})" if shown else "")
-                if template is None:
-                    _compile(cxx, src, final, defs, incs, extra)
-                else:
-                    _compile_templated(cxx, src, entries, template, final, defs, incs, extra)
+                with progress.step(f"compiling {src.name}" + (f" ({shown})" if shown else "")):
+                    if template is None:
+                        _compile(cxx, src, final, defs, incs, extra)
+                    else:
+                        _compile_templated(cxx, src, entries, template, final, defs, incs,
+                                           extra)
     _check_entries(final, src, entries)
     return KernelLibrary(final, entries, src, key)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from . import progress
 from .build import BuildRequest, build_kernels, cache_dir
 from .metadef import load as load_metadef
 from .ophost import build_op_host
@@ -57,8 +58,9 @@ def run(cmd: Sequence[str], what: str, error: type[Exception]) -> None:
         raise error(f"{what} failed:\n{detail}\ncommand: {' '.join(cmd)}")
 
 
-def cached(target: Path, produce: Callable[[Path], None]) -> Path:
-    """Produce `target` once (file lock, temp file + rename: readers never see half a file)."""
+def cached(target: Path, produce: Callable[[Path], None], what: str | None = None) -> Path:
+    """Produce `target` once (file lock, temp file + rename: readers never see half a file).
+    A production that takes more than a second logs `what` (opgen_runtime.progress)."""
     if target.exists():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -69,7 +71,8 @@ def cached(target: Path, produce: Callable[[Path], None]) -> Path:
                                    suffix=target.suffix)
         os.close(fd)
         try:
-            produce(Path(tmp))
+            with progress.step(what or f"building {target.name}"):
+                produce(Path(tmp))
             os.replace(tmp, target)
         finally:
             Path(tmp).unlink(missing_ok=True)
@@ -114,4 +117,4 @@ def variants_object(cxx: str, built: Sequence[Variant], subdir: str, stem: str, 
             run([cxx, "-fPIC", "-c", str(src), "-o", str(out)], "embedding the kernel variants",
                 error)
 
-    return cached(target, compile_)
+    return cached(target, compile_, f"embedding the kernel variants of lib{stem}.so")

@@ -11,7 +11,6 @@ See docs/cann.md, "aclnn drivers".
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,8 +32,6 @@ _OBJECT_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-Wno-deprecated-declarations")
 _LINK_FLAGS = ("-shared", f"-Wl,-soname,{LIBRARY_NAME}", "-Wl,--no-undefined", "-pthread",
                "-ldl")
 _SUPPORT_HEADER_DIRS = ("acl", "aclnn", "opgen_aclnn", "opgen_host", "opgen_sim")
-
-_log = logging.getLogger("opgen_runtime")
 
 
 class OpApiLibraryError(RuntimeError):
@@ -58,12 +55,11 @@ def _object(cxx: str, source: Path, aclnn_dir: Path) -> Path:
     target = cache_dir() / SUBDIR / f"cust_opapi-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        _log.info("compiling %s (once per change)", LIBRARY_NAME)
         native_library.run([cxx, *_OBJECT_FLAGS, f"-I{inc}", f"-I{aclnn_dir}",
                             f"-I{source.parent}", "-c", str(source), "-o", str(out)],
                            f"compiling the aclnn library {source}", OpApiLibraryError)
 
-    return native_library.cached(target, compile_)
+    return native_library.cached(target, compile_, f"compiling {LIBRARY_NAME} (once per change)")
 
 
 def build_library(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[str],
@@ -89,4 +85,4 @@ def build_library(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[s
         native_library.run([cxx, "-o", str(out), str(ops), str(kernels), *_LINK_FLAGS],
                            f"linking {LIBRARY_NAME}", OpApiLibraryError)
 
-    return native_library.cached(target, link)
+    return native_library.cached(target, link, f"linking {LIBRARY_NAME}")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import json
-import logging
 import os
 import subprocess
 import tempfile
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 from filelock import FileLock
 
+from . import progress
 from .build import (
     _compiler,
     _compiler_identity,
@@ -35,8 +35,6 @@ from .build import (
 from .dtypes import data_type
 from .errors import BuildError, TilingError
 from .soc import SocProfile
-
-_log = logging.getLogger("opgen_runtime")
 
 HOST_FLAGS: tuple[str, ...] = (
     "-O1",
@@ -201,8 +199,8 @@ def build_op_host(sources: Sequence[str | os.PathLike[str]], *, name: str,
     with FileLock(str(out) + ".lock"):
         if out.exists():
             return out
-        _log.info("compiling the op_host of %s (%s)", name, ", ".join(s.name for s in srcs))
-        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        what = f"compiling the op_host of {name} ({', '.join(s.name for s in srcs)})"
+        with progress.step(what), tempfile.TemporaryDirectory(dir=out.parent) as tmp:
             abi = Path(tmp) / "opgen_host_abi.cpp"
             abi.write_text('#include "opgen_host/host_abi.h"\n')
             partial = Path(tmp) / out.name

@@ -24,6 +24,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from . import progress
 from .build import BuildRequest, KernelLibrary, _compiler, build_kernels, cache_dir
 from .dtypes import dtype_defines
 from .errors import SimulatorError
@@ -279,7 +280,8 @@ def bundle(op_name: str, variants: Sequence[tuple[str, Mapping[str, str], Path]]
     with FileLock(str(out) + ".lock"):
         if out.exists():
             return out
-        with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        with progress.step(f"bundling lib{op_name}.so"), \
+                tempfile.TemporaryDirectory(dir=out.parent) as tmp:
             src = Path(tmp) / "bundle.cpp"
             src.write_text(source)
             partial = Path(tmp) / out.name

@@ -12,7 +12,6 @@ TensorFlow is imported only when a function here needs it.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 import threading
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import native_library
+from . import namespaces, native_library
 from .build import _compiler, _compiler_identity, cache_dir, include_dir
 from .errors import BuildError
 
@@ -76,13 +75,9 @@ def _run(cmd: Sequence[str], what: str) -> None:
     native_library.run(cmd, what, TfSupportError)
 
 
-_log = logging.getLogger("opgen_runtime")
-
 
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     """The generated translation unit, compiled against TensorFlow's headers (the slow step)."""
-    _log.info("compiling the TensorFlow op library lib%s.so against TensorFlow's headers "
-              "(once per change; about 30 s)", stem)
     tf = _tf()
     cflags = [str(f) for f in tf.sysconfig.get_compile_flags()]
     inc = include_dir()
@@ -100,7 +95,8 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
         _run([cxx, *_OBJECT_FLAGS, *cflags, version, f"-I{inc}", f"-I{source.parent}", "-c",
               str(source), "-o", str(out)], f"compiling the TensorFlow op library {source}")
 
-    return native_library.cached(target, compile_)
+    return native_library.cached(target, compile_, f"compiling the TensorFlow op library "
+                                 f"lib{stem}.so against TensorFlow's headers (once per change)")
 
 
 def _variants(metadefs: Sequence[str | os.PathLike[str]]) -> list[native_library.Variant]:
@@ -146,7 +142,7 @@ def build_library(package: str, source: str | os.PathLike[str],
         _run([cxx, "-shared", "-o", str(out), str(ops), str(kernels), *lflags],
              f"linking lib{stem}.so")
 
-    return native_library.cached(target, link)
+    return native_library.cached(target, link, f"linking lib{stem}.so")
 
 
 # -- load ----------------------------------------------------------------------------------
@@ -209,13 +205,33 @@ def load_library(path: str | os.PathLike[str], package: str) -> Any:
         return module
 
 
+def _registered(op_type: str) -> bool:
+    """TensorFlow knows the op type (a library loaded earlier registered it)."""
+    _tf()
+    from tensorflow.python.framework import op_def_registry
+
+    return op_def_registry.get(op_type) is not None
+
+
+def claim_op_types(package: str, source: str | os.PathLike[str],
+                   op_types: Sequence[str]) -> None:
+    """Claim the package's TensorFlow op types before its library is built or loaded:
+    OpNameClashError (naming both packages) when another package or library registered one."""
+    where = str(Path(source).resolve().parents[2])  # <package>/tf/cc/<stem>.cc
+    namespaces.claim("TensorFlow", package, where, op_types, exists=_registered,
+                     key="namespace")
+
+
 def load_package_library(package: str, source: str | os.PathLike[str],
-                         metadefs: Sequence[str | os.PathLike[str]]) -> Any:
-    """The generated package's library: $OPGEN_TF_LIBRARY if set, else built (cached)."""
+                         metadefs: Sequence[str | os.PathLike[str]],
+                         op_types: Sequence[str] = ()) -> Any:
+    """The generated package's library: $OPGEN_TF_LIBRARY if set, else built (cached). Its
+    `op_types` are claimed first (claim_op_types)."""
     with _LOCK:
         loaded = _LOADED.get(package)
     if loaded is not None:
         return loaded.module
+    claim_op_types(package, source, op_types)
     prebuilt = os.environ.get("OPGEN_TF_LIBRARY")
     path = Path(prebuilt) if prebuilt else build_library(package, source, metadefs)
     return load_library(path, package)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from . import native_library, torch_npu_build
+from . import namespaces, native_library, torch_npu_build
 from .build import _compiler, _compiler_identity, cache_dir, include_dir
 from .errors import BuildError
 
@@ -86,13 +86,12 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     target = cache_dir() / SUBDIR / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        _log.info("compiling the PyTorch kernel library lib%s.so against torch's headers "
-                  "(once per change; about 40 s)", stem)
         native_library.run([cxx, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}",
                             "-c", str(source), "-o", str(out)],
                            f"compiling the PyTorch kernel library {source}", TorchLibraryError)
 
-    return native_library.cached(target, compile_)
+    return native_library.cached(target, compile_, f"compiling the PyTorch kernel library "
+                                 f"lib{stem}.so against torch's headers (once per change)")
 
 
 def build_library(package: str, source: str | os.PathLike[str],
@@ -121,20 +120,47 @@ def build_library(package: str, source: str | os.PathLike[str],
         native_library.run([cxx, "-shared", "-o", str(out), str(ops), str(kernels), *lflags],
                            f"linking lib{stem}.so", TorchLibraryError)
 
-    return native_library.cached(target, link)
+    return native_library.cached(target, link, f"linking lib{stem}.so")
 
 
 _LOCK = threading.Lock()
 _LOADED: dict[str, Path | None] = {}
 
 
+def _registered(qualname: str) -> bool:
+    """torch knows `qualname` (namespace::op): a schema, or a CPU kernel registered for it."""
+    try:
+        torch._C._dispatch_find_schema_or_throw(qualname, "")
+        return True
+    except RuntimeError:
+        pass
+    try:
+        return bool(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, "CPU"))
+    except RuntimeError:  # no such operator
+        return False
+
+
+def claim_operators(package: str, source: str | os.PathLike[str],
+                    operators: Sequence[str]) -> None:
+    """Claim the package's torch op names (`namespace::op`) before anything registers them:
+    OpNameClashError (naming both packages) when another package or library has one, instead
+    of torch aborting the process on a second registration from C++."""
+    where = str(Path(source).resolve().parents[2])  # <package>/torch/cc/<stem>.cc
+    namespaces.claim("PyTorch", package, where, operators, exists=_registered, key="namespace")
+
+
 def load_package_library(package: str, source: str | os.PathLike[str],
-                         metadefs: Sequence[str | os.PathLike[str]]) -> Path | None:
+                         metadefs: Sequence[str | os.PathLike[str]],
+                         operators: Sequence[str] = ()) -> Path | None:
     """Build (cached) and load the package's kernel library once per process; None when the
-    ops keep their Python CPU kernels (no compiler, or OPGEN_TORCH_KERNELS=python)."""
+    ops keep their Python CPU kernels (no compiler, or OPGEN_TORCH_KERNELS=python).
+
+    `operators` (every `namespace::op` the package registers) are claimed first
+    (claim_operators), so a clash with another package is an OpNameClashError, not an abort."""
     with _LOCK:
         if package in _LOADED:
             return _LOADED[package]
+        claim_operators(package, source, operators)
         path: Path | None = None
         if os.environ.get(KERNELS_ENV, "") == "python":
             _log.info("%s=python: the %s ops run their Python CPU kernels", KERNELS_ENV,

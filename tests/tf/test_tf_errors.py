@@ -36,7 +36,7 @@ def test_graph_refuses_an_unsupported_column(tf_ops: Any) -> None:
     float32 and dst_type=float32 are each allowed, the pair is not."""
     import tensorflow as tf
 
-    raw = tf_ops.LIBRARY.opgen_cast
+    raw = tf_ops.LIBRARY.opgen_ops_cast
     with pytest.raises(tf.errors.InvalidArgumentError, match="no supported dtype combination"):
         raw(x=tf.ones([4]), dst_type=tf.float32)
 

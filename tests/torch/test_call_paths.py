@@ -1,6 +1,6 @@
 """The generated wrapper's ways to the kernel (docs/pytorch.md, "Registration path"): in
-eager mode the bare CPU kernel `opgen_cpu::<op>`, under the op's autograd.Function when an input
-needs a gradient; the public op `opgen::<op>` while a dispatch mode must see the op."""
+eager mode the bare CPU kernel `opgen_ops_cpu::<op>`, under the op's autograd.Function when an
+input needs a gradient; the public op `opgen_ops::<op>` while a dispatch mode must see the op."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ def test_no_grad_calls_go_to_the_bare_cpu_kernel() -> None:
     assert _library.PATH is not None, "the C++ kernel library did not build"
     x, y = torch.randn(64), torch.randn(64)
     ran = _ops_run(element_add, x, y)
-    assert "opgen_cpu::element_add" in ran
-    assert "opgen::element_add" not in ran
+    assert "opgen_ops_cpu::element_add" in ran
+    assert "opgen_ops::element_add" not in ran
     torch.testing.assert_close(element_add(x, y), x + y, rtol=0, atol=0)
 
 
@@ -33,8 +33,8 @@ def test_grad_calls_use_the_autograd_function_over_the_bare_kernel() -> None:
     x = torch.randn(64, requires_grad=True)
     y = torch.randn(64)
     ran = _ops_run(element_add, x, y)
-    assert "opgen_cpu::element_add" in ran
-    assert "opgen::element_add" not in ran
+    assert "opgen_ops_cpu::element_add" in ran
+    assert "opgen_ops::element_add" not in ran
     out = element_add(x, y)
     assert type(out.grad_fn).__name__ == "ElementAddBackward"
     out.sum().backward()
@@ -46,7 +46,7 @@ def test_grad_with_attrs_matches_the_public_ops_autograd() -> None:
     x = torch.randn(3, 40, requires_grad=True)
     x2 = x.detach().clone().requires_grad_()
     leaky_relu(x, negative_slope=0.3).pow(2).sum().backward()
-    torch.ops.opgen.leaky_relu(x2, negative_slope=0.3).pow(2).sum().backward()
+    torch.ops.opgen_ops.leaky_relu(x2, negative_slope=0.3).pow(2).sum().backward()
     assert x.grad is not None and x2.grad is not None
     torch.testing.assert_close(x.grad, x2.grad, rtol=0, atol=0)
 
@@ -56,14 +56,14 @@ def test_no_grad_mode_takes_the_bare_kernel_even_for_grad_inputs() -> None:
     with torch.no_grad():
         ran = _ops_run(element_add, x, torch.randn(64))
         out = element_add(x, torch.zeros(64))
-    assert "opgen_cpu::element_add" in ran
+    assert "opgen_ops_cpu::element_add" in ran
     assert not out.requires_grad
 
 
 def test_bare_kernel_agrees_with_the_public_op_with_attrs() -> None:
     x = torch.randn(3, 40)
-    want = torch.ops.opgen.leaky_relu(x, negative_slope=0.2)
-    got = torch.ops.opgen_cpu.leaky_relu(x, negative_slope=0.2)
+    want = torch.ops.opgen_ops.leaky_relu(x, negative_slope=0.2)
+    got = torch.ops.opgen_ops_cpu.leaky_relu(x, negative_slope=0.2)
     torch.testing.assert_close(got, want, rtol=0, atol=0)
     torch.testing.assert_close(leaky_relu(x, negative_slope=0.2), want, rtol=0, atol=0)
 
@@ -82,12 +82,12 @@ def test_a_dispatch_mode_sees_the_public_op() -> None:
     x, y = torch.ones(16), torch.ones(16)
     with _Recorder() as rec:
         out = element_add(x, y)
-    assert rec.seen == ["opgen.element_add.default"]
+    assert rec.seen == ["opgen_ops.element_add.default"]
     torch.testing.assert_close(out, torch.full((16,), 2.0))
     xg = torch.ones(16, requires_grad=True)
     with _Recorder() as rec:
         out = element_add(xg, y)
-    assert rec.seen == ["opgen.element_add.default"]
+    assert rec.seen == ["opgen_ops.element_add.default"]
     out.sum().backward()
     torch.testing.assert_close(xg.grad, torch.ones(16))
 

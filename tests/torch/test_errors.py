@@ -63,7 +63,7 @@ def test_unregistered_kernel_says_how_to_register(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(OpNotRegisteredError) as info:
         softmax._cpu(torch.ones(4, 8))
     message = str(info.value)
-    assert message.startswith("opgen::softmax: the kernel of 'softmax' is not registered")
+    assert message.startswith("opgen_ops::softmax: the kernel of 'softmax' is not registered")
     assert "`import opgen_ops.registration.softmax`" in message
     assert "rank 0 only" in message and "OPGEN_OPP_PATH" in message
 
