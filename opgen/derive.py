@@ -693,7 +693,7 @@ def sample_env(problem: Problem, attr_values: Mapping[str, Any],
         if declared is None:
             shape: tuple[int, ...] = _BASE_SHAPE[1:]
         else:
-            base = _BASE_SHAPE[-len(declared):] if len(declared) <= 3 else (2,) * len(declared)
+            base = _BASE_SHAPE[3 - len(declared):] if len(declared) <= 3 else (2,) * len(declared)
             shape = tuple(b if d < 0 else d for b, d in zip(base, declared, strict=True))
         if t.floating:
             env[t.name] = rng.uniform(-4, 4, shape).round(3) + 1e-4 * rng.uniform(0.1, 0.9)

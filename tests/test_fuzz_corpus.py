@@ -191,3 +191,16 @@ def test_fuzz_corpus(case: Case, project: Path) -> None:
 
 def test_corpus_covers_every_cause() -> None:
     assert len(CASES) >= 30
+
+
+@pytest.mark.parametrize("shape", ["[]", "[5]", "[2, 3, 4, 5]"])
+def test_backward_check_on_declared_ranks(project: Path, shape: str) -> None:
+    """The long fuzz run's find: a 0-d input (`shape: []`) made the check of a hand-written
+    backward against the derivative raise instead of validating."""
+    (project / "specs" / "leaky_relu.cpp").write_bytes(KERNEL)
+    text = SPEC.replace("    shape: [-2]\n", f"    shape: {shape}\n", 1)
+    assert text != SPEC
+    (project / "specs" / "leaky_relu.yaml").write_text(text)
+    code, err, _ = run_cli(["validate", "-q", "specs/leaky_relu.yaml"])
+    assert code == 0, err
+    assert "Traceback" not in err
