@@ -44,7 +44,7 @@ def test_graph_refuses_an_unsupported_column(tf_ops: Any) -> None:
     def traced(a: Any) -> Any:
         return raw(x=a, dst_type=tf.float32)
 
-    with pytest.raises(ValueError, match="cast: no supported dtype combination"):
+    with pytest.raises(ValueError, match=r"cast\(\): no supported dtype combination"):
         traced.get_concrete_function(tf.TensorSpec([None], tf.float32))
 
 
