@@ -106,6 +106,10 @@ def _process(path: Path, config: Config, sink: DiagnosticSink, parses: ParseCach
     specs = load_spec_file(path, config, sink)
     if sink.has_errors:
         return None
+    from opgen.fuse import write_kernel
+    for spec in specs:
+        if spec.fused_from:  # its kernel is the skeleton of the composed reference
+            write_kernel(spec, path.parent)
     kernels = analyze(specs, config.root, sink, cache=parses)
     if sink.has_errors:
         return None
@@ -126,6 +130,7 @@ def _process(path: Path, config: Config, sink: DiagnosticSink, parses: ParseCach
         outputs[spec.op_name] = files
         deps.append(main)
         deps.extend(included)
+        deps.extend(str(Path(p).resolve()) for p in spec.fused_from)
     return records, outputs, deps
 
 

@@ -134,6 +134,7 @@ class OpSpec:
     loc: SourceLoc
     type_loc: SourceLoc | None = None  # where op_type is given (op_name's place when derived)
     checks: ArgChecks = field(default_factory=ArgChecks)  # attr ranges, constraints
+    fused_from: tuple[str, ...] = ()  # a `fuse:` spec: the step spec files it composes
 
     @property
     def tensors(self) -> tuple[TensorDesc, ...]:

@@ -894,6 +894,9 @@ class _Builder:
         from opgen import derive
 
         texts, reason = derive.derive(self.derive_problem(ins, outs, attrs, reference))
+        chained = getattr(self.doc, "fused_gradients", None)  # a fused op (opgen/fuse.py)
+        if chained and (reason or sum(map(len, chained.values())) < sum(map(len, texts.values()))):
+            texts, reason = {n: t for n, t in chained.items() if n in texts or reason}, ""
         if reason:
             return None, reason
         loc = reference[0].loc if len(reference) == 1 else self.doc.loc(("reference",))
@@ -977,13 +980,24 @@ def _socs(given: Any) -> tuple[str, ...]:
 def build_spec(doc: Document, sink: DiagnosticSink, spec_dir: str | None = None) -> OpSpec | None:
     """Validate one spec document; errors go to `sink`, the model is returned when clean."""
     start = len(sink.items)
+    directory = spec_dir if spec_dir is not None else os.path.dirname(doc.path)
+    fused_from: tuple[str, ...] = ()
+    if isinstance(doc.data, Mapping) and "fuse" in doc.data:
+        from opgen.fuse import expand  # a fused spec: its steps' composition (opgen/fuse.py)
+
+        fused_from = expand(doc, directory, sink)
+        if any(d.severity.value == "error" for d in sink.items[start:]):
+            return None
     check_schema(doc, sink)
     if not isinstance(doc.data, Mapping):
         if not sink.items[start:]:
             sink.error(doc.loc(()), "an operator spec must be a mapping")
         return None
-    directory = spec_dir if spec_dir is not None else os.path.dirname(doc.path)
     builder = _Builder(doc, DiagnosticSink(), directory)
     spec = builder.build()
     sink.extend(builder.sink.items)
+    if spec is not None and fused_from:
+        from dataclasses import replace
+
+        spec = replace(spec, fused_from=fused_from)
     return spec if not any(d.severity.value == "error" for d in sink.items[start:]) else None

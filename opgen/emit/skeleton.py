@@ -41,6 +41,9 @@ class _Emitter:
     lines: list[str] = field(default_factory=list)
     temps: int = 0
     masks: bool = False
+    # tensor subexpressions already computed (by canonical text) -> their variable: a fused
+    # op's composed reference repeats its steps' intermediates, each is computed once
+    done: dict[str, str] = field(default_factory=dict)
 
     def temp(self) -> str:
         name = f"tmp{self.temps}"
@@ -79,6 +82,17 @@ class _Emitter:
             out = dst or self.temp()
             self.lines.append(f"Duplicate({out}, {s}, n);")
             return out
+        key = str(e)
+        if key in self.done:
+            if dst is None:
+                return self.done[key]
+            self.lines.append(f"Muls({dst}, {self.done[key]}, static_cast<T>(1), n);")
+            return dst
+        out = self.computed(e, dst)
+        self.done[key] = out
+        return out
+
+    def computed(self, e: ex.Expr, dst: str | None) -> str:
         if isinstance(e, ex.Unary):
             a = self.tensor(e.operand)
             out = dst or self.temp()
