@@ -172,14 +172,32 @@ PATHS = [("op_name",), ("op_type",), ("doc",), ("input_desc", 0, "name"),
          ("reference",), ("backward", "x"), ("backward",), ("soc",), ("unknown_key",)]
 
 
+_GONE = object()
+
+
+def _child(node: Any, key: Any, leaf: bool = False) -> Any:
+    """node[key], or _GONE where the path no longer exists; with `leaf`, whether node can take
+    node[key] = value."""
+    if node is _GONE:
+        return _GONE
+    if isinstance(node, dict) and (leaf or key in node):
+        return node.get(key)
+    if isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+        return node[key]
+    return _GONE
+
+
 @st.composite
 def mutated_specs(draw: st.DrawFn) -> dict[str, Any]:
     data = base_spec()
     for _ in range(draw(st.integers(0, 4))):
         path = draw(st.sampled_from(PATHS))
-        target = data
+        target: Any = data
         for part in path[:-1]:
-            target = target[part]
+            # an earlier mutation may have replaced a container on this path by a scalar
+            target = _child(target, part)
+        if _child(target, path[-1], leaf=True) is _GONE:
+            continue
         if path[-1] in ("reference",) or path[:2] == ("backward", "x") or path[-1] == "infer":
             value = draw(st.one_of(expressions(), values))
         else:
