@@ -6,6 +6,10 @@
 
 #include "data_copy.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
+
 namespace opgen_sim {
 
 // Arithmetic type used to evaluate one lane: half/bfloat16 lanes compute in float and round
@@ -62,20 +66,138 @@ inline const F& LaneFn(const Pending& p) {
     return *std::launder(reinterpret_cast<const F*>(p.fn));
 }
 
+// ---- SIMD lanes --------------------------------------------------------------------------
+// The float and half element-wise instructions whose lane function is marked Vectorised (below)
+// run four lanes per step on SSE2 vectors (the x86-64 baseline; half lanes load and store through
+// F16C's conversions when the CPU has them, checked once). Each lane is the same IEEE operation
+// on the same float values as the scalar loop (no contraction, no reassociation), and
+// cvtps2ph rounds to nearest even as the scalar conversion does, so results are bit-identical.
+// A dst that partly overlaps a source keeps the scalar loop (its element order is observable).
+typedef float F4 __attribute__((vector_size(16)));
+
+template <typename F>
+struct Vec {
+    F f;
+    template <typename... A>
+    auto operator()(A... a) const { return f(a...); }
+};
+template <typename F>
+inline Vec<F> Vectorised(F f) { return Vec<F>{f}; }
+template <typename F>
+struct IsVec : std::false_type {};
+template <typename F>
+struct IsVec<Vec<F>> : std::true_type {};
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define OPGEN_SIM_SIMD_LANES 1
+inline bool HasF16c() {
+    static const bool ok = __builtin_cpu_supports("f16c") != 0;
+    return ok;
+}
+
+inline F4 Load4(const float* p) {
+    F4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+inline void Store4(float* p, F4 v) { std::memcpy(p, &v, sizeof v); }
+
+template <int N, typename F>
+inline void MapFloat(float* d, const float* x, const float* y, uint64_t n, const F f) {
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        if constexpr (N == 1) {
+            Store4(d + i, f(Load4(x + i)));
+        } else {
+            Store4(d + i, f(Load4(x + i), Load4(y + i)));
+        }
+    }
+    for (; i < n; ++i) {
+        if constexpr (N == 1) {
+            d[i] = f(x[i]);
+        } else {
+            d[i] = f(x[i], y[i]);
+        }
+    }
+}
+
+__attribute__((target("f16c"))) inline F4 LoadHalf4(const half* p) {
+    __m128i h;
+    std::memcpy(&h, p, 8);
+    const __m128 v = _mm_cvtph_ps(h);
+    F4 r;
+    std::memcpy(&r, &v, sizeof r);
+    return r;
+}
+__attribute__((target("f16c"))) inline void StoreHalf4(half* p, F4 v) {
+    __m128 f;
+    std::memcpy(&f, &v, sizeof f);
+    const __m128i h = _mm_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT);
+    std::memcpy(p, &h, 8);
+}
+
+template <int N, typename F>
+__attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, const half* y, uint64_t n,
+                                                    const F f) {
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        if constexpr (N == 1) {
+            StoreHalf4(d + i, f(LoadHalf4(x + i)));
+        } else {
+            StoreHalf4(d + i, f(LoadHalf4(x + i), LoadHalf4(y + i)));
+        }
+    }
+    for (; i < n; ++i) {
+        if constexpr (N == 1) {
+            d[i] = static_cast<half>(f(static_cast<float>(x[i])));
+        } else {
+            d[i] = static_cast<half>(f(static_cast<float>(x[i]), static_cast<float>(y[i])));
+        }
+    }
+}
+#endif
+
+// Runs d[i] = f(x[i]) (y == nullptr) or f(x[i], y[i]) for i < n on SIMD lanes; false if this
+// instruction keeps the scalar loop (not marked, not float/half, a partly overlapping dst).
+template <int N, typename T, typename F>
+inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (IsVec<F>::value && (std::is_same_v<T, float> || std::is_same_v<T, half>)) {
+        const uint64_t bytes = n * sizeof(T);
+        const auto* db = reinterpret_cast<const uint8_t*>(d);
+        for (const T* s : {x, y}) {
+            if (s != nullptr && s != d && Overlaps(db, bytes, reinterpret_cast<const uint8_t*>(s), bytes)) return false;
+        }
+        if constexpr (std::is_same_v<T, float>) {
+            MapFloat<N>(d, x, y, n, f.f);
+            return true;
+        } else {
+            if (!HasF16c()) return false;
+            MapHalf<N>(d, x, y, n, f.f);
+            return true;
+        }
+    }
+#endif
+    (void)d, (void)x, (void)y, (void)n, (void)f;
+    return false;
+}
+
 template <typename T, typename F>
 inline void EvalBinary(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
-    const F& f = LaneFn<F>(p);
+    const F f = LaneFn<F>(p);
     const T* x = reinterpret_cast<const T*>(p.src[0]) + first;
     const T* y = reinterpret_cast<const T*>(p.src[1]) + first;
     T* d = reinterpret_cast<T*>(out);
+    if (MapLanes<2>(d, x, y, n, f)) return;
     for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
 }
 
 template <typename T, typename F>
 inline void EvalUnary(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
-    const F& f = LaneFn<F>(p);
+    const F f = LaneFn<F>(p);
     const T* x = reinterpret_cast<const T*>(p.src[0]) + first;
     T* d = reinterpret_cast<T*>(out);
+    if (MapLanes<1, T>(d, x, nullptr, n, f)) return;
     for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
 }
 
@@ -112,6 +234,7 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
     if constexpr (kDeferrable<F>) {
         if (count > 0 && x != a.ptr_ && y != b.ptr_ && DeferOp(d, x, y, count, f, &EvalBinary<T, F>)) return;
     }
+    if (MapLanes<2>(d, x, y, static_cast<uint64_t>(count), f)) return;
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
 }
 
@@ -131,6 +254,7 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
             return;
         }
     }
+    if (MapLanes<1, T>(d, x, nullptr, static_cast<uint64_t>(count), f)) return;
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
 }
 
@@ -178,8 +302,8 @@ inline bool ExtremeBetter(bool max, T v, T best) {
 // Integer lanes wrap around on overflow (the truncation mode: an integer result keeps its low
 // bits, CTRL[53] = 0 in the reference's SetCtrlSpr); computed in uint64_t, so that no C++ signed
 // overflow happens. Float lanes compute as they are.
-template <typename A, typename Op>
-inline A Wrap(A a, A b, Op op) {
+template <typename A, typename B, typename Op>
+inline A Wrap(A a, B b, Op op) {
     if constexpr (std::is_integral_v<A>) {
         return static_cast<A>(op(static_cast<uint64_t>(a), static_cast<uint64_t>(b)));
     } else {
@@ -234,7 +358,7 @@ enum class SELMODE : uint8_t {
     template <typename T>                                                                       \
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                     \
                      const LocalTensor<T>& src1, const int32_t& count) {                        \
-        opgen_sim::Binary(#NAME, dst, src0, src1, count, [](auto a, auto b) { return EXPR; }); \
+        opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised([](auto a, auto b) { return EXPR; })); \
     }
 OPGEN_SIM_BINARY(Add, opgen_sim::Wrap(a, b, std::plus<>()))
 OPGEN_SIM_BINARY(Sub, opgen_sim::Wrap(a, b, std::minus<>()))
@@ -249,7 +373,7 @@ template <typename T>
 inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
     opgen_sim::CheckHalfOrFloat<T>("Div");
-    opgen_sim::Binary("Div", dst, src0, src1, count, [](auto a, auto b) { return a / b; });
+    opgen_sim::Binary("Div", dst, src0, src1, count, opgen_sim::Vectorised([](auto a, auto b) { return a / b; }));
 }
 
 }  // namespace AscendC
@@ -299,7 +423,7 @@ OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Div, /)
     inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                     \
                      const typename opgen_sim::Id<T>::type& scalarValue, const int32_t& count) { \
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);               \
-        opgen_sim::Unary(#NAME, dst, src, count, [s](auto a) { return EXPR; });                \
+        opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised([s](auto a) { return EXPR; })); \
     }
 OPGEN_SIM_SCALAR(Adds, opgen_sim::Wrap(a, s, std::plus<>()))
 OPGEN_SIM_SCALAR(Muls, opgen_sim::Wrap(a, s, std::multiplies<>()))

@@ -1,0 +1,207 @@
+"""Every example op through ``torch.ops.opgen_ops.<op>`` against its native torch equivalent on
+4096x1024 float32 and float16, and per-instruction-family throughput of the simulator as a
+fraction of a plain C++ loop over the same bytes compiled in the same run; writes the
+"Ops vs native" section of benchmarks/RESULTS.md.
+
+    .venv/bin/python benchmarks/bench_ops.py
+
+Goals: each op <= 1.5x native; each instruction family >= 0.7 of the plain loop.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "generated" / "python"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from results import machine, table, write_section  # noqa: E402
+
+import opgen_runtime as rt  # noqa: E402
+
+OPS = ("element_add", "broadcast_add", "leaky_relu", "softmax", "layer_norm", "cast")
+SHAPE = (4096, 1024)
+OP_GOAL, FAMILY_GOAL = 1.5, 0.7
+TILE = 8192  # elements per operand of a family kernel: UB-resident, as an instruction's operands
+REPEATS = 4000  # instructions per family launch
+
+# name -> (instruction(s) over UB tensors a, b -> d, w (work), m (mask)); the plain loop's body
+FAMILIES: dict[str, tuple[str, str]] = {
+    "binary (Add)": ("Add(d, a, b, n);", "d[i] = a[i] + b[i];"),
+    "scalar (Muls)": ("Muls(d, a, (float)1.5f, n);", "d[i] = a[i] * 1.5f;"),
+    "scalar (LeakyRelu)": ("LeakyRelu(d, a, (float)0.1f, n);",
+                           "d[i] = a[i] >= 0 ? a[i] : a[i] * 0.1f;"),
+    "unary (Abs)": ("Abs(d, a, n);", "d[i] = std::fabs(a[i]);"),
+    "transcendental (Exp)": ("Exp(d, a, n);", "d[i] = std::exp(a[i]);"),
+    "compare (CompareScalar)": ("CompareScalar(m, a, (float)0.5f, CMPMODE::GT, n);",
+                                "mb[i / 8] = (uint8_t)(i % 8 ? mb[i / 8] | ((a[i] > 0.5f)"
+                                " << (i % 8)) : (a[i] > 0.5f));"),
+    "cast (float->half)": ("Cast(h, a, RoundMode::CAST_NONE, n);", "hb[i] = (_Float16)a[i];"),
+    "reduction (ReduceSum)": ("ReduceSum(d, a, w, n);", "s += a[i];"),
+}
+
+KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void family(GM_ADDR x, GM_ADDR y, GM_ADDR ws, GM_ADDR t) {
+    const int32_t n = %(tile)d;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 5 * n * sizeof(float));
+    LocalTensor<float> a = buf.Get<float>(), b = a[n], d = a[2 * n], w = a[3 * n];
+    LocalTensor<uint8_t> m = a[4 * n].ReinterpretCast<uint8_t>();
+    LocalTensor<half> h = a[4 * n].ReinterpretCast<half>();
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, n);
+    yg.SetGlobalBuffer((__gm__ float*)y, n);
+    DataCopy(a, xg, n);
+    DataCopy(b, xg, n);
+    a.GetValue(0);  // applies the copies: the timed instructions read UB, not GM
+    b.GetValue(0);
+    for (int r = 0; r < %(repeats)d; ++r) {
+        FAMILY_BODY
+    }
+    DataCopy(yg, d, n);
+}
+"""
+
+LOOP = r"""
+#include <cmath>
+#include <cstdint>
+extern "C" double family(const float* a, const float* b, float* d, uint8_t* mb, _Float16* hb,
+                         int n, int repeats) {
+    float s = 0;
+    for (int r = 0; r < repeats; ++r) {
+        for (int i = 0; i < n; ++i) { FAMILY_BODY }
+        __asm__ volatile("" ::: "memory");
+    }
+    return s;
+}
+"""
+
+
+def best_pair(ours: Callable[[], object], native: Callable[[], object],
+              repeat: int = 7) -> tuple[float, float]:
+    """Best seconds of each, the two timed in alternation (the load drifts over both alike)."""
+    a, b = [], []
+    for _ in range(repeat):
+        for fn, out in ((ours, a), (native, b)):
+            t0 = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t0)
+    return min(a), min(b)
+
+
+def op_cases(dtype: torch.dtype) -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
+    ops = torch.ops.opgen_ops
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(SHAPE, generator=g).to(dtype)
+    y = torch.randn(SHAPE, generator=g).to(dtype)
+    row = torch.randn(SHAPE[1], generator=g).to(dtype)
+    gamma, beta = torch.ones(SHAPE[1], dtype=dtype), torch.zeros(SHAPE[1], dtype=dtype)
+    xf, yf = x.reshape(-1), y.reshape(-1)
+    other = torch.float16 if dtype == torch.float32 else torch.float32
+    return {
+        "element_add": (lambda: ops.element_add(xf, yf), lambda: torch.add(xf, yf)),
+        "broadcast_add": (lambda: ops.broadcast_add(x, row), lambda: torch.add(x, row)),
+        "leaky_relu": (lambda: ops.leaky_relu(x, negative_slope=0.1),
+                       lambda: torch.nn.functional.leaky_relu(x, 0.1)),
+        "softmax": (lambda: ops.softmax(x, axis=-1), lambda: torch.softmax(x, -1)),
+        "layer_norm": (lambda: ops.layer_norm(x, gamma, beta, epsilon=1e-5),
+                       lambda: torch.native_layer_norm(x, [SHAPE[1]], gamma, beta, 1e-5)),
+        "cast": (lambda: ops.cast(x, dst_type=other), lambda: x.to(other)),
+    }
+
+
+def bench_ops() -> tuple[list[tuple[str, ...]], bool]:
+    for op in OPS:
+        __import__(f"opgen_ops.registration.{op}")
+        __import__(f"opgen_ops.torch.{op}")
+    rows, ok = [], True
+    for dtype in (torch.float32, torch.float16):
+        for op, (ours, native) in op_cases(dtype).items():
+            try:
+                ours()
+            except TypeError:  # a dtype the op's spec does not list
+                rows.append((op, str(dtype).removeprefix("torch."), "-", "-", "-", "not in spec"))
+                continue
+            native()
+            t_ours, t_native = best_pair(ours, native)
+            ratio = t_ours / t_native
+            ok &= ratio <= OP_GOAL
+            rows.append((op, str(dtype).removeprefix("torch."), f"{t_ours * 1e3:.2f}",
+                         f"{t_native * 1e3:.2f}", f"{ratio:.2f}x",
+                         "yes" if ratio <= OP_GOAL else "no"))
+    return rows, ok
+
+
+def bench_families(tmp: Path) -> tuple[list[tuple[str, ...]], bool]:
+    rows, ok = [], True
+    x = rt.gm_empty(TILE, np.float32)
+    x[...] = np.random.default_rng(0).standard_normal(TILE).astype(np.float32)
+    y = rt.gm_empty(TILE, np.float32)
+    a, b, d = (np.ascontiguousarray(x.copy()) for _ in range(3))
+    mb = np.zeros(TILE // 8, np.uint8)
+    hb = np.zeros(TILE, np.float16)
+    ptr = ctypes.c_void_p
+    for i, (name, (instr, body)) in enumerate(FAMILIES.items()):
+        src = tmp / f"family_{i}.cpp"
+        src.write_text((KERNEL % {"tile": TILE, "repeats": REPEATS}).replace("FAMILY_BODY", instr))
+        lib = rt.build_kernel(src, entry="family")
+        loop_src = tmp / f"loop_{i}.cpp"
+        loop_src.write_text(LOOP.replace("FAMILY_BODY", body))
+        so = tmp / f"loop_{i}.so"
+        # the simulator's own optimisation flags (opgen_runtime.build.BASE_FLAGS)
+        subprocess.run(["g++", "-O3", "-std=c++17", "-fPIC", "-shared", "-fno-math-errno",
+                        "-o", str(so), str(loop_src)], check=True)
+        fn = ctypes.CDLL(str(so)).family
+        fn.restype = ctypes.c_double
+        fn.argtypes = [ptr, ptr, ptr, ptr, ptr, ctypes.c_int, ctypes.c_int]
+        t_sim, t_loop = best_pair(
+            lambda lib=lib: rt.launch(lib, "family", [x, y], block_dim=1, tiling=b"\0" * 8,
+                                      max_threads=1),
+            lambda fn=fn: fn(*(arr.ctypes.data for arr in (a, b, d, mb, hb)), TILE, REPEATS))
+        frac = t_loop / t_sim
+        ok &= frac >= FAMILY_GOAL
+        gbs = TILE * 4 * REPEATS / t_sim / 1e9
+        rows.append((name, f"{gbs:.1f}", f"{t_sim * 1e3:.2f}", f"{t_loop * 1e3:.2f}",
+                     f"{frac:.2f}", "yes" if frac >= FAMILY_GOAL else "no"))
+    return rows, ok
+
+
+def main() -> int:
+    torch.set_num_threads(2)
+    op_rows, ops_ok = bench_ops()
+    with tempfile.TemporaryDirectory() as tmp:
+        fam_rows, fam_ok = bench_families(Path(tmp))
+    body = (
+        f"`benchmarks/bench_ops.py` on {machine()}, torch {torch.__version__}, "
+        f"{torch.get_num_threads()} threads for both. Each example op through "
+        f"`torch.ops.opgen_ops.<op>` against its native torch equivalent on {SHAPE[0]}x{SHAPE[1]} "
+        "(element_add flattened; broadcast_add adds a row; cast to the other float type), timed in "
+        f"alternation, best of 7, milliseconds per call; goal <= {OP_GOAL}x.\n\n"
+        + table(("op", "dtype", "opgen ms", "native ms", "ratio", "met"), op_rows)
+        + "\n\nInstruction families: one block repeating the instruction "
+        f"{REPEATS} times over {TILE} UB-resident float32 elements against a plain C++ loop over "
+        "the same bytes (same flags as the simulator's build, no -march), compiled and loaded "
+        "(ctypes) in the same run; throughput fraction = loop time / simulator time, goal >= "
+        f"{FAMILY_GOAL}.\n\n"
+        + table(("family", "simulator GB/s (src)", "simulator ms", "loop ms", "fraction", "met"),
+                fam_rows))
+    print(body)
+    write_section("Ops vs native", body)
+    return 0 if ops_ok and fam_ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
