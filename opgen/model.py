@@ -28,6 +28,7 @@ class TensorDesc:
     dtype_from: str | None = None  # outputs only: the `type` attr choosing the dtype
     doc: str = ""
     ir_name: str | None = None  # CANN's IR name when it is not `name` (e.g. srcList)
+    inplace: bool = False  # inputs only: the kernel writes this input's buffer in place
 
     @property
     def ir(self) -> str:
@@ -151,6 +152,11 @@ class OpSpec:
                 tuple((t.name, t.dtypes[i]) for t in self.tensors),
                 tuple((t.name, t.formats[i]) for t in self.tensors),
             )
+
+    @property
+    def inplace_inputs(self) -> tuple[TensorDesc, ...]:
+        """The inputs the kernel writes in place (an op with them has no outputs)."""
+        return tuple(t for t in self.inputs if t.inplace)
 
     def input(self, name: str) -> TensorDesc | None:
         return next((t for t in self.inputs if t.name == name), None)

@@ -97,8 +97,14 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
         description: dict[str, Any] = {
             "op": op_type,
             "input_desc": [_tensor(p, where) for p in d["inputs"]],
-            "output_desc": [_tensor(p, where) for p in d["outputs"]],
         }
+        if d["outputs"]:
+            description["output_desc"] = [_tensor(p, where) for p in d["outputs"]]
+        elif d["inputs"]:
+            # An OpDef without outputs: the kernel writes its input(s) in place. CANN's
+            # convention puts the written tensor first (ScatterSub's var); a kernel that also
+            # writes later inputs gets them marked in the spec by hand.
+            description["input_desc"][0]["inplace"] = True
         if d["attrs"]:
             description["attr"] = [
                 {"name": a["name"], "type": a["type"],

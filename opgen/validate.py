@@ -250,6 +250,14 @@ class _Builder:
                 if key in raw:
                     self.sink.error(self.doc.key_loc((*path, key)),
                                     f"'{key}' is only meaningful on outputs (input '{name}')")
+        inplace = raw.get("inplace") is True
+        if "inplace" in raw and kind == "output":
+            self.sink.error(self.doc.key_loc((*path, "inplace")),
+                            f"'inplace' is only meaningful on inputs (output '{name}'); mark the "
+                            "input the kernel writes")
+        elif inplace and param is not ParamType.REQUIRED:
+            self.err((*path, "inplace"), f"input '{name}' is {param.value} and cannot be written "
+                     "in place; an in-place input is a required, single tensor")
         if dtypes and ok:
             if self.columns is None:
                 self.columns = (len(dtypes), name, self.doc.loc((*path, "dtype")))
@@ -262,6 +270,7 @@ class _Builder:
         return TensorDesc(
             name=name, dtypes=dtypes, formats=formats, shape=shape, param_type=param,
             loc=self.doc.loc(path), doc=str(raw.get("doc", "")), ir_name=ir_name,
+            inplace=inplace and kind == "input",
         )
 
     def dtypes(self, raw: Any, path: JsonPath) -> tuple[DType, ...]:
@@ -623,6 +632,7 @@ class _Builder:
         ins = {t.name: t for t in inputs if t is not None}
         attr_map = {a.name: a for a in attrs if a is not None}
 
+        self.check_inplace([t for t in inputs if t is not None], outputs)
         final_outputs: list[TensorDesc] = []
         for i, t in enumerate(outputs):
             if t is not None:
@@ -646,6 +656,33 @@ class _Builder:
             type_loc=self.doc.loc(("op_type",) if "op_type" in data else ("op_name",)),
             checks=arg_checks,
         )
+
+    def check_inplace(self, inputs: list[TensorDesc], outputs: list[TensorDesc | None]) -> None:
+        """An op has outputs, or inputs its kernel writes in place (`inplace: true`), not both:
+        the in-place inputs are what it returns."""
+        written = [t for t in inputs if t.inplace]
+        if written and outputs:
+            self.err(("output_desc",), f"input '{written[0].name}' is written in place "
+                     "(inplace: true), so the op declares no outputs: the in-place inputs are "
+                     "its results")
+        elif not written and not outputs and isinstance(self.data.get("output_desc"), list):
+            self.err(("output_desc",), "output_desc must not be empty: an op has outputs, or "
+                     "an input the kernel writes in place (inplace: true)")
+        elif not written and "output_desc" not in self.data:
+            self.sink.error(self.doc.loc(()), "the spec is missing the required key "
+                            "'output_desc' (an op has outputs, or an input the kernel writes in "
+                            "place, marked inplace: true)")
+        if written:
+            i = next(i for i, r in enumerate(_list(self.data.get("input_desc")))
+                     if isinstance(r, Mapping) and r.get("name") == written[0].name)
+            self.sink.warning(self.doc.loc(("input_desc", i, "inplace")),
+                              f"input '{written[0].name}' is written in place: the op runs "
+                              "through the registry (which returns the updated copy) and "
+                              "aclnn; no PyTorch or TensorFlow op is generated for it (their "
+                              "modules raise)")
+        if written and "reference" in self.data:
+            self.err(("reference",), f"the op writes '{written[0].name}' in place; a "
+                     "reference (and the derived backward) is for ops with outputs")
 
     def check_builtin(self, op_name: str, op_type: str) -> None:
         """An op type of CANN's own operators is refused: the custom-op package would replace

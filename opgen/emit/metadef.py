@@ -45,6 +45,8 @@ def _tensor(t: TensorDesc) -> dict[str, Any]:
         out["dtype_from"] = t.dtype_from
     if t.ir_name is not None:
         out["ir_name"] = t.ir_name
+    if t.inplace:
+        out["inplace"] = True
     if t.doc:
         out["doc"] = t.doc
     return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from opgen import checks
 from opgen.dtypes import AttrType, DType
-from opgen.emit import host_desc
+from opgen.emit import host_desc, inplace
 from opgen.emit import tf_naming as names
 from opgen.emit.common import banner_text, render, user_tiling
 from opgen.emit.escape import cxx_str, tf_str
@@ -432,6 +432,12 @@ def op_tests_view(spec: OpSpec, config: Config) -> OpTestsView:
 
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
+    if spec.inplace_inputs:  # refused: the registry and aclnn run it (opgen.emit.inplace)
+        v = inplace.view(spec, "TensorFlow", f"{config.package}.tf.{spec.op_name}",
+                         layer=names.layer_class(spec.op_name))
+        return {op_source_path(spec, config): inplace.header(v),
+                module_path(spec, config): inplace.module(v),
+                op_tests_path(spec, config): inplace.test(v)}
     return {
         op_source_path(spec, config): render("python/tf/op.h.j2",
                                              v=source_view(spec, kernel, config)),

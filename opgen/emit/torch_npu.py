@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opgen.dtypes import AttrType
+from opgen.emit import inplace
 from opgen.emit import torch_naming as names
 from opgen.emit.cann_aclnn import view as aclnn_view
 from opgen.emit.common import banner_text, render, user_tiling
@@ -154,5 +155,8 @@ def view(spec: OpSpec, config: Config) -> NpuView:
 
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
+    if spec.inplace_inputs:  # no PyTorch op (opgen.emit.inplace)
+        return {kernel_path(spec, config): inplace.header(
+            inplace.view(spec, "PyTorch", f"{config.package}.torch.{spec.op_name}"))}
     return {kernel_path(spec, config): render("python/torch/npu_kernel.h.j2",
                                               v=view(spec, config))}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from opgen import checks
 from opgen import expr as ex
 from opgen.dtypes import AttrType, DType
-from opgen.emit import host_desc
+from opgen.emit import host_desc, inplace
 from opgen.emit import torch_naming as names
 from opgen.emit.common import banner_text, render, user_tiling
 from opgen.emit.metadef import metadef_path_for
@@ -398,6 +398,11 @@ class PackageOpView:
 # -- targets -------------------------------------------------------------------------------------
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
+    if spec.inplace_inputs:  # refused: the registry and aclnn run it (opgen.emit.inplace)
+        v = inplace.view(spec, "PyTorch", f"{config.package}.torch.{spec.op_name}")
+        return {f"{cc_dir(config)}/{spec.op_name}.h": inplace.header(v),
+                op_path(spec, config): inplace.module(v),
+                test_path(spec, config): inplace.test(v)}
     return {
         f"{cc_dir(config)}/{spec.op_name}.h": render("python/torch/op.h.j2",
                                                      v=source_view(spec, kernel, config)),

@@ -117,6 +117,7 @@ class _Plan:
     workspace_size: int = 0
     cacheable: bool = True  # False when the tiling reads input values (ValueDepend)
     launch: bool = True  # False: empty outputs, no launch (the empty-tensor rule)
+    inplace: tuple[int, ...] = ()  # the inputs the kernel writes in place (their positions)
 
     def __post_init__(self) -> None:
         self.out_layout = tuple((int(np.prod(s, dtype=np.int64)) * d.itemsize, d, s)
@@ -315,6 +316,7 @@ class Registry:
             attr_values = _bind_attrs(opdef, attrs)
             plan = self._plan(op, opdef, arrays, attr_values)
             plan.absent = (None,) * (len(arrays) - len(inputs))
+            plan.inplace = tuple(i for i, t in enumerate(opdef.inputs) if t.inplace)
             if (key is not None and plan.cacheable
                     and all(a is None or isinstance(a, np.ndarray)
                             or (isinstance(a, list | tuple)
@@ -325,12 +327,17 @@ class Registry:
                 op.plans[key] = plan
             inputs = tuple(arrays[:len(inputs)])
         outs = [_ALLOC(n, d, s) for n, d, s in plan.out_layout]
+        if plan.inplace:  # the kernel writes a copy of each in-place input: the op's results
+            inputs = tuple(np.array(a, order="C", copy=True) if i in plan.inplace else a
+                           for i, a in enumerate(inputs))
+            outs = [inputs[i] for i in plan.inplace]
         if not plan.launch:  # the empty-tensor rule: empty outputs, nothing to compute
             empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
             return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
         # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list)
         gm_inputs = [tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
-        gm = dict(zip(plan.names, [*gm_inputs, *plan.absent, *outs], strict=True))
+        gm = dict(zip(plan.names, [*gm_inputs, *plan.absent,
+                                   *(outs if not plan.inplace else ())], strict=True))
         prof = launch(plan.kernel, plan.entry, gm, block_dim=plan.block_dim, tiling=plan.tiling,
                       soc=self.soc, tiling_key=plan.tiling_key,
                       workspace_size=plan.workspace_size)
