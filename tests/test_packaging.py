@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import venv
 from pathlib import Path
+
+import pytest
 
 from conftest import ROOT
 
@@ -45,3 +48,28 @@ def test_wheel_installs_and_runs(tmp_path: Path) -> None:
     seed_check = _run([str(py), "-m", "metadef.validator", "ops/scaled_relu.yaml"], cwd=project,
                       env=env)
     assert "ops/scaled_relu.yaml: ok: scaled_relu (ScaledRelu)" in seed_check
+
+
+def test_wheel_resolves_beside_torch_npus_torch(tmp_path: Path) -> None:
+    """opgen's own dependencies are ranges: pip resolves the wheel with its torch extra beside
+    a torch_npu that requires another torch minor version than the one CI pins (2.13.0). Needs
+    the package index (metadata only, --dry-run); without it the test says so and skips."""
+    dist = tmp_path / "dist"
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+          "-w", str(dist), str(ROOT)], cwd=tmp_path)
+    wheel = next(dist.glob("opgen-*.whl"))
+    report = tmp_path / "report.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
+         "--report", str(report), f"{wheel}[torch]", "torch-npu==2.12.0"],
+        cwd=tmp_path, capture_output=True, text=True, check=False)
+    if result.returncode != 0 and ("Could not find a version" in result.stderr
+                                   or "connection" in result.stderr.lower()):
+        pytest.skip(f"the package index cannot be reached or lacks torch-npu: "
+                    f"{result.stderr.strip().splitlines()[-1]}")
+    assert result.returncode == 0, result.stderr
+    chosen = {i["metadata"]["name"].lower().replace("_", "-"): i["metadata"]["version"]
+              for i in json.loads(report.read_text())["install"]}
+    assert chosen["opgen"] == wheel.name.split("-")[1]
+    assert chosen["torch-npu"] == "2.12.0"
+    assert chosen["torch"].startswith("2.12")
