@@ -7,6 +7,16 @@
 // as ICPU_RUN_KF does.
 #pragma once
 
+// A single-source program's host code is compiled in the same translation unit: it spells the
+// data types ge::DT_FLOAT..., so the kernel build's DT_* macros stay off, and tiling/tiling_api.h
+// gives its host functions beside the kernel structs (OPGEN_ASC_SOURCE).
+#ifndef OPGEN_ASC_SOURCE
+#define OPGEN_ASC_SOURCE 1
+#endif
+#ifndef OPGEN_NO_DT_MACROS
+#define OPGEN_NO_DT_MACROS 1
+#endif
+
 #include <tuple>
 #include <type_traits>
 #include <utility>

@@ -12,6 +12,8 @@
 #include <numeric>
 #include <vector>
 
+#include "../opgen_host/sort_tmp_size.h"
+#include "deferred.h"
 #include "vector_masked.h"
 
 namespace AscendC {
@@ -325,6 +327,185 @@ inline void Extract(const LocalTensor<T>& dstValue, const LocalTensor<uint32_t>&
     opgen_sim::Core& c = opgen_sim::CurrentCore();
     c.counters[opgen_sim::kVectorInstructions] += 2;
     c.counters[opgen_sim::kVectorRepeats] += 2 * repeatTime;
+}
+
+// Sort<T[, U], isReuseSource, config> (the form with a SortConfig, the reference's Ascend 950 API;
+// the simulator runs it on every target): count values in ascending order, or descending with
+// config.isDescend, stable in both (equal values keep their input order), as documented.
+// RADIX_SORT orders by the values' bits made unsigned-comparable (a float's sign bit set on a
+// positive and all bits flipped on a negative, an integer's sign bit flipped: CANN's
+// implementation; so -0.0 comes before +0.0 and a NaN beyond the infinity of its sign).
+// MERGE_SORT (half or float, count a multiple of 32) compares the values as numbers, NaN last.
+// An output index is the input index of each value's origin, or its position from 0 when there
+// is no input index. A sharedTmpBuffer below GetSortMaxMinTmpSize's minimum is refused
+// (opgen_host/sort_tmp_size.h); without one, the framework's temporary space is assumed.
+}  // namespace AscendC
+
+namespace opgen_sim {
+
+template <typename T>
+constexpr bool kSortFloat = std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float>;
+
+template <typename T>
+inline uint64_t RadixKey(const T& v) {
+    using Bits = std::conditional_t<sizeof(T) == 1, uint8_t,
+                                    std::conditional_t<sizeof(T) == 2, uint16_t,
+                                                       std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+    Bits b;
+    std::memcpy(&b, &v, sizeof(T));
+    constexpr Bits sign = static_cast<Bits>(Bits(1) << (8 * sizeof(T) - 1));
+    if constexpr (kSortFloat<T>) {
+        b = (b & sign) ? static_cast<Bits>(~b) : static_cast<Bits>(b | sign);
+    } else if constexpr (std::is_signed_v<T>) {
+        b = static_cast<Bits>(b ^ sign);
+    }
+    return b;
+}
+
+template <typename T, typename U, bool isReuseSource, const AscendC::SortConfig& config>
+inline void ConfigSort(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>* dstIndex,
+                       const AscendC::LocalTensor<T>& src, const AscendC::LocalTensor<U>* srcIndex,
+                       const AscendC::LocalTensor<uint8_t>* tmp, const uint32_t count) {
+    constexpr const char* api = "Sort";
+    constexpr bool merge = config.type == AscendC::SortType::MERGE_SORT;
+    if constexpr (merge) {
+        static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>, "Sort MERGE_SORT takes half or float");
+        static_assert(std::is_same_v<U, uint32_t>, "Sort MERGE_SORT takes a uint32_t index");
+    } else {
+        static_assert(std::is_same_v<T, uint8_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint16_t> ||
+                          std::is_same_v<T, int16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, int32_t> ||
+                          std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> || std::is_same_v<T, float> ||
+                          std::is_same_v<T, uint64_t> || std::is_same_v<T, int64_t>,
+                      "Sort RADIX_SORT takes uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, "
+                      "bfloat16_t, float, uint64_t or int64_t");
+        static_assert(std::is_same_v<U, uint32_t> || std::is_same_v<U, int32_t> || std::is_same_v<U, uint64_t> ||
+                          std::is_same_v<U, int64_t>,
+                      "Sort RADIX_SORT takes a uint32_t, int32_t, uint64_t or int64_t index");
+    }
+    CheckUbAligned(dst, api, "dst");
+    CheckUbAligned(src, api, "src");
+    if (dstIndex != nullptr) CheckUbAligned(*dstIndex, api, "dstIndex");
+    if (srcIndex != nullptr) CheckUbAligned(*srcIndex, api, "srcIndex");
+    if (tmp != nullptr) CheckUbAligned(*tmp, api, "sharedTmpBuffer");
+    if (count == 0) Fail(ErrorKind::VectorCount, api, "calCount is 0, should be at least 1");
+    const auto holds = [&](const char* what, uint64_t have) {
+        if (count > have) {
+            Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+                 std::string(what) + ": calCount " + Str(count) + " is more than the LocalTensor's " + Str(have) +
+                     " elements");
+        }
+    };
+    holds("src", src.size_);
+    holds("dst", dst.size_);
+    if (dstIndex != nullptr) holds("dstIndex", dstIndex->size_);
+    if (srcIndex != nullptr) holds("srcIndex", srcIndex->size_);
+    if constexpr (merge) {
+        if (count % 32 != 0) {
+            Fail(ErrorKind::VectorCount, api,
+                 "calCount " + Str(count) + " is not a multiple of 32, which MERGE_SORT needs");
+        }
+        // CANN's implementation sorts the (value, index) pairs in dst: 8 bytes an element
+        if (static_cast<uint64_t>(dst.size_) * sizeof(T) < 8ull * count) {
+            Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+                 "dst: MERGE_SORT of " + Str(count) + " elements needs " + Str(8ull * count) +
+                     " bytes but the LocalTensor has " + Str(static_cast<uint64_t>(dst.size_) * sizeof(T)));
+        }
+    }
+    const uint8_t* srcBytes = reinterpret_cast<const uint8_t*>(src.ptr_);
+    const uint64_t valueBytes = static_cast<uint64_t>(count) * sizeof(T);
+    if (Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), valueBytes, srcBytes, valueBytes)) {
+        Fail(ErrorKind::Generic, api, "dst and src overlap; the reference does not allow that");
+    }
+    if (tmp != nullptr) {
+        const uint8_t* t = reinterpret_cast<const uint8_t*>(tmp->ptr_);
+        if (Overlaps(t, tmp->size_, srcBytes, valueBytes) ||
+            Overlaps(t, tmp->size_, reinterpret_cast<const uint8_t*>(dst.ptr_), valueBytes)) {
+            Fail(ErrorKind::Generic, api, "sharedTmpBuffer overlaps src or dst; the reference does not allow that");
+        }
+        const opgen_sort::TmpSize need =
+            opgen_sort::SortTmpSize(count, sizeof(T), srcIndex != nullptr ? sizeof(U) : 0, isReuseSource,
+                                    config.type, srcIndex != nullptr, dstIndex != nullptr);
+        if (!need.error.empty()) Fail(ErrorKind::Generic, api, need.error);
+        if (tmp->size_ < need.minBytes) {
+            Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+                 "sharedTmpBuffer holds " + Str(tmp->size_) + " bytes, below GetSortMaxMinTmpSize's minimum of " +
+                     Str(need.minBytes) + " for " + Str(count) + " elements");
+        }
+    }
+    std::vector<T> values(src.ptr_, src.ptr_ + count);
+    std::vector<uint32_t> order(count);
+    std::iota(order.begin(), order.end(), 0u);
+    if constexpr (merge) {
+        std::vector<float> key(count);
+        for (uint32_t i = 0; i < count; ++i) {
+            const float f = static_cast<float>(values[i]);
+            key[i] = f != f ? -std::numeric_limits<float>::infinity() : (config.isDescend ? f : -f);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            const bool aNan = values[a] != values[a], bNan = values[b] != values[b];
+            if (aNan || bNan) return !aNan && bNan;
+            return key[a] > key[b];
+        });
+    } else {
+        std::vector<uint64_t> key(count);
+        for (uint32_t i = 0; i < count; ++i) key[i] = RadixKey(values[i]);
+        std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            return config.isDescend ? key[a] > key[b] : key[a] < key[b];
+        });
+    }
+    std::vector<U> indices;
+    if (dstIndex != nullptr) {
+        indices.resize(count);
+        for (uint32_t k = 0; k < count; ++k) {
+            indices[k] = srcIndex != nullptr ? srcIndex->ptr_[order[k]] : static_cast<U>(order[k]);
+        }
+    }
+    for (uint32_t k = 0; k < count; ++k) dst.ptr_[k] = values[order[k]];
+    if (dstIndex != nullptr) std::memcpy(dstIndex->ptr_, indices.data(), count * sizeof(U));
+    Core& c = CurrentCore();
+    c.counters[kVectorInstructions] += 1;
+    c.counters[kVectorRepeats] += (valueBytes + 255) / 256;
+}
+
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+template <typename T, typename U, bool isReuseSource = false, const SortConfig& config = DEFAULT_SORT_CONFIG>
+inline void Sort(LocalTensor<T>& dst, LocalTensor<U>& dstIndex, const LocalTensor<T>& src,
+                 const LocalTensor<U>& srcIndex, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+    opgen_sim::ConfigSort<T, U, isReuseSource, config>(dst, &dstIndex, src, &srcIndex, &sharedTmpBuffer, calCount);
+}
+
+template <typename T, typename U, bool isReuseSource = false, const SortConfig& config = DEFAULT_SORT_CONFIG>
+inline void Sort(const LocalTensor<T>& dst, const LocalTensor<U>& dstIndex, const LocalTensor<T>& src,
+                 const LocalTensor<U>& srcIndex, const uint32_t calCount) {
+    opgen_sim::ConfigSort<T, U, isReuseSource, config>(dst, &dstIndex, src, &srcIndex, nullptr, calCount);
+}
+
+template <typename T, bool isReuseSource = false, const SortConfig& config = DEFAULT_SORT_CONFIG>
+inline void Sort(LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                 const uint32_t calCount) {
+    opgen_sim::ConfigSort<T, uint32_t, isReuseSource, config>(dst, nullptr, src, nullptr, &sharedTmpBuffer,
+                                                              calCount);
+}
+
+template <typename T, bool isReuseSource = false, const SortConfig& config = DEFAULT_SORT_CONFIG>
+inline void Sort(LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount) {
+    opgen_sim::ConfigSort<T, uint32_t, isReuseSource, config>(dst, nullptr, src, nullptr, nullptr, calCount);
+}
+
+template <typename T, bool isReuseSource = false, const SortConfig& config = DEFAULT_SORT_CONFIG>
+inline void Sort(LocalTensor<T>& dst, LocalTensor<uint32_t>& dstIndex, const LocalTensor<T>& src,
+                 const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+    opgen_sim::ConfigSort<T, uint32_t, isReuseSource, config>(dst, &dstIndex, src, nullptr, &sharedTmpBuffer,
+                                                              calCount);
+}
+
+template <typename T, bool isReuseSource = false, const SortConfig& config = DEFAULT_SORT_CONFIG>
+inline void Sort(LocalTensor<T>& dst, LocalTensor<uint32_t>& dstIndex, const LocalTensor<T>& src,
+                 const uint32_t calCount) {
+    opgen_sim::ConfigSort<T, uint32_t, isReuseSource, config>(dst, &dstIndex, src, nullptr, nullptr, calCount);
 }
 
 }  // namespace AscendC

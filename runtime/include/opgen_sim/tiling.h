@@ -55,13 +55,26 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 // opgen_host/tiling_def.h): a plain struct with CANN's serialised field offsets, i.e. each field
 // at a multiple of its size, a nested tiling struct at a multiple of 8. (CANN pads the serialised
 // size to 8 bytes; the struct keeps its natural size, which is never more.)
+// Host code in the same translation unit (a single-source .asc program) fills it through the
+// host class's set_<field>/get_<field> and serialises it with SaveToBuffer (the struct's bytes;
+// nothing when the buffer is smaller) and GetDataSize (the size padded to 8, as CANN's).
 #define BEGIN_TILING_DATA_DEF(name) struct name {
-#define TILING_DATA_FIELD_DEF(type, field) type field;
-#define TILING_DATA_FIELD_DEF_ARR(type, n, field) type field[n];
+#define TILING_DATA_FIELD_DEF(type, field)                \
+    type field;                                           \
+    void set_##field(type opgen_v) { field = opgen_v; }   \
+    type get_##field() const { return field; }
+#define TILING_DATA_FIELD_DEF_ARR(type, n, field)                                           \
+    type field[n];                                                                          \
+    void set_##field(const type* opgen_v) { std::memcpy(field, opgen_v, sizeof(field)); }  \
+    type* get_##field() { return field; }
 #define TILING_DATA_FIELD_DEF_STRUCT(type, field) alignas(8) type field;
 // As CANN's: the closing brace and its semicolon (sources write it with or without one more).
-#define END_TILING_DATA_DEF \
-    }                       \
+#define END_TILING_DATA_DEF                                                                     \
+    void SaveToBuffer(void* opgen_buf, size_t opgen_cap) const {                               \
+        if (opgen_buf != nullptr && opgen_cap >= sizeof(*this)) std::memcpy(opgen_buf, this, sizeof(*this)); \
+    }                                                                                          \
+    size_t GetDataSize() const { return (sizeof(*this) + 7) / 8 * 8; }                         \
+    }                                                                                          \
     ;
 // An op_host tiling header registers its class inside namespace optiling; GET_TILING_DATA in the
 // kernel (global scope) finds it there.

@@ -1,7 +1,7 @@
 // opgen host runtime: CANN's tiling/tiling_api.h for the advanced APIs the simulator implements:
 // Pad and UnPad (GetPadMaxMinTmpSize, PadTilingFunc, GetUnPadMaxMinTmpSize, UnPadTilingFunc) and
 // their tiling classes optiling::PadTiling / optiling::UnPadTiling; Broadcast
-// (GetBroadCastMaxMinTmpSize). Header-only, so a sample's
+// (GetBroadCastMaxMinTmpSize); Sort with a SortConfig (GetSortMaxMinTmpSize). Header-only, so a sample's
 // host code that links CANN's tiling_api library links the toolkit's empty stub of it.
 //
 // The functions fill every field CANN's kernels read; the simulator's Pad and UnPad use only the
@@ -9,8 +9,10 @@
 // leaves the tiling unfilled (the sizes 0), where CANN logs it.
 #pragma once
 
-#if defined(REGISTER_TILING_DEFAULT) && !defined(OPGEN_OP_HOST)
+#if defined(REGISTER_TILING_DEFAULT) && !defined(OPGEN_OP_HOST) && !defined(OPGEN_ASC_SOURCE)
 // A kernel translation unit (the simulator's tiling macros are in effect): only the kernel structs.
+// A single-source .asc program (OPGEN_ASC_SOURCE) gets the host functions too, its tiling-data
+// classes being the kernel's structs with their set_/get_/SaveToBuffer (opgen_sim/tiling.h).
 #include "../kernel_tiling/kernel_tiling.h"
 #else
 
@@ -22,7 +24,12 @@
 #include "../graph/tensor.h"
 #include "../kernel_tiling/kernel_tiling.h"
 #include "../opgen_host/broadcast_tmp_size.h"
+#include "../opgen_host/sort_tmp_size.h"
+#if defined(OPGEN_ASC_SOURCE)
+#include "../opgen_host/host_log.h"
+#else
 #include "../opgen_host/tiling_def.h"
+#endif
 #include "platform/platform_ascendc.h"
 
 namespace optiling {
@@ -260,6 +267,73 @@ inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC& a
                                        : npu == NpuArch::DAV_2002 ? opgen_broadcast::Arch::Dav2002
                                                                   : opgen_broadcast::Arch::Other;
     const opgen_broadcast::TmpSize size = opgen_broadcast::BroadcastTmpSize(arch, src, dst, dims, typeSize);
+    if (!size.error.empty()) {
+        pad_tiling_detail::Report(api, size.error);
+        return;
+    }
+    maxValue = size.maxBytes;
+    minValue = size.minBytes;
+}
+
+// The Sort advanced API with a SortConfig: its sharedTmpBuffer's bounds (opgen_host/sort_tmp_size.h
+// has the rule). The figures come on every architecture; CANN's implementation gives them for the
+// Ascend 950 only (the kernel API's target) and elsewhere logs an error and writes neither output.
+inline void GetSortMaxMinTmpSize(const ge::Shape& srcShape, ge::DataType valueType, ge::DataType indexType,
+                                 bool isReuseSource, const SortConfig& config, uint32_t& maxValue,
+                                 uint32_t& minValue) {
+    constexpr const char* api = "GetSortMaxMinTmpSize";
+    maxValue = 0;
+    minValue = 0;
+    const auto valueBytes = [](ge::DataType t) -> uint32_t {
+        switch (t) {
+            case ge::DT_INT8: case ge::DT_UINT8: return 1;
+            case ge::DT_INT16: case ge::DT_UINT16: case ge::DT_FLOAT16: case ge::DT_BF16: return 2;
+            case ge::DT_INT32: case ge::DT_UINT32: case ge::DT_FLOAT: return 4;
+            case ge::DT_INT64: case ge::DT_UINT64: return 8;
+            default: return 0;
+        }
+    };
+    const uint32_t vBytes = valueBytes(valueType);
+    if (vBytes == 0) {
+        pad_tiling_detail::Report(api, "valueType " + std::to_string(static_cast<int>(valueType)) +
+                                           " is not supported: int8, uint8, int16, uint16, float16, bf16, int32, "
+                                           "uint32, float, int64 or uint64");
+        return;
+    }
+    if (config.type == SortType::MERGE_SORT && valueType != ge::DT_FLOAT && valueType != ge::DT_FLOAT16) {
+        pad_tiling_detail::Report(api, "MERGE_SORT takes float16 or float values");
+        return;
+    }
+    uint32_t iBytes = 0;
+    if (config.hasSrcIndex) {
+        const bool ok = config.type == SortType::MERGE_SORT
+                            ? indexType == ge::DT_UINT32
+                            : (indexType == ge::DT_INT32 || indexType == ge::DT_UINT32 ||
+                               indexType == ge::DT_INT64 || indexType == ge::DT_UINT64);
+        if (!ok) {
+            pad_tiling_detail::Report(api, "indexType " + std::to_string(static_cast<int>(indexType)) +
+                                               (config.type == SortType::MERGE_SORT
+                                                    ? " is not supported with MERGE_SORT: uint32"
+                                                    : " is not supported: int32, uint32, int64 or uint64"));
+            return;
+        }
+        iBytes = valueBytes(indexType);
+    } else if (config.hasDstIndex && indexType != ge::DT_UINT32) {
+        pad_tiling_detail::Report(api, "indexType " + std::to_string(static_cast<int>(indexType)) +
+                                           " is not supported for a generated output index: uint32");
+        return;
+    }
+    uint64_t count = 1;
+    for (size_t i = 0; i < srcShape.GetDimNum(); ++i) {
+        if (srcShape.GetDim(i) < 0) {
+            pad_tiling_detail::Report(api, "srcShape dim " + std::to_string(i) + " is " +
+                                               std::to_string(srcShape.GetDim(i)) + ", should not be negative");
+            return;
+        }
+        count *= static_cast<uint64_t>(srcShape.GetDim(i));
+    }
+    const opgen_sort::TmpSize size = opgen_sort::SortTmpSize(count, vBytes, iBytes, isReuseSource, config.type,
+                                                             config.hasSrcIndex, config.hasDstIndex);
     if (!size.error.empty()) {
         pad_tiling_detail::Report(api, size.error);
         return;
