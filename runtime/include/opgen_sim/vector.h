@@ -136,6 +136,23 @@ __attribute__((target("f16c"))) inline void StoreHalf4(half* p, F4 v) {
     std::memcpy(p, &h, 8);
 }
 
+inline F4 Sqrt4(F4 v) {
+    __m128 f;
+    std::memcpy(&f, &v, sizeof f);
+    f = _mm_sqrt_ps(f);
+    std::memcpy(&v, &f, sizeof v);
+    return v;
+}
+
+// A libm function of each lane in turn (Exp, Ln: the scalar loop's calls, in the same order,
+// without its per-element conversions).
+template <typename G>
+inline F4 PerLane(F4 v, G g) {
+    F4 r;
+    for (int k = 0; k < 4; ++k) r[k] = g(v[k]);
+    return r;
+}
+
 template <int N, typename F>
 __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, const half* y, uint64_t n,
                                                     const F f) {
@@ -442,15 +459,40 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
             return static_cast<A>(EXPR);                                                \
         });                                                                             \
     }
-OPGEN_SIM_UNARY(Exp, std::exp(a))
-OPGEN_SIM_UNARY(Ln, std::log(a))
+// Float and half lanes run four at a time (vector.h, "SIMD lanes"): VEXPR is EXPR on four lanes,
+// the same IEEE operations (sqrtps is correctly rounded as sqrtf is; Exp and Ln call libm for
+// each lane in turn).
+#ifdef OPGEN_SIM_SIMD_LANES
+#define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR)                                          \
+    template <typename T>                                                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,              \
+                     const int32_t& count) {                                            \
+        opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised([](auto a) {     \
+            using A = decltype(a);                                                      \
+            if constexpr (std::is_same_v<A, opgen_sim::F4>) {                           \
+                using opgen_sim::Sqrt4;                                                 \
+                const A zero{};                                                         \
+                const A one = zero + 1.0f;                                              \
+                (void)zero, (void)one;                                                  \
+                return static_cast<A>(VEXPR);                                           \
+            } else {                                                                    \
+                return static_cast<A>(EXPR);                                            \
+            }                                                                           \
+        }));                                                                            \
+    }
+#else
+#define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR) OPGEN_SIM_UNARY(NAME, EXPR)
+#endif
+OPGEN_SIM_UNARY_VEC(Exp, std::exp(a), opgen_sim::PerLane(a, [](float v) { return std::exp(v); }))
+OPGEN_SIM_UNARY_VEC(Ln, std::log(a), opgen_sim::PerLane(a, [](float v) { return std::log(v); }))
 // `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
-OPGEN_SIM_UNARY(Abs, a < 0 ? -a : a + 0)
-OPGEN_SIM_UNARY(Sqrt, std::sqrt(a))
-OPGEN_SIM_UNARY(Rsqrt, A(1) / std::sqrt(a))
-OPGEN_SIM_UNARY(Reciprocal, A(1) / a)
-OPGEN_SIM_UNARY(Relu, a > 0 ? a : A(0))
+OPGEN_SIM_UNARY_VEC(Abs, a < 0 ? -a : a + 0, a < zero ? -a : a + zero)
+OPGEN_SIM_UNARY_VEC(Sqrt, std::sqrt(a), Sqrt4(a))
+OPGEN_SIM_UNARY_VEC(Rsqrt, A(1) / std::sqrt(a), one / Sqrt4(a))
+OPGEN_SIM_UNARY_VEC(Reciprocal, A(1) / a, one / a)
+OPGEN_SIM_UNARY_VEC(Relu, a > 0 ? a : A(0), a > zero ? a : zero)
 OPGEN_SIM_UNARY(Not, ~a)
+#undef OPGEN_SIM_UNARY_VEC
 #undef OPGEN_SIM_UNARY
 
 // ---- Duplicate ---------------------------------------------------------------------------
@@ -694,6 +736,114 @@ inline half Dequantize(int32_t s, float scale) {
     if (std::fabs(r) > F::kMax) return static_cast<half>(static_cast<float>(std::copysign(F::kMax, r)));
     return static_cast<half>(static_cast<float>(r));
 }
+
+// Direct conversions of the common pairs on SSE lanes, bit-identical to Convert: the hardware
+// conversions (cvtps2ph, cvtps2dq, cvtdq2ps, at the default MXCSR rounding, to nearest even) round
+// as RoundAt does, and a fix-up pass applies the saturation rules (an inf half result, from an
+// overflow or an inf source, becomes +-MAX and a NaN 0; cvtps2dq's 0x80000000 for an out-of-range
+// or NaN source becomes INT32_MAX for a positive one and 0 for a NaN). Tails, the other modes
+// and a dst that partly overlaps src keep the exact per-element path. Returns the elements done.
+#ifdef OPGEN_SIM_SIMD_LANES
+inline void SaturateHalf8(__m128i& h) {
+    const __m128i mag = _mm_and_si128(h, _mm_set1_epi16(0x7FFF));
+    const __m128i inf = _mm_cmpeq_epi16(mag, _mm_set1_epi16(0x7C00));
+    const __m128i nan = _mm_cmpgt_epi16(mag, _mm_set1_epi16(0x7C00));
+    h = _mm_sub_epi16(h, _mm_and_si128(inf, _mm_set1_epi16(1)));  // 0x7C00 -> 0x7BFF, sign kept
+    h = _mm_andnot_si128(nan, h);
+}
+
+template <bool kTrunc>
+inline __m128i FloatToInt4(__m128 f) {
+    __m128i r = kTrunc ? _mm_cvttps_epi32(f) : _mm_cvtps_epi32(f);
+    const __m128i bad = _mm_cmpeq_epi32(r, _mm_set1_epi32(INT32_MIN));
+    if (_mm_movemask_epi8(bad) != 0) {
+        const __m128i pos = _mm_castps_si128(_mm_cmpgt_ps(f, _mm_setzero_ps()));
+        const __m128i nan = _mm_castps_si128(_mm_cmpunord_ps(f, f));
+        r = _mm_sub_epi32(r, _mm_and_si128(_mm_and_si128(bad, pos), _mm_set1_epi32(1)));  // -> INT32_MAX
+        r = _mm_andnot_si128(_mm_and_si128(bad, nan), r);
+    }
+    return r;
+}
+
+__attribute__((target("f16c"))) inline uint64_t FloatToHalfLanes(half* d, const float* s, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i lo = _mm_cvtps_ph(_mm_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
+        const __m128i hi = _mm_cvtps_ph(_mm_loadu_ps(s + i + 4), _MM_FROUND_TO_NEAREST_INT);
+        __m128i h = _mm_unpacklo_epi64(lo, hi);
+        SaturateHalf8(h);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), h);
+    }
+    return i;
+}
+
+__attribute__((target("f16c"))) inline __m128 HalfToFloat4(const half* s) {
+    return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s)));
+}
+
+// half -> float is exact; a NaN keeps its payload quieted, as the scalar conversion does, but
+// such a group of four is left to it all the same.
+__attribute__((target("f16c"))) inline uint64_t HalfToFloatLanes(float* d, const half* s, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m128 f = HalfToFloat4(s + i);
+        if (_mm_movemask_ps(_mm_cmpunord_ps(f, f)) != 0) break;
+        _mm_storeu_ps(d + i, f);
+    }
+    return i;
+}
+
+template <typename S>
+__attribute__((target("f16c"))) inline uint64_t ToInt32Lanes(int32_t* d, const S* s, uint64_t n, bool trunc) {
+    uint64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m128 f;
+        if constexpr (std::is_same_v<S, half>) {
+            f = HalfToFloat4(s + i);
+        } else {
+            f = _mm_loadu_ps(s + i);
+        }
+        const __m128i r = trunc ? FloatToInt4<true>(f) : FloatToInt4<false>(f);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), r);
+    }
+    return i;
+}
+
+template <typename D, typename S>
+inline uint64_t FastConvert(D* d, const S* s, uint64_t n, RoundMode mode) {
+    const uint64_t db = n * sizeof(D), sb = n * sizeof(S);
+    // in place from the same start, narrowing or of the same width, reads each source before it
+    // is overwritten in either loop
+    const bool same_start = static_cast<const void*>(d) == static_cast<const void*>(s);
+    if (opgen_sim::Overlaps(reinterpret_cast<const uint8_t*>(d), db, reinterpret_cast<const uint8_t*>(s), sb) &&
+        !(same_start && sizeof(D) <= sizeof(S))) {
+        return 0;
+    }
+    if ((_mm_getcsr() & 0x6000u) != 0) return 0;  // MXCSR not rounding to nearest
+    if constexpr (kSame<S, float> && kSame<D, half>) {
+        if (mode == RoundMode::CAST_RINT && opgen_sim::HasF16c()) return FloatToHalfLanes(d, s, n);
+    } else if constexpr (kSame<S, half> && kSame<D, float>) {
+        if (opgen_sim::HasF16c()) return HalfToFloatLanes(d, s, n);
+    } else if constexpr (kSame<S, int32_t> && kSame<D, float>) {
+        if (mode == RoundMode::CAST_RINT) {
+            uint64_t i = 0;
+            for (; i + 4 <= n; i += 4) {
+                _mm_storeu_ps(d + i, _mm_cvtepi32_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+            }
+            return i;
+        }
+    } else if constexpr (kSame<D, int32_t> && (kSame<S, float> || kSame<S, half>)) {
+        if (mode != RoundMode::CAST_RINT && mode != RoundMode::CAST_TRUNC) return 0;
+        if (kSame<S, half> && !opgen_sim::HasF16c()) return 0;
+        return ToInt32Lanes(d, s, n, mode == RoundMode::CAST_TRUNC);
+    }
+    (void)d, (void)s, (void)n, (void)mode;
+    return 0;
+}
+#else
+template <typename D, typename S>
+inline uint64_t FastConvert(D*, const S*, uint64_t, RoundMode) { return 0; }
+#endif
 }  // namespace cast_detail
 
 // int32_t -> half runs the reference's dequantisation (the mode is ignored; the result is
@@ -716,7 +866,8 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
         const float scale = opgen_sim::CurrentCore().deq_scale;
         for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Dequantize(s[i], scale);
     } else {
-        for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
+        const uint32_t done = static_cast<uint32_t>(cast_detail::FastConvert(d, s, count, mode));
+        for (uint32_t i = done; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
     }
     if constexpr (sizeof(T1) >= sizeof(T2)) {
         opgen_sim::CountVector<T1>(count);
@@ -770,6 +921,50 @@ inline void WriteMask(const LocalTensor<U>& dst, uint32_t count, F pred) {
         bits[i / 8] = byte;
     }
 }
+
+// Float and half comparisons eight lanes at a time into one mask byte (cmpps: LT/GT/LE/GE/EQ are
+// ordered and NE unordered, false and true for a NaN as the C++ operators). b == nullptr
+// compares with the scalar s. False: the scalar loop is used.
+#ifdef OPGEN_SIM_SIMD_LANES
+template <typename T>
+__attribute__((target("f16c"))) inline __m128 LoadAsFloat(const T* p) {
+    if constexpr (std::is_same_v<T, half>) {
+        return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    } else {
+        return _mm_loadu_ps(p);
+    }
+}
+template <typename T, typename Op>
+__attribute__((target("f16c"))) inline void CompareBytes(uint8_t* bits, const T* a, const T* b, float s,
+                                                       uint32_t count, Op op) {
+    const __m128 sv = _mm_set1_ps(s);
+    for (uint32_t i = 0; i < count; i += 8) {
+        const __m128 lo = op(LoadAsFloat(a + i), b ? LoadAsFloat(b + i) : sv);
+        const __m128 hi = op(LoadAsFloat(a + i + 4), b ? LoadAsFloat(b + i + 4) : sv);
+        bits[i / 8] = static_cast<uint8_t>(_mm_movemask_ps(lo) | (_mm_movemask_ps(hi) << 4));
+    }
+}
+template <typename T>
+inline bool CompareLanes(uint8_t* bits, const T* a, const T* b, float s, CMPMODE m, uint32_t count) {
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, float>) {
+        if (count % 8 != 0 || !opgen_sim::HasF16c()) return false;
+        switch (m) {
+            case CMPMODE::LT: CompareBytes(bits, a, b, s, count, [](__m128 x, __m128 y) { return _mm_cmplt_ps(x, y); }); break;
+            case CMPMODE::GT: CompareBytes(bits, a, b, s, count, [](__m128 x, __m128 y) { return _mm_cmpgt_ps(x, y); }); break;
+            case CMPMODE::EQ: CompareBytes(bits, a, b, s, count, [](__m128 x, __m128 y) { return _mm_cmpeq_ps(x, y); }); break;
+            case CMPMODE::LE: CompareBytes(bits, a, b, s, count, [](__m128 x, __m128 y) { return _mm_cmple_ps(x, y); }); break;
+            case CMPMODE::GE: CompareBytes(bits, a, b, s, count, [](__m128 x, __m128 y) { return _mm_cmpge_ps(x, y); }); break;
+            default: CompareBytes(bits, a, b, s, count, [](__m128 x, __m128 y) { return _mm_cmpneq_ps(x, y); }); break;
+        }
+        return true;
+    }
+    (void)bits, (void)a, (void)b, (void)s, (void)m, (void)count;
+    return false;
+}
+#else
+template <typename T>
+inline bool CompareLanes(uint8_t*, const T*, const T*, float, CMPMODE, uint32_t) { return false; }
+#endif
 }  // namespace cmp_detail
 
 template <typename T, typename U>
@@ -782,6 +977,10 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
     cmp_detail::CheckMask(dst, count, api);
     const T* a = src0.ptr_;
     const T* b = src1.ptr_;
+    if (cmp_detail::CompareLanes(reinterpret_cast<uint8_t*>(dst.ptr_), a, b, 0.0f, cmpMode, count)) {
+        opgen_sim::CountVector<T>(count);
+        return;
+    }
     cmp_detail::WriteMask<T>(dst, count, [&](uint32_t i) {
         return cmp_detail::Apply(cmpMode, static_cast<opgen_sim::Acc<T>>(a[i]),
                                  static_cast<opgen_sim::Acc<T>>(b[i]));
@@ -799,6 +998,13 @@ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
     cmp_detail::CheckMask(dst, count, api);
     const T* a = src0.ptr_;
     const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(src1Scalar);
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, float>) {
+        if (cmp_detail::CompareLanes(reinterpret_cast<uint8_t*>(dst.ptr_), a, static_cast<const T*>(nullptr),
+                                     static_cast<float>(s), cmpMode, count)) {
+            opgen_sim::CountVector<T>(count);
+            return;
+        }
+    }
     cmp_detail::WriteMask<T>(dst, count, [&](uint32_t i) {
         return cmp_detail::Apply(cmpMode, static_cast<opgen_sim::Acc<T>>(a[i]), s);
     });
@@ -851,6 +1057,50 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
 }
 }  // namespace reduce_detail
 
+namespace reduce_detail {
+template <typename T>
+inline bool RepeatSumLanes(const T*, T*) { return false; }
+// One whole repeat's tree sum (TreeSum's order and roundings) on SSE lanes: each level adds
+// adjacent pairs, four sums per step (even and odd lanes shuffled apart), down to four values,
+// which TreeSum finishes. Half levels compute in float, saturate as ReduceAdd does (minps/maxps
+// with the sum second keep a NaN) and round to half. False: the scalar tree is used.
+#ifdef OPGEN_SIM_SIMD_LANES
+inline __m128 PairSums(__m128 a, __m128 b) {
+    return _mm_add_ps(_mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+inline bool RepeatSumLanes(const float* s, float* out) {
+    __m128 v[16];
+    for (int k = 0; k < 16; ++k) v[k] = _mm_loadu_ps(s + 4 * k);
+    for (int w = 16; w > 1; w /= 2) {
+        for (int k = 0; k < w / 2; ++k) v[k] = PairSums(v[2 * k], v[2 * k + 1]);
+    }
+    float lanes[4];
+    _mm_storeu_ps(lanes, v[0]);
+    *out = opgen_sim::TreeSum(lanes, 4);
+    return true;
+}
+__attribute__((target("f16c"))) inline bool RepeatSumHalfLanes(const half* s, half* out) {
+    const __m128 hi = _mm_set1_ps(65504.0f), lo = _mm_set1_ps(-65504.0f);
+    __m128 v[32];
+    for (int k = 0; k < 32; ++k) v[k] = _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + 4 * k)));
+    for (int w = 32; w > 1; w /= 2) {
+        for (int k = 0; k < w / 2; ++k) {
+            const __m128 sum = _mm_max_ps(lo, _mm_min_ps(hi, PairSums(v[2 * k], v[2 * k + 1])));
+            v[k] = _mm_cvtph_ps(_mm_cvtps_ph(sum, _MM_FROUND_TO_NEAREST_INT));
+        }
+    }
+    half lanes[4];
+    const __m128i h = _mm_cvtps_ph(v[0], _MM_FROUND_TO_NEAREST_INT);
+    std::memcpy(lanes, &h, sizeof lanes);
+    *out = opgen_sim::TreeSum(lanes, 4);
+    return true;
+}
+inline bool RepeatSumLanes(const half* s, half* out) {
+    return opgen_sim::HasF16c() && (_mm_getcsr() & 0x6000u) == 0 && RepeatSumHalfLanes(s, out);
+}
+#endif
+}  // namespace reduce_detail
+
 // Count form, Atlas A2 ("ReduceSum", 关键特性说明, 方式一): each 256-byte repeat is summed as a
 // binary tree (a tail repeat's missing lanes count as 0), and the repeats' sums are added in
 // order, each addition rounded to T. The reference does not say in which precision the running
@@ -867,8 +1117,11 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     T total = T(0);
     for (int32_t r = 0; r * per_repeat < count; ++r) {
         const int32_t first = r * per_repeat;
-        for (int32_t l = 0; l < per_repeat; ++l) lanes[l] = first + l < count ? s[first + l] : T(0);
-        const T part = opgen_sim::TreeSum(lanes, static_cast<uint32_t>(per_repeat));
+        T part;
+        if (first + per_repeat > count || !reduce_detail::RepeatSumLanes(s + first, &part)) {
+            for (int32_t l = 0; l < per_repeat; ++l) lanes[l] = first + l < count ? s[first + l] : T(0);
+            part = opgen_sim::TreeSum(lanes, static_cast<uint32_t>(per_repeat));
+        }
         total = r == 0 ? part : opgen_sim::ReduceAdd(total, part);
     }
     dst.ptr_[0] = total;
@@ -876,6 +1129,68 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 }
 
 namespace reduce_detail {
+// The first index of the extreme on SSE lanes: one pass finds the extreme value (maxps/minps),
+// a second the first element equal to it (a -0.0 and a 0.0 compare equal, as in the scalar
+// scan). A NaN anywhere leaves the search to the scalar scan (the first NaN wins there).
+#ifdef OPGEN_SIM_SIMD_LANES
+template <typename T>
+__attribute__((target("f16c"))) inline __m128 Load4Float(const T* p) {
+    if constexpr (std::is_same_v<T, half>) {
+        return _mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    } else {
+        return _mm_loadu_ps(p);
+    }
+}
+template <typename T>
+__attribute__((target("f16c"))) inline bool ExtremeLanesF16c(const T* s, int32_t count, bool max, int32_t* best) {
+    const int32_t n4 = count / 4 * 4;
+    __m128 acc = Load4Float(s);
+    __m128 nan = _mm_cmpunord_ps(acc, acc);
+    for (int32_t i = 4; i < n4; i += 4) {
+        const __m128 v = Load4Float(s + i);
+        nan = _mm_or_ps(nan, _mm_cmpunord_ps(v, v));
+        acc = max ? _mm_max_ps(acc, v) : _mm_min_ps(acc, v);
+    }
+    if (_mm_movemask_ps(nan) != 0) return false;
+    float lanes[4];
+    _mm_storeu_ps(lanes, acc);
+    float m = lanes[0];
+    for (int k = 1; k < 4; ++k) m = max ? std::max(m, lanes[k]) : std::min(m, lanes[k]);
+    for (int32_t i = n4; i < count; ++i) {
+        const float v = static_cast<float>(s[i]);
+        if (std::isnan(v)) return false;
+        m = max ? std::max(m, v) : std::min(m, v);
+    }
+    const __m128 mv = _mm_set1_ps(m);
+    int32_t i = 0;
+    for (; i < n4; i += 4) {
+        const int bits = _mm_movemask_ps(_mm_cmpeq_ps(Load4Float(s + i), mv));
+        if (bits != 0) {
+            *best = i + __builtin_ctz(static_cast<unsigned>(bits));
+            return true;
+        }
+    }
+    for (; i < count; ++i) {
+        if (static_cast<float>(s[i]) == m) break;
+    }
+    *best = i;
+    return true;
+}
+template <typename T>
+inline bool ExtremeLanes(const T* s, int32_t count, bool max, int32_t* best) {
+    if constexpr (std::is_same_v<T, half> || std::is_same_v<T, float>) {
+        // both types go through the f16c-targeted code, which may use AVX encodings
+        if (count < 4 || !opgen_sim::HasF16c()) return false;
+        return ExtremeLanesF16c(s, count, max, best);
+    }
+    (void)s, (void)count, (void)max, (void)best;
+    return false;
+}
+#else
+template <typename T>
+inline bool ExtremeLanes(const T*, int32_t, bool, int32_t*) { return false; }
+#endif
+
 template <typename T>
 inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                     const LocalTensor<T>& work, int32_t count, bool calIndex, bool max) {
@@ -883,8 +1198,10 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
     Check(api, dst, src, work, count, calIndex);
     const T* s = src.ptr_;
     int32_t best = 0;
-    for (int32_t i = 1; i < count; ++i) {
-        if (opgen_sim::ExtremeBetter(max, s[i], s[best])) best = i;
+    if (!ExtremeLanes(s, count, max, &best)) {
+        for (int32_t i = 1; i < count; ++i) {
+            if (opgen_sim::ExtremeBetter(max, s[i], s[best])) best = i;
+        }
     }
     dst.ptr_[0] = s[best];
     if (calIndex) {  // the index is stored in the bits of the second element, as on hardware
