@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +70,15 @@ class Problem:
         parts = [repr(self.inputs), repr(self.outputs), repr(self.attrs),
                  repr([(o, str(e)) for o, e in self.reference])]
         return "\n".join(parts)
+
+    def derive_key(self) -> str:
+        """key() without the attrs no reference expression names (derivation only looks attrs
+        up by the names it meets): ops that differ only in unused attrs share one result."""
+        texts = [str(e) for _, e in self.reference]
+        used = tuple(a for a in self.attrs
+                     if any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(a)}(?![A-Za-z0-9_])", t)
+                            for t in texts))
+        return Problem(self.inputs, self.outputs, used, self.reference).key()
 
 
 def _sympy() -> Any:
@@ -647,7 +657,7 @@ def derive(problem: Problem) -> tuple[dict[str, str], str]:
         except NotDerivable as e:
             return [{}, str(e)]
 
-    grads, reason = _cached("derive\n" + problem.key(), compute)
+    grads, reason = _cached("derive\n" + problem.derive_key(), compute)
     return dict(grads), str(reason)
 
 

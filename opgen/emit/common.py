@@ -12,7 +12,7 @@ import jinja2
 
 from opgen.emit.escape import FILTERS
 from opgen.model import OpSpec
-from opgen.writer import BANNER, BANNER_KEY
+from opgen.writer import BANNER, BANNER_KEY, atomic_write
 
 
 def banner_text(spec_path: str | None = None) -> str:
@@ -92,10 +92,38 @@ def _finalize(text: str, max_blank: int = 1) -> str:
     return "\n".join(out).strip("\n") + "\n"
 
 
+class _TemplateCache(jinja2.BytecodeCache):
+    """Compiled templates in opgen's cache directory (<cache root>/templates), written
+    atomically: compiling every template costs more than a small project's generate. Jinja
+    checks each entry against its template's source and recompiles a stale one; an unreadable
+    or unwritable cache only costs the compile."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from opgen_runtime.build import cache_root
+
+        try:
+            with open(cache_root() / "templates" / f"{bucket.key}.cache", "rb") as f:
+                bucket.load_bytecode(f)
+        except (OSError, ValueError, EOFError):
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        import contextlib
+        import io
+
+        from opgen_runtime.build import cache_root
+
+        buf = io.BytesIO()
+        bucket.write_bytecode(buf)
+        with contextlib.suppress(OSError):
+            atomic_write(cache_root() / "templates" / f"{bucket.key}.cache", buf.getvalue())
+
+
 @functools.cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resources.files("opgen.templates"))),
+        bytecode_cache=_TemplateCache(),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -48,6 +48,8 @@ def _py_escape_char(ch: str) -> str:
 def py_str(value: Any) -> str:
     """A double-quoted Python string literal (any text, one line)."""
     text = str(value)
+    if text.isprintable() and "\\" not in text and '"' not in text:  # the common case
+        return f'"{text}"'
     out = []
     for ch in text:
         if ch in _PY_SIMPLE:
@@ -94,9 +96,13 @@ def cxx_str(value: Any) -> str:
     """A C++ narrow string literal holding the UTF-8 bytes of any text: non-ASCII bytes and
     controls as 3-digit octal escapes (no following digit can extend them), `??` split so no
     trigraph forms."""
+    text = str(value)
+    if _PLAIN_COMMENT_RE.fullmatch(text) and "\\" not in text and '"' not in text \
+            and "??" not in text:  # printable ASCII with nothing to escape
+        return f'"{text}"'
     out = []
     prev = ""
-    for byte in str(value).encode("utf-8", "surrogatepass"):
+    for byte in text.encode("utf-8", "surrogatepass"):
         ch = chr(byte)
         if ch in _CXX_SIMPLE:
             piece = _CXX_SIMPLE[ch]
@@ -167,6 +173,8 @@ def num(value: Any) -> str:
 def code(value: Any) -> str:
     """A source fragment an emitter built from escaped parts: one line of printable text."""
     text = str(value)
+    if text.isprintable():  # no character _needs_escape
+        return text
     bad = next((ch for ch in text if _needs_escape(ch)), None)
     if bad is not None:
         raise ValueError(f"source fragment with {unicodedata.name(bad, hex(ord(bad)))}: "
