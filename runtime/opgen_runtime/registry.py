@@ -118,6 +118,7 @@ class _Plan:
     cacheable: bool = True  # False when the tiling reads input values (ValueDepend)
     launch: bool = True  # False: empty outputs, no launch (the empty-tensor rule)
     inplace: tuple[int, ...] = ()  # the inputs the kernel writes in place (their positions)
+    lists: bool = True  # an input is dynamic (a list of tensors, packed before the launch)
 
     def __post_init__(self) -> None:
         self.out_layout = tuple((int(np.prod(s, dtype=np.int64)) * d.itemsize, d, s)
@@ -300,12 +301,15 @@ class Registry:
             op = self.lookup(name)
         # Fast path: a signature seen before (numpy inputs, hashable attrs) reuses its plan:
         # the dtype/shape checks, output shapes and packed tiling were computed once.
+        # True == 1 == 1.0: the type keeps a bad attr from a good plan
+        attr_key = tuple([(k, type(v), v) for k, v in attrs.items()]) if attrs else ()
         try:
-            key: Any = (tuple([None if a is None else (a.dtype, a.shape)
-                               if not isinstance(a, list | tuple) else _list_key(a)
-                               for a in inputs]),
-                                  # True == 1 == 1.0: the type keeps a bad attr from a good plan
-                                  tuple((k, type(v), v) for k, v in attrs.items()))
+            try:  # every input an array: the common case, one attribute look-up each
+                key: Any = (tuple([(a.dtype, a.shape) for a in inputs]), attr_key)
+            except AttributeError:  # None (an absent optional input) or a list input
+                key = (tuple([None if a is None else (a.dtype, a.shape)
+                              if not isinstance(a, list | tuple) else _list_key(a)
+                              for a in inputs]), attr_key)
             plan = op.plans.get(key)
         except (AttributeError, TypeError):
             key, plan = None, None
@@ -317,6 +321,7 @@ class Registry:
             plan = self._plan(op, opdef, arrays, attr_values)
             plan.absent = (None,) * (len(arrays) - len(inputs))
             plan.inplace = tuple(i for i, t in enumerate(opdef.inputs) if t.inplace)
+            plan.lists = any(t.dynamic for t in opdef.inputs)
             if (key is not None and plan.cacheable
                     and all(a is None or isinstance(a, np.ndarray)
                             or (isinstance(a, list | tuple)
@@ -335,7 +340,8 @@ class Registry:
             empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
             return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
         # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list)
-        gm_inputs = [tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
+        gm_inputs = ([tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
+                     if plan.lists else inputs)
         gm = dict(zip(plan.names, [*gm_inputs, *plan.absent,
                                    *(outs if not plan.inplace else ())], strict=True))
         prof = launch(plan.kernel, plan.entry, gm, block_dim=plan.block_dim, tiling=plan.tiling,
