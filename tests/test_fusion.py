@@ -153,7 +153,16 @@ def test_fused_op_equals_the_unfused_ops(built: object) -> None:
     t = rt.call("scale_shift", t, scale=1.5, shift=0.25)  # type: ignore[attr-defined]
     out, prof = rt.registry.call_with_profile("add_leaky_scale", a, b, slope=0.2,  # type: ignore[attr-defined]
                                      scale=1.5)
-    np.testing.assert_allclose(out, t, rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(out, t)  # the same instructions, in UB
     # one read per input, one write per output (the intermediates stay in UB)
     assert prof.gm_to_ub_bytes == a.nbytes + b.nbytes
     assert prof.ub_to_gm_bytes == out.nbytes
+
+
+def test_fused_kernel_keeps_one_temporary(project: Path) -> None:
+    """The steps' intermediates are written in place (each is read once), leaky_relu's where()
+    is one LeakyRelu: one temporary and no mask, so the tiles stay large."""
+    text = skeleton(load_spec(project / "add_leaky_scale.yaml"))
+    assert "LeakyRelu(tmp0, tmp0, slope_, n);" in text
+    assert "Select(" not in text and "maskBuf" not in text
+    assert "pipe.InitBuffer(tmpBuf, 1 * tileLength * sizeof(T));" in text

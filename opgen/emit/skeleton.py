@@ -44,6 +44,19 @@ class _Emitter:
     # tensor subexpressions already computed (by canonical text) -> their variable: a fused
     # op's composed reference repeats its steps' intermediates, each is computed once
     done: dict[str, str] = field(default_factory=dict)
+    # tensor subexpression -> how many computed parents read it (count_uses): a temporary
+    # read once is overwritten in place by its reader, so a chain of steps needs one buffer
+    uses: dict[str, int] = field(default_factory=dict)
+
+    def out(self, dst: str | None, *operands: tuple[ex.Expr, str]) -> str:
+        """Where an element-wise instruction reading `operands` (expression, variable) writes:
+        `dst`, else the temporary of an operand no later statement reads, else a new one."""
+        if dst is not None:
+            return dst
+        for e, var in operands:
+            if var.startswith("tmp") and not var.endswith("Local") and self.uses.get(str(e)) == 1:
+                return var
+        return self.temp()
 
     def temp(self) -> str:
         name = f"tmp{self.temps}"
@@ -95,7 +108,7 @@ class _Emitter:
     def computed(self, e: ex.Expr, dst: str | None) -> str:
         if isinstance(e, ex.Unary):
             a = self.tensor(e.operand)
-            out = dst or self.temp()
+            out = self.out(dst, (e.operand, a))
             factor = "-1" if e.op == "-" else "1"
             self.lines.append(f"Muls({out}, {a}, static_cast<T>({factor}), n);")
             return out
@@ -111,7 +124,7 @@ class _Emitter:
             if rs is None:
                 raise Unsupported("a tensor exponent")
             base = self.tensor(e.lhs)
-            out = dst or self.temp()
+            out = self.out(dst, (e.lhs, base))
             if isinstance(e.rhs, ex.Const) and e.rhs.value == 2:
                 self.lines.append(f"Mul({out}, {base}, {base}, n);")
             elif isinstance(e.rhs, ex.Const) and e.rhs.value == 0.5:
@@ -123,12 +136,12 @@ class _Emitter:
         vec = {"+": "Add", "-": "Sub", "*": "Mul", "/": "Div"}[e.op]
         if ls is None and rs is None:
             a, b = self.tensor(e.lhs), self.tensor(e.rhs)
-            out = dst or self.temp()
+            out = self.out(dst, (e.lhs, a), (e.rhs, b))
             self.lines.append(f"{vec}({out}, {a}, {b}, n);")
             return out
         if rs is not None:  # tensor op scalar
             a = self.tensor(e.lhs)
-            out = dst or self.temp()
+            out = self.out(dst, (e.lhs, a))
             call = {"+": f"Adds({out}, {a}, {rs}, n);",
                     "-": f"Adds({out}, {a}, static_cast<T>(-{rs}), n);",
                     "*": f"Muls({out}, {a}, {rs}, n);",
@@ -137,7 +150,7 @@ class _Emitter:
             return out
         assert ls is not None  # scalar op tensor
         b = self.tensor(e.rhs)
-        out = dst or self.temp()
+        out = self.out(dst, (e.rhs, b))
         if e.op == "+":
             self.lines.append(f"Adds({out}, {b}, {ls}, n);")
         elif e.op == "*":
@@ -155,12 +168,12 @@ class _Emitter:
                  "reciprocal": "Reciprocal", "relu": "Relu", "abs": "Abs"}
         if e.func in unary:
             a = self.tensor(e.args[0])
-            out = dst or self.temp()
+            out = self.out(dst, (e.args[0], a))
             self.lines.append(f"{unary[e.func]}({out}, {a}, n);")
             return out
         if e.func in ("sigmoid", "tanh"):  # 1 / (1 + exp(-k a)), tanh = 2 sigmoid(2a) - 1
             a = self.tensor(e.args[0])
-            out = dst or self.temp()
+            out = self.out(dst, (e.args[0], a))
             k = "-1" if e.func == "sigmoid" else "-2"
             self.lines += [f"Muls({out}, {a}, static_cast<T>({k}), n);", f"Exp({out}, {out}, n);",
                            f"Adds({out}, {out}, static_cast<T>(1), n);",
@@ -174,12 +187,12 @@ class _Emitter:
             a_s, b_s = self.scalar(e.args[0]), self.scalar(e.args[1])
             if a_s is None and b_s is None:
                 a, b = self.tensor(e.args[0]), self.tensor(e.args[1])
-                out = dst or self.temp()
+                out = self.out(dst, (e.args[0], a), (e.args[1], b))
                 self.lines.append(f"{vec}({out}, {a}, {b}, n);")
                 return out
             t, s = (e.args[0], b_s) if b_s is not None else (e.args[1], a_s)
             a = self.tensor(t)
-            out = dst or self.temp()
+            out = self.out(dst, (t, a))
             self.lines.append(f"{scal}({out}, {a}, {s}, n);")
             return out
         if e.func == "where":
@@ -187,6 +200,13 @@ class _Emitter:
         raise Unsupported(f"{e.func}()")
 
     def where(self, e: ex.Call, dst: str | None) -> str:
+        leaky = leaky_relu_of(e)
+        if leaky is not None:  # where(x > 0, x, x * s): one LeakyRelu, no mask
+            x_e, s_e = leaky
+            x = self.tensor(x_e)
+            out = self.out(dst, (x_e, x))
+            self.lines.append(f"LeakyRelu({out}, {x}, {self.scalar(s_e)}, n);")
+            return out
         cond, a_e, b_e = e.args
         if not isinstance(cond, ex.Compare):
             raise Unsupported("where() needs a comparison")
@@ -201,15 +221,76 @@ class _Emitter:
             self.lines.append(f"Compare(mask, {lhs}, {rhs}, CMPMODE::{modes[cond.op]}, n);")
         a = self.tensor(a_e)
         b_s = self.scalar(b_e)
-        out = dst or self.temp()
         if b_s is not None:
+            out = self.out(dst, (a_e, a))
             self.lines.append(
                 f"Select({out}, mask, {a}, {b_s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, n);")
         else:
             b = self.tensor(b_e)
+            out = self.out(dst, (a_e, a), (b_e, b))
             self.lines.append(
                 f"Select({out}, mask, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);")
         return out
+
+
+def leaky_relu_of(e: ex.Expr) -> tuple[ex.Expr, ex.Expr] | None:
+    """(x, s) when `e` is where(x > 0, x, x * s) or where(x >= 0, x, s * x) with a scalar s
+    (no tensor in it): the LeakyRelu instruction (x >= 0 ? x : x * s) gives the same values
+    (at x = +0 with s < 0 a +0 for -0, which compares equal)."""
+    if not (isinstance(e, ex.Call) and e.func == "where" and len(e.args) == 3):
+        return None
+    cond, a, b = e.args
+    if not (isinstance(cond, ex.Compare) and cond.op in (">", ">=")
+            and isinstance(cond.rhs, ex.Const) and cond.rhs.value == 0):
+        return None
+    x = str(cond.lhs)
+    if str(a) != x or not (isinstance(b, ex.Binary) and b.op == "*"):
+        return None
+    for t, s in ((b.lhs, b.rhs), (b.rhs, b.lhs)):
+        if str(t) == x and not any(isinstance(n, ex.Name) and n.id not in _SCALAR_NAMES[0]
+                                   for n in ex.walk(s)):
+            return cond.lhs, s
+    return None
+
+
+_SCALAR_NAMES: list[set[str]] = [set()]  # the attrs of the op being translated
+
+
+def _children(e: ex.Expr) -> list[ex.Expr]:
+    leaky = leaky_relu_of(e)
+    if leaky is not None:
+        return [leaky[0]]
+    if isinstance(e, ex.Unary):
+        return [e.operand]
+    if isinstance(e, ex.Binary | ex.Compare):
+        return [e.lhs, e.rhs]
+    if isinstance(e, ex.Call):
+        out: list[ex.Expr] = []
+        for a in e.args:
+            out.extend(_children(a) if isinstance(a, ex.Compare) else [a])
+        return out
+    return []
+
+
+def count_uses(roots: list[ex.Expr]) -> dict[str, int]:
+    """Per subexpression (canonical text), how many computed parents read it; each distinct
+    subexpression is computed once (the emitter's `done`), so its children count once."""
+    uses: dict[str, int] = {}
+    seen: set[str] = set()
+
+    def walk(e: ex.Expr) -> None:
+        key = str(e)
+        if key in seen:
+            return
+        seen.add(key)
+        for c in _children(e):
+            uses[str(c)] = uses.get(str(c), 0) + 1
+            walk(c)
+
+    for r in roots:
+        uses[str(r)] = uses.get(str(r), 0) + 1
+        walk(r)
+    return uses
 
 
 @dataclass(frozen=True)
@@ -264,6 +345,9 @@ def translate(spec: OpSpec) -> tuple[list[str], int, bool]:
     scalars = {a.name: f"{lower_camel(a.name)}_" for a in spec.attrs
                if a.type in (AttrType.INT, AttrType.FLOAT)}
     em = _Emitter({t.name: f"{lower_camel(t.name)}Local" for t in spec.inputs}, scalars, refs)
+    _SCALAR_NAMES[0] = set(scalars)
+    if len(spec.outputs) == 1:  # other outputs are inlined by name: no reuse across them
+        em.uses = count_uses([refs[o.name] for o in spec.outputs if o.name in refs])
     for out in spec.outputs:
         if out.name not in refs:
             raise Unsupported(f"no reference for output '{out.name}'")

@@ -29,6 +29,8 @@ REFERENCES = {
     "hard_swish": "x * minimum(maximum(x + 3, 0), 6) / 6",
     "mixed": "where(x >= 0.5, sigmoid(x) * alpha, tanh(x) - 1 / (abs(x) + 1)) + exp(-abs(x))"
              " - x ** 2 + sqrt(abs(x)) + relu(x - alpha)",
+    # LeakyRelu for the where(), then a chain written in place into one temporary
+    "leaky_chain": "maximum(where(x + 1 > 0, x + 1, (x + 1) * alpha) * 3 - 1, -2)",
 }
 
 
