@@ -1,10 +1,12 @@
 """Fusion: a chain of 4 element-wise ops on 16M float32, unfused (4 launches through the
 registry, the intermediates round-tripping through GM) vs the fused spec (`fuse:`, 1 launch,
-the intermediates in UB). GM bytes from the profile counters, wall time best of ROUNDS.
+the intermediates in UB). GM bytes from the profile counters, wall time best of ROUNDS. Then
+the same chain in PyTorch: the generated ops in eager mode, torch.compile with the fusion
+backend (opgen_runtime.torch_fusion, which fuses the chain itself), and plain torch eager.
 
     out = relu6(scale_shift(leaky_relu(element_add(a, b), 0.1), scale, shift))
 
-Usage: python benchmarks/bench_fusion.py [--elements N]
+Usage: python benchmarks/bench_fusion.py [--elements N] [--no-torch]
 """
 
 from __future__ import annotations
@@ -95,9 +97,61 @@ def best(fn: Callable[[], object]) -> float:
     return min(times)
 
 
+def torch_section(tmp: Path, a: np.ndarray, b: np.ndarray, attrs: dict[str, float],
+                  ref: np.ndarray) -> str:
+    """The chain as a torch function of the generated ops: eager, torch.compile with the
+    fusion backend (inductor behind it), and the same math in plain torch."""
+    import torch
+    import torch.nn.functional as F
+
+    from opgen_runtime import torch_fusion
+
+    mods = {op: importlib.import_module(f"{PACKAGE}.torch.{op}")
+            for op in ("element_add", "leaky_relu", "scale_shift", "relu6")}
+    add, leaky = mods["element_add"].element_add, mods["leaky_relu"].leaky_relu
+    shift_, relu6 = mods["scale_shift"].scale_shift, mods["relu6"].relu6
+    scale, shift = attrs["scale"], attrs["shift"]
+
+    def chain(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return relu6(shift_(leaky(add(x, y), negative_slope=0.1), scale=scale, shift=shift))
+
+    def plain(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.clamp(F.leaky_relu(x + y, 0.1) * scale + shift, 0, 6)
+
+    torch_fusion.cache_dir = tmp / "fused"
+    x, y = torch.from_numpy(a), torch.from_numpy(b)
+    compiled = torch.compile(chain, backend=torch_fusion.backend)
+    start = time.perf_counter()
+    with torch.no_grad():
+        out = compiled(x, y)
+    first = time.perf_counter() - start
+    assert torch_fusion.stats.chains == 1, torch_fusion.stats
+    err = float((out - torch.from_numpy(ref)).abs().max())
+    assert err <= 1e-5, err
+    with torch.no_grad():
+        chain(x, y), plain(x, y)  # warm
+        t_eager = best(lambda: chain(x, y))
+        t_comp = best(lambda: compiled(x, y))
+        t_plain = best(lambda: plain(x, y))
+    rows = [
+        ["opgen ops, eager (4 launches)", f"{t_eager * 1e3:.1f}", "1.00"],
+        ["torch.compile, backend=torch_fusion.backend (1 fused launch)",
+         f"{t_comp * 1e3:.1f}", f"{t_comp / t_eager:.2f}"],
+        ["plain torch eager (x + y, leaky_relu, *, +, clamp)", f"{t_plain * 1e3:.1f}",
+         f"{t_plain / t_eager:.2f}"],
+    ]
+    return (f"The same chain as a PyTorch function of the generated ops "
+            f"(`torch.ops.{PACKAGE}.*`, no grad), {a.size} float32, best of {ROUNDS}: eager, "
+            f"compiled with `opgen_runtime.torch_fusion.backend` (which replaced the 4 calls by "
+            f"one fused op it generated and built: first call {first:.1f} s, max |compiled - "
+            f"unfused| = {err:.1e}; inductor behind it), and plain torch.\n\n"
+            + table(["path", "wall ms", "time vs eager opgen ops"], rows))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elements", type=int, default=16 * 1024 * 1024)
+    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch paths")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="opgen-fusion-"))
     try:
@@ -160,6 +214,8 @@ def main() -> int:
                 f"best of {ROUNDS}; max |fused - unfused| = {err:.1e}. Machine: {machine()}.\n\n"
                 + table(["path", "GM->UB MiB", "UB->GM MiB", "GM total MiB", "wall ms",
                          "time vs unfused"], rows))
+        if not args.no_torch:
+            body = body.rstrip() + "\n\n" + torch_section(tmp, a, b, attrs, ref)
         write_section("Fusion", body)
         print(body)
         return 0
