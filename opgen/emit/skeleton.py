@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from opgen import expr as ex
@@ -200,7 +201,7 @@ class _Emitter:
         raise Unsupported(f"{e.func}()")
 
     def where(self, e: ex.Call, dst: str | None) -> str:
-        leaky = leaky_relu_of(e)
+        leaky = leaky_relu_of(e, self.scalars)
         if leaky is not None:  # where(x > 0, x, x * s): one LeakyRelu, no mask
             x_e, s_e = leaky
             x = self.tensor(x_e)
@@ -233,10 +234,11 @@ class _Emitter:
         return out
 
 
-def leaky_relu_of(e: ex.Expr) -> tuple[ex.Expr, ex.Expr] | None:
+def leaky_relu_of(e: ex.Expr, scalars: Collection[str]) -> tuple[ex.Expr, ex.Expr] | None:
     """(x, s) when `e` is where(x > 0, x, x * s) or where(x >= 0, x, s * x) with a scalar s
-    (no tensor in it): the LeakyRelu instruction (x >= 0 ? x : x * s) gives the same values
-    (at x = +0 with s < 0 a +0 for -0, which compares equal)."""
+    (constants and the attrs `scalars`, no tensor): the LeakyRelu instruction
+    (x >= 0 ? x : x * s) gives the same values (at x = +0 with s < 0 a +0 for -0, which
+    compares equal)."""
     if not (isinstance(e, ex.Call) and e.func == "where" and len(e.args) == 3):
         return None
     cond, a, b = e.args
@@ -247,17 +249,14 @@ def leaky_relu_of(e: ex.Expr) -> tuple[ex.Expr, ex.Expr] | None:
     if str(a) != x or not (isinstance(b, ex.Binary) and b.op == "*"):
         return None
     for t, s in ((b.lhs, b.rhs), (b.rhs, b.lhs)):
-        if str(t) == x and not any(isinstance(n, ex.Name) and n.id not in _SCALAR_NAMES[0]
+        if str(t) == x and not any(isinstance(n, ex.Name) and n.id not in scalars
                                    for n in ex.walk(s)):
             return cond.lhs, s
     return None
 
 
-_SCALAR_NAMES: list[set[str]] = [set()]  # the attrs of the op being translated
-
-
-def _children(e: ex.Expr) -> list[ex.Expr]:
-    leaky = leaky_relu_of(e)
+def _children(e: ex.Expr, scalars: Collection[str]) -> list[ex.Expr]:
+    leaky = leaky_relu_of(e, scalars)
     if leaky is not None:
         return [leaky[0]]
     if isinstance(e, ex.Unary):
@@ -267,12 +266,12 @@ def _children(e: ex.Expr) -> list[ex.Expr]:
     if isinstance(e, ex.Call):
         out: list[ex.Expr] = []
         for a in e.args:
-            out.extend(_children(a) if isinstance(a, ex.Compare) else [a])
+            out.extend(_children(a, scalars) if isinstance(a, ex.Compare) else [a])
         return out
     return []
 
 
-def count_uses(roots: list[ex.Expr]) -> dict[str, int]:
+def count_uses(roots: list[ex.Expr], scalars: Collection[str]) -> dict[str, int]:
     """Per subexpression (canonical text), how many computed parents read it; each distinct
     subexpression is computed once (the emitter's `done`), so its children count once."""
     uses: dict[str, int] = {}
@@ -283,7 +282,7 @@ def count_uses(roots: list[ex.Expr]) -> dict[str, int]:
         if key in seen:
             return
         seen.add(key)
-        for c in _children(e):
+        for c in _children(e, scalars):
             uses[str(c)] = uses.get(str(c), 0) + 1
             walk(c)
 
@@ -345,9 +344,8 @@ def translate(spec: OpSpec) -> tuple[list[str], int, bool]:
     scalars = {a.name: f"{lower_camel(a.name)}_" for a in spec.attrs
                if a.type in (AttrType.INT, AttrType.FLOAT)}
     em = _Emitter({t.name: f"{lower_camel(t.name)}Local" for t in spec.inputs}, scalars, refs)
-    _SCALAR_NAMES[0] = set(scalars)
     if len(spec.outputs) == 1:  # other outputs are inlined by name: no reuse across them
-        em.uses = count_uses([refs[o.name] for o in spec.outputs if o.name in refs])
+        em.uses = count_uses([refs[o.name] for o in spec.outputs if o.name in refs], scalars)
     for out in spec.outputs:
         if out.name not in refs:
             raise Unsupported(f"no reference for output '{out.name}'")
