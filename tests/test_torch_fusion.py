@@ -117,3 +117,23 @@ def test_graph_without_a_chain_is_left_alone() -> None:
     torch._dynamo.reset()
     compiled = torch.compile(NoChain(), backend=torch_fusion.make_backend("aot_eager"))
     torch.testing.assert_close(compiled(*inputs), NoChain()(*inputs))
+
+
+def test_another_process_reuses_the_generated_package(cache_dir: Path) -> None:
+    """A fresh process compiling the same chain finds the fused package on disk."""
+    import subprocess
+
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+from test_torch_fusion import Chain, _inputs, torch, torch_fusion
+from pathlib import Path
+torch_fusion.cache_dir = Path({str(cache_dir)!r})
+torch.compile(Chain(), backend=torch_fusion.make_backend("eager"))(*_inputs(False))
+s = torch_fusion.stats
+print("STATS", s.chains, s.builds, s.disk_hits)
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "STATS 1 0 1" in run.stdout, run.stdout + run.stderr[-3000:]
