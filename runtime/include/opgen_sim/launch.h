@@ -369,6 +369,10 @@ inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
 
 }  // namespace opgen_sim
 
+// OPGEN_SIM_EXTERN_RUNTIME: the kernel's translation unit leaves the launch entries (and the
+// runtime they pull in: pool, watchdog, fault reports) to the simulator runtime object that
+// opgen_runtime.build compiles once per flag set and links beside the kernel.
+#ifndef OPGEN_SIM_EXTERN_RUNTIME
 extern "C" {
 
 __attribute__((visibility("default"), weak)) int32_t opgen_sim_abi_version() {
@@ -489,3 +493,4 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_last_error(char* 
 }
 
 }  // extern "C"
+#endif  // OPGEN_SIM_EXTERN_RUNTIME

@@ -296,7 +296,10 @@ inline bool ProgramStoresRawPointers() {
 
 }  // namespace opgen_sim
 
-// Each translation unit that includes the simulator registers its main source file.
+// Each translation unit that includes the simulator registers its main source file (not the
+// simulator runtime object's own unit, OPGEN_SIM_RUNTIME_UNIT: it holds no kernel code).
+#ifndef OPGEN_SIM_RUNTIME_UNIT
 namespace {
 [[maybe_unused]] const bool opgen_sim_source_registered = ::opgen_sim::RegisterSource(__BASE_FILE__);
 }
+#endif
