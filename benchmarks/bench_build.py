@@ -98,7 +98,7 @@ def main() -> None:
             run([PY, "-m", "opgen", "generate", "--output-dir", str(out)], base / "c0", ROOT)
             for label in ("cold", "warm"):
                 wall, steps = run(cmd, base / "c-build", ROOT)
-                rows.append([f"`opgen build` (6 example ops)", label, f"{wall:.1f}",
+                rows.append(["`opgen build` (6 example ops)", label, f"{wall:.1f}",
                              breakdown(steps)])
                 print(rows[-1], flush=True)
         for name in ("register", "torch", "tf"):

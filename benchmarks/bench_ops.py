@@ -105,7 +105,7 @@ def best_pair(ours: Callable[[], object], native: Callable[[], object],
             t0 = time.perf_counter()
             fn()
             out.append(time.perf_counter() - t0)
-    ratios = sorted(x / y for x, y in zip(a, b))
+    ratios = sorted(x / y for x, y in zip(a, b, strict=True))
     return min(a), min(b), ratios[len(ratios) // 2]
 
 
@@ -201,8 +201,9 @@ def main() -> int:
         f"{torch.get_num_threads()} threads for both. Each example op through "
         f"`torch.ops.opgen_ops.<op>` against its native torch equivalent on {SHAPE[0]}x{SHAPE[1]} "
         "(element_add flattened; broadcast_add adds a row; cast to the other float type), timed in "
-        f"alternation {BEST_OF} times: the best milliseconds per call of each, and the ratio as the "
-        f"median of the {BEST_OF} back-to-back pairs' ratios (robust to the shared machine's load); "
+        f"alternation {BEST_OF} times: the best milliseconds per call of each, and the ratio as "
+        f"the median of the {BEST_OF} back-to-back pairs' ratios (robust to the shared machine's "
+        f"load); "
         f"goal <= {OP_GOAL}x.\n\n"
         + table(("op", "dtype", "opgen ms", "native ms", "ratio", "met"), op_rows)
         + "\n\nInstruction families: one block repeating the instruction "
