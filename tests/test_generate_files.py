@@ -222,16 +222,28 @@ def test_pool_workers_die_with_the_generate_process() -> None:
     proc = subprocess.Popen([sys.executable, "-c", POOL_RUN], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stderr is not None
-    lines = [proc.stdout.readline() for _ in range(2)]
-    if not all(lines):
-        proc.kill()
-        pytest.fail(f"no pool started: {proc.communicate()[1]}")
-    workers = [int(line) for line in lines]
-    assert all(_alive(pid) for pid in workers)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=60)
-    proc.stdout.close()
-    proc.stderr.close()
+    try:
+        workers: list[int] = []
+        for _ in range(20):  # each worker prints its pid; skip anything else on stdout
+            line = proc.stdout.readline()
+            if not line:
+                break
+            if line.strip().isdigit():
+                workers.append(int(line))
+            if len(workers) == 2:
+                break
+        if len(workers) < 2:
+            proc.kill()
+            pytest.fail(f"no pool started: {proc.communicate()[1]}")
+        assert all(_alive(pid) for pid in workers)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+        proc.stdout.close()
+        proc.stderr.close()
     deadline = time.monotonic() + 20
     while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
