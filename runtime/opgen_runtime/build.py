@@ -299,6 +299,84 @@ def runtime_object(cxx: str | None = None) -> Path:
     return final
 
 
+# A precompiled kernel_operator.h for kernel units that use the runtime object: most of a
+# kernel's compile time is parsing the simulator headers and the standard library under them,
+# which is the same for every kernel. Built once per compiler, flag set and headers; a kernel
+# whose source could make the headers mean something else compiles without it (_pch_fits).
+PCH_FORMAT = "opgen-sim-pch-v1"
+PCH_ENV = "OPGEN_SIM_PCH"  # 0: compile every kernel without the precompiled header
+_PCH_STUB = "opgen_sim_pch.h"
+# what may come before a kernel's `#include "kernel_operator.h"` for the precompiled header to
+# stand in for it: comments, blank lines, `#pragma once`, standard headers and the simulator's
+_INCLUDE = re.compile(r'#\s*include\s*([<"])([^>"]+)[>"]')
+
+
+def _pch_flags(cxx: str) -> list[str]:
+    return [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}",
+            "-DOPGEN_SIM_EXTERN_RUNTIME=1"]
+
+
+def _pch_fits(source: Path, extra: Sequence[str]) -> bool:
+    """Whether compiling ``source`` with kernel_operator.h included first means the same as
+    compiling it as written: its text before its own include of kernel_operator.h holds only
+    comments, `#pragma once` and includes of standard or simulator headers, and no flag
+    force-includes a file of its own."""
+    if extra or os.environ.get(PCH_ENV, "") == "0":
+        return False
+    try:
+        text = source.read_bytes()
+    except OSError:
+        return False
+    ours = include_dir()
+    for raw in _COMMENT.sub(_keep_literal, text).decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line or line.replace(" ", "") == "#pragmaonce":
+            continue
+        m = _INCLUDE.match(line)
+        if m is None:
+            return False
+        name = m.group(2)
+        if name == "kernel_operator.h":
+            return True
+        if m.group(1) == '"' and not (ours / name).is_file():
+            return False
+    return False
+
+
+def precompiled_header(cxx: str | None = None) -> Path | None:
+    """The precompiled simulator header (its stub's path, for `-include`) for the current
+    compiler, flags and headers, built on first use; None where it cannot be built, and the
+    kernels then compile without it."""
+    cxx = cxx or _compiler()
+    digest, _idents = _sim_headers()
+    h = hashlib.sha256("\0".join((PCH_FORMAT, _compiler_identity(cxx), *_pch_flags(cxx),
+                                  digest)).encode())
+    out_dir = cache_dir() / "pch" / h.hexdigest()[:32]
+    stub = out_dir / _PCH_STUB
+    gch = out_dir / (_PCH_STUB + ".gch")
+    if gch.exists():
+        return stub
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(out_dir) + ".lock"):
+        if gch.exists():
+            return stub
+        with progress.step("precompiling the simulator headers (once per simulator version)"):
+            stub.write_text(f"#include {json.dumps(str(include_dir() / 'kernel_operator.h'))}\n")
+            fd, tmp_name = tempfile.mkstemp(prefix=".pch.", suffix=".gch.tmp", dir=out_dir)
+            os.close(fd)
+            cmd = [*_pch_flags(cxx), f"-fdebug-prefix-map={out_dir}={KERNEL_DIR_TOKEN}",
+                   "-x", "c++-header", "-o", tmp_name, str(stub)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                  env={**os.environ, "LC_ALL": "C"})
+            if proc.returncode != 0:
+                Path(tmp_name).unlink(missing_ok=True)
+                _log.warning("precompiling the simulator headers failed; kernels compile "
+                             "without them:\n%s", proc.stderr.rstrip())
+                return None
+            os.replace(tmp_name, gch)
+    return stub
+
+
 def _cache_key(
     cxx: str,
     source: Path,
@@ -414,6 +492,9 @@ def _compile(
             obj = tmp.with_suffix(".o")
             cmd = _command(cxx, src, obj, defs, incs, extra, (shown or src).parent, True)
             cmd.insert(-3, "-c")
+            stub = precompiled_header(cxx) if _pch_fits(shown or src, extra) else None
+            if stub is not None:  # first, before any token of the unit
+                cmd[1:1] = ["-include", str(stub)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             if runtime:
