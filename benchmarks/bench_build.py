@@ -44,6 +44,8 @@ SCENARIOS = {
 def kind(step: str) -> str:
     if step.startswith("compiling the simulator runtime"):
         return "simulator runtime"
+    if step.startswith("precompiling the simulator headers"):
+        return "precompiled headers"
     if step.startswith("compiling the PyTorch") or step.startswith("compiling the TensorFlow"):
         return "framework unit"
     if step.startswith("compiling") and ".cpp" in step:
@@ -55,8 +57,10 @@ def kind(step: str) -> str:
     return "other steps"
 
 
-def run(cmd: list[str], cache: Path, cwd: Path) -> tuple[float, dict[str, tuple[int, float]]]:
-    env = {**os.environ, "OPGEN_CACHE_DIR": str(cache), "TF_CPP_MIN_LOG_LEVEL": "3",
+def run(cmd: list[str], cache: Path, cwd: Path,
+        extra_env: dict[str, str] | None = None) -> tuple[float, dict[str, tuple[int, float]]]:
+    env = {**os.environ, **(extra_env or {}), "OPGEN_CACHE_DIR": str(cache),
+           "TF_CPP_MIN_LOG_LEVEL": "3",
            "PYTHONPATH": os.pathsep.join([str(GENERATED), str(ROOT / "runtime"), str(ROOT),
                                           os.environ.get("PYTHONPATH", "")])}
     env.pop("OPGEN_QUIET", None)
@@ -112,6 +116,14 @@ def main() -> None:
             rows.append([title, "cold", f"{cold:.1f}", breakdown(steps)])
             rows.append([title, "warm", f"{warm:.1f}", "process start and imports"])
             print(rows[-2:], flush=True)
+            if name == "register":
+                # side by side: the same cold run without the precompiled simulator headers
+                plain, psteps = run(cmd, base / "c-register-no-pch", ROOT, {"OPGEN_SIM_PCH": "0"})
+                rows.append([f"{title}, OPGEN_SIM_PCH=0", "cold", f"{plain:.1f}",
+                             breakdown(psteps)])
+                print(rows[-1], flush=True)
+                goals.append(f"- {title} cold with the precompiled headers / without: "
+                             f"{cold / plain:.2f}x")
             goal = GOALS[title]
             goals.append(f"- {title} cold: {cold:.1f} s, goal <= {goal:g} s: "
                          f"{'met' if cold <= goal else 'NOT met'}")
