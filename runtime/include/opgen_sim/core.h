@@ -121,17 +121,26 @@ struct GmRegion {
 };
 
 // UB contents the simulator has not produced yet (opgen_sim/deferred.h): a DataCopy
-// (GM->UB) still to be done (eval == nullptr), or an element-wise instruction whose sources are
-// all in GM (eval computes elements [first, first + n) of its result into `out`).
+// (GM->UB) still to be done (nsteps == 0), or a program of element-wise instructions (a chain:
+// the first reads its operands, each later one the result of the one before) whose result is
+// the UB range, computed from operands in GM or in UB ranges no entry produces.
+struct Step {
+    // d[i] = f(x[i]), f(x[i], other[i]), f(other[i], x[i]) or f(x[i], x[i]) for i < n, where
+    // `other` is read from element `first` of the entry's operands on.
+    void (*run)(const Step& s, uint8_t* d, const uint8_t* x, uint64_t first, uint64_t n);
+    const uint8_t* other;  // the second operand at the entry's element 0, or null
+    alignas(8) unsigned char fn[16];  // the instruction's lane function (a trivially copyable closure)
+};
+constexpr int32_t kMaxSteps = 8;
+
 struct Pending {
     uint8_t* ub;
     uint64_t bytes;
-    const uint8_t* gm;  // a copy's source
-    void (*eval)(const Pending& p, uint8_t* out, uint64_t first, uint64_t n);
-    const uint8_t* src[2];  // an instruction's GM sources (src[1] may be null)
-    uint64_t src_bytes;
-    uint32_t elem;  // the instruction's element size
-    alignas(8) unsigned char fn[16];  // the instruction's lane function (a trivially copyable closure)
+    const uint8_t* gm;  // a copy's source; a program's first operand (its first step's x)
+    const void* type;   // a program's element type (deferred.h, TypeTag)
+    uint32_t elem;      // a program's element size
+    int32_t nsteps;     // 0: a copy
+    Step steps[kMaxSteps];
 };
 constexpr int32_t kMaxPending = 16;
 

@@ -10,50 +10,80 @@ namespace opgen_sim {
 // ---- Deferred work ---------------------------------------------------------------------------
 // DataCopy(GM->UB) records the copy instead of moving the data. The element-wise vector
 // instructions (Binary/Unary in vector.h) read a source that lies inside one recorded copy
-// straight from GM; when all their sources are in GM they are recorded in turn, and a
-// DataCopy(UB->GM) of their result computes it straight into GM. FreeTensor drops whatever is
-// still recorded in the freed buffer. So the usual CopyIn -> Compute -> CopyOut kernel reads
-// each input and writes each output once, as a CPU loop does, instead of moving every byte
-// through the Unified Buffer three times. Everything else applies the entries it could observe
+// straight from GM, and are recorded in turn as a program of steps (a Pending entry) when their
+// sources are recorded copies, recorded programs of their element type, or UB ranges no entry
+// produces (at least one of them recorded): an instruction whose source is a recorded program's
+// result appends its step to that program (in place: its dst is the program's range) or to a
+// copy of it at its dst (the program stays recorded, for whoever reads its range later). A
+// DataCopy(UB->GM) of a program's result computes it straight into GM, the whole chain at once,
+// chunk by chunk; FreeTensor drops whatever is still recorded in the freed buffer. So the usual
+// CopyIn -> Compute -> CopyOut kernel reads each input and writes each output once, as a CPU loop
+// does, however many instructions its Compute issues, instead of moving every byte through the
+// Unified Buffer once per instruction. Everything else applies the entries it could observe
 // first: LocalTensor::Check (run by every API on its UB operands, and by GetValue/SetValue)
-// applies those in the tensor's range, a GM write by the core (DataCopy/DataCopyPad to GM,
-// atomics, InitGlobalMemory, GlobalTensor::SetValue) applies those reading the written range,
-// and GlobalTensor::GetPhyAddr applies all. Every cross-core call (sync.h) applies all before
+// applies those producing the tensor's range and those reading it (their UB operands must not
+// change under them), a GM write by the core (DataCopy/DataCopyPad to GM, atomics,
+// InitGlobalMemory, GlobalTensor::SetValue) applies those reading the written range, and
+// GlobalTensor::GetPhyAddr applies all. Every cross-core call (sync.h) applies all before
 // other cores may go on, so a copy holds GM as of its issue whatever another core writes after
 // the synchronisation; an API handing out a reference or a raw address stops deferral for the
 // block (StopDeferring), and a program whose source stores through raw pointers defers nothing
-// (raw_gm_scan.h). UB and GM therefore always read as if every instruction had run when issued;
-// the simulator only skips moving data no one reads.
+// (raw_gm_scan.h). Invariants: the UB ranges of entries never overlap one another, and no entry
+// reads a UB range an entry produces (or its own), so entries can be applied in any order. UB
+// and GM therefore always read as if every instruction had run when issued; the simulator only
+// skips moving data no one reads.
 inline bool Overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t bn) {
     return a < b + bn && b < a + an;
+}
+
+// A program is evaluated over chunks of this many bytes, each chunk through all its steps while
+// it stays in the host's L1 cache.
+constexpr uint64_t kChunkBytes = 4096;
+
+// Elements [first, first + n) of program p's result into `out`.
+inline void EvalProgram(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
+    const uint64_t chunk = kChunkBytes / p.elem;
+    for (uint64_t i = 0; i < n; i += chunk) {
+        const uint64_t k = n - i < chunk ? n - i : chunk;
+        uint8_t* d = out + i * p.elem;
+        p.steps[0].run(p.steps[0], d, p.gm + (first + i) * p.elem, first + i, k);
+        for (int32_t s = 1; s < p.nsteps; ++s) p.steps[s].run(p.steps[s], d, d, first + i, k);
+    }
 }
 
 // Does entry i and removes it, moving the last entry into its place (so loops that apply
 // entries walk the list downwards).
 inline void ApplyPending(Core& c, int32_t i) {
-    const Pending p = c.pending[i];
-    c.pending[i] = c.pending[--c.npending];
-    if (p.eval != nullptr) {
-        p.eval(p, p.ub, 0, p.bytes / p.elem);
+    const Pending& q = c.pending[i];
+    if (q.nsteps > 0) {
+        EvalProgram(q, q.ub, 0, q.bytes / q.elem);
     } else {
-        std::memcpy(p.ub, p.gm, p.bytes);
+        std::memcpy(q.ub, q.gm, q.bytes);
     }
+    if (i != c.npending - 1) c.pending[i] = c.pending[c.npending - 1];
+    --c.npending;
 }
 
-// Whether entry p reads GM [b, b + bytes).
-inline bool ReadsGm(const Pending& p, const uint8_t* b, uint64_t bytes) {
-    if (p.eval == nullptr) return Overlaps(p.gm, p.bytes, b, bytes);
-    return Overlaps(p.src[0], p.src_bytes, b, bytes) ||
-           (p.src[1] != nullptr && Overlaps(p.src[1], p.src_bytes, b, bytes));
+// Whether entry p reads [b, b + bytes) (GM, or UB: a program's operands may lie in either).
+inline bool Reads(const Pending& p, const uint8_t* b, uint64_t bytes) {
+    if (Overlaps(p.gm, p.bytes, b, bytes)) return true;
+    for (int32_t s = 0; s < p.nsteps; ++s) {
+        if (p.steps[s].other != nullptr && Overlaps(p.steps[s].other, p.bytes, b, bytes)) return true;
+    }
+    return false;
 }
 
-// Applies the entries producing UB [p, p + bytes).
-inline void FlushUb(const void* p, uint64_t bytes) {
+// Applies the entries producing UB [p, p + bytes), and unless `readers` is false those reading
+// it (before an API that may write it runs).
+inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (Overlaps(c->pending[i].ub, c->pending[i].bytes, b, bytes)) ApplyPending(*c, i);
+        const Pending& q = c->pending[i];
+        if (Overlaps(q.ub, q.bytes, b, bytes) || (readers && q.nsteps > 0 && Reads(q, b, bytes))) {
+            ApplyPending(*c, i);
+        }
     }
 }
 
@@ -63,7 +93,7 @@ inline void FlushGm(const void* p, uint64_t bytes) {
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
-        if (ReadsGm(c->pending[i], b, bytes)) ApplyPending(*c, i);
+        if (Reads(c->pending[i], b, bytes)) ApplyPending(*c, i);
     }
 }
 
@@ -97,43 +127,41 @@ struct RawGmAddress {
 };
 
 // UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): entries
-// inside it are dropped, entries sticking out of it are applied.
+// inside it are dropped, entries sticking out of it and entries reading it are applied.
 inline void DiscardUb(const void* p, uint64_t bytes) {
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
         const Pending& q = c->pending[i];
-        if (!Overlaps(q.ub, q.bytes, b, bytes)) continue;
         if (q.ub >= b && q.ub + q.bytes <= b + bytes) {
             c->pending[i] = c->pending[--c->npending];
-        } else {
+        } else if (Overlaps(q.ub, q.bytes, b, bytes) || (q.nsteps > 0 && Reads(q, b, bytes))) {
             ApplyPending(*c, i);
         }
     }
-}
-
-// Records `entry` (whose UB range was discarded by the caller); false if the list is full.
-inline bool Defer(const Pending& entry) {
-    Core& c = CurrentCore();
-    if (c.npending == kMaxPending || c.raw_gm) return false;
-    c.pending[c.npending++] = entry;
-    return true;
 }
 
 // DataCopy(GM->UB) of `bytes` (already checked): recorded, or done at once if the list is full.
 inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
     if (bytes == 0) return;
     DiscardUb(ub, bytes);
-    Pending e{};
+    Core& c = CurrentCore();
+    if (c.npending == kMaxPending || c.raw_gm) {
+        std::memcpy(ub, gm, bytes);
+        return;
+    }
+    Pending& e = c.pending[c.npending++];
     e.ub = static_cast<uint8_t*>(ub);
     e.bytes = bytes;
     e.gm = static_cast<const uint8_t*>(gm);
-    if (!Defer(e)) std::memcpy(ub, gm, bytes);
+    e.type = nullptr;
+    e.elem = 1;
+    e.nsteps = 0;
 }
 
 // Where to read n elements of a UB source at p: in GM if they lie inside one deferred copy,
-// else in UB (after applying the entries overlapping them).
+// else in UB (after applying the entries producing them).
 template <typename T>
 inline const T* LazySource(const T* p, uint64_t n) {
     Core* c = tls_core;
@@ -142,29 +170,147 @@ inline const T* LazySource(const T* p, uint64_t n) {
     const uint64_t bytes = n * sizeof(T);
     for (int32_t i = 0; i < c->npending; ++i) {
         const Pending& q = c->pending[i];
-        if (q.eval == nullptr && b >= q.ub && b + bytes <= q.ub + q.bytes) {
+        if (q.nsteps == 0 && b >= q.ub && b + bytes <= q.ub + q.bytes) {
             return reinterpret_cast<const T*>(q.gm + (b - q.ub));
         }
     }
-    FlushUb(p, bytes);
+    FlushUb(p, bytes, false);
     return p;
 }
 
 // DataCopy(UB->GM) of UB [src, src + bytes) to GM dst (checked, no atomic mode): if a recorded
-// instruction produces the whole range, computes it straight into GM and returns true.
+// program produces the whole range, computes it straight into GM and returns true.
 inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0 || c->atomic_op != 0) return false;
     FlushGm(dst, bytes);  // entries reading the GM about to change run first
     for (int32_t i = 0; i < c->npending; ++i) {
         const Pending& q = c->pending[i];
-        if (q.eval != nullptr && src >= q.ub && src + bytes <= q.ub + q.bytes &&
+        if (q.nsteps > 0 && src >= q.ub && src + bytes <= q.ub + q.bytes &&
             (src - q.ub) % q.elem == 0 && bytes % q.elem == 0) {
-            q.eval(q, dst, static_cast<uint64_t>(src - q.ub) / q.elem, bytes / q.elem);
+            EvalProgram(q, dst, static_cast<uint64_t>(src - q.ub) / q.elem, bytes / q.elem);
             return true;
         }
     }
     return false;
+}
+
+// ---- Recording element-wise instructions ---------------------------------------------------
+// One address per element type, told apart by the programs (a program's result is extended only
+// by instructions of its own type; a reinterpreted view applies it).
+template <typename T>
+inline constexpr char kTypeTag = 0;
+template <typename T>
+inline const void* TypeTag() { return &kTypeTag<T>; }
+
+// How a step reads its operands (Step::run is chosen by form): x is the running result.
+enum StepForm : int { kStepUnary = 0, kStepAccOther, kStepOtherAcc, kStepAccAcc, kStepForms };
+using StepRun = void (*)(const Step&, uint8_t*, const uint8_t*, uint64_t, uint64_t);
+
+// Where an element-wise instruction's source [p, p + bytes) stands.
+struct SourceAt {
+    enum Kind { kUb, kGm, kProgram, kNone } kind = kNone;
+    const uint8_t* ptr = nullptr;  // kUb: p; kGm: its copy's GM
+    int32_t entry = -1;            // kProgram: the entry producing it
+    uint64_t offset = 0;           // kProgram: bytes from the entry's start
+};
+
+inline SourceAt Locate(const Core& c, const uint8_t* p, uint64_t bytes, const void* type, uint32_t elem) {
+    SourceAt r;
+    for (int32_t i = 0; i < c.npending; ++i) {
+        const Pending& q = c.pending[i];
+        if (!Overlaps(q.ub, q.bytes, p, bytes)) continue;
+        if (p < q.ub || p + bytes > q.ub + q.bytes) return r;  // straddles entries: kNone
+        if (q.nsteps == 0) {
+            r.kind = SourceAt::kGm;
+            r.ptr = q.gm + (p - q.ub);
+        } else if (q.type == type && q.elem == elem && static_cast<uint64_t>(p - q.ub) % elem == 0) {
+            r.kind = SourceAt::kProgram;
+            r.entry = i;
+            r.offset = static_cast<uint64_t>(p - q.ub);
+        }
+        return r;
+    }
+    r.kind = SourceAt::kUb;
+    r.ptr = p;
+    return r;
+}
+
+// Records the element-wise instruction writing UB [d, d + bytes) from the nsrc (1 or 2) UB
+// sources src, each `bytes` long, with lane function fn (fn_size bytes) and runs[form] as its
+// step's code; false (nothing changed but entries applied) when it must run now: no source is
+// recorded, a source straddles entries or is another type's program, two program sources
+// differ, dst partly overlaps a source, overlaps the program it extends without being its whole
+// range, or overlaps a UB operand of the program it would join, the program is full, the list
+// is full, or deferral is off.
+inline bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_t* const* src, int nsrc,
+                             const void* type, uint32_t elem, const StepRun* runs, const void* fn,
+                             size_t fn_size) {
+    Core* c = tls_core;
+    if (c == nullptr || c->raw_gm || c->npending == kMaxPending || bytes == 0 || c->npending == 0) {
+        return false;
+    }
+    SourceAt at[2];
+    int program = -1;
+    bool both = false;
+    bool recorded = false;
+    for (int k = 0; k < nsrc; ++k) {
+        if (src[k] != d && Overlaps(src[k], bytes, d, bytes)) return false;
+        at[k] = Locate(*c, src[k], bytes, type, elem);
+        if (at[k].kind == SourceAt::kNone) return false;
+        if (at[k].kind == SourceAt::kGm) recorded = true;
+        if (at[k].kind != SourceAt::kProgram) continue;
+        if (program < 0) {
+            program = k;
+        } else if (at[k].entry == at[program].entry && at[k].offset == at[program].offset) {
+            both = true;
+        } else {
+            return false;
+        }
+    }
+    Step step{};
+    std::memcpy(step.fn, fn, fn_size);
+    if (program >= 0) {
+        Pending& q = c->pending[at[program].entry];
+        if (q.nsteps == kMaxSteps) return false;
+        const int other = nsrc == 2 && !both ? 1 - program : -1;
+        step.run = runs[nsrc == 1 ? kStepUnary : both ? kStepAccAcc : program == 0 ? kStepAccOther : kStepOtherAcc];
+        step.other = other >= 0 ? at[other].ptr : nullptr;
+        if (other >= 0 && at[other].kind == SourceAt::kUb && Overlaps(step.other, bytes, d, bytes)) return false;
+        if (d == q.ub && bytes == q.bytes) {  // in place: the program's range, extended
+            q.steps[q.nsteps++] = step;
+            return true;
+        }
+        if (Overlaps(q.ub, q.bytes, d, bytes) || Reads(q, d, bytes)) return false;
+        Pending e = q;  // extended as a copy at dst; q stays for whoever reads its range
+        const uint64_t off = at[program].offset;
+        e.ub = d;
+        e.bytes = bytes;
+        e.gm += off;
+        for (int32_t s = 0; s < e.nsteps; ++s) {
+            if (e.steps[s].other != nullptr) e.steps[s].other += off;
+        }
+        e.steps[e.nsteps++] = step;
+        DiscardUb(d, bytes);
+        c->pending[c->npending++] = e;
+        return true;
+    }
+    if (!recorded) return false;
+    for (int k = 0; k < nsrc; ++k) {
+        if (at[k].kind == SourceAt::kUb && Overlaps(at[k].ptr, bytes, d, bytes)) return false;
+    }
+    step.run = runs[nsrc == 1 ? kStepUnary : kStepAccOther];
+    step.other = nsrc == 2 ? at[1].ptr : nullptr;
+    DiscardUb(d, bytes);
+    Pending& e = c->pending[c->npending++];
+    e.ub = d;
+    e.bytes = bytes;
+    e.gm = at[0].ptr;
+    e.type = type;
+    e.elem = elem;
+    e.nsteps = 1;
+    e.steps[0] = step;
+    return true;
 }
 
 }  // namespace opgen_sim

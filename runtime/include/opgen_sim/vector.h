@@ -32,9 +32,10 @@ inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const 
     }
 }
 
-// The element-wise loops read their sources through LazySource (deferred.h: a source still to be
-// copied in from GM is read there). dst is written whole, so copies into it are dropped; a dst
-// that overlaps a source without being it reads everything from UB, as the loop did.
+// An element-wise instruction that is not recorded (DeferInstruction) reads its sources through
+// LazySource (deferred.h: a source still to be copied in from GM is read there). dst is written
+// whole, so entries inside it are dropped (and those reading it applied); a dst that overlaps a
+// source without being it reads everything from UB, as the loop did.
 template <typename T>
 inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** srcs,
                   const AscendC::LocalTensor<T>* const* tensors, int n) {
@@ -44,7 +45,7 @@ inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** s
         if (Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), bytes,
                      reinterpret_cast<const uint8_t*>(tensors[i]->ptr_), bytes)) {
             for (int j = 0; j < n; ++j) {
-                FlushUb(tensors[j]->ptr_, bytes);
+                FlushUb(tensors[j]->ptr_, bytes, false);
                 srcs[j] = tensors[j]->ptr_;
             }
             break;
@@ -54,16 +55,16 @@ inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** s
     return dst.ptr_;
 }
 
-// Element-wise instructions whose sources are all in GM are recorded rather than run (deferred.h,
-// "Deferred work") when their lane function can be kept: a closure of at most 16 bytes that is
-// trivially copyable (the API's lambdas, capturing at most a scalar).
+// Element-wise instructions on recorded sources are recorded rather than run (deferred.h,
+// "Deferred work") when their lane function can be kept in a step: a closure of at most 16 bytes
+// that is trivially copyable (the API's lambdas, capturing at most a scalar).
 template <typename F>
-inline constexpr bool kDeferrable = sizeof(F) <= sizeof(Pending::fn) &&
+inline constexpr bool kDeferrable = sizeof(F) <= sizeof(Step::fn) &&
                                     alignof(F) <= 8 && std::is_trivially_copyable_v<F>;
 
 template <typename F>
-inline const F& LaneFn(const Pending& p) {
-    return *std::launder(reinterpret_cast<const F*>(p.fn));
+inline const F& LaneFn(const Step& s) {
+    return *std::launder(reinterpret_cast<const F*>(s.fn));
 }
 
 // ---- SIMD lanes --------------------------------------------------------------------------
@@ -199,39 +200,49 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
     return false;
 }
 
-template <typename T, typename F>
-inline void EvalBinary(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
-    const F f = LaneFn<F>(p);
-    const T* x = reinterpret_cast<const T*>(p.src[0]) + first;
-    const T* y = reinterpret_cast<const T*>(p.src[1]) + first;
-    T* d = reinterpret_cast<T*>(out);
-    if (MapLanes<2>(d, x, y, n, f)) return;
-    for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
+// One step of a recorded program (deferred.h): the instruction's own loop over n elements, x
+// the running result (or the program's first operand), in the form its sources took.
+template <int Form, typename T, typename F>
+inline void RunStep(const Step& s, uint8_t* d8, const uint8_t* x8, uint64_t first, uint64_t n) {
+    const F f = LaneFn<F>(s);
+    T* d = reinterpret_cast<T*>(d8);
+    const T* x = reinterpret_cast<const T*>(x8);
+    if constexpr (Form == kStepUnary) {
+        if (MapLanes<1, T>(d, x, nullptr, n, f)) return;
+        for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
+    } else {
+        const T* o = Form == kStepAccAcc ? x : reinterpret_cast<const T*>(s.other) + first;
+        const T* a = Form == kStepOtherAcc ? o : x;
+        const T* b = Form == kStepOtherAcc ? x : o;
+        if (MapLanes<2>(d, a, b, n, f)) return;
+        for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(a[i]), static_cast<Acc<T>>(b[i])));
+    }
 }
 
-template <typename T, typename F>
-inline void EvalUnary(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
-    const F f = LaneFn<F>(p);
-    const T* x = reinterpret_cast<const T*>(p.src[0]) + first;
-    T* d = reinterpret_cast<T*>(out);
-    if (MapLanes<1, T>(d, x, nullptr, n, f)) return;
-    for (uint64_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
-}
-
-// Records the instruction writing `count` elements to d from GM sources x (and y).
-template <typename T, typename F>
-inline bool DeferOp(T* d, const T* x, const T* y, int32_t count, const F& f,
-                    void (*eval)(const Pending&, uint8_t*, uint64_t, uint64_t)) {
-    Pending e{};
-    e.ub = reinterpret_cast<uint8_t*>(d);
-    e.bytes = static_cast<uint64_t>(count) * sizeof(T);
-    e.eval = eval;
-    e.src[0] = reinterpret_cast<const uint8_t*>(x);
-    e.src[1] = reinterpret_cast<const uint8_t*>(y);
-    e.src_bytes = e.bytes;
-    e.elem = sizeof(T);
-    std::memcpy(e.fn, &f, sizeof(F));
-    return Defer(e);
+// Records the instruction writing `count` elements of dst from its N sources (deferred.h,
+// DeferElementwise); false if it must run now.
+template <int N, typename T, typename F>
+inline bool DeferInstruction(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>* const* srcs,
+                             int32_t count, const F& f) {
+    if constexpr (kDeferrable<F>) {
+        const StepRun* runs = nullptr;
+        if constexpr (N == 1) {
+            static constexpr StepRun unary[kStepForms] = {&RunStep<kStepUnary, T, F>, nullptr, nullptr, nullptr};
+            runs = unary;
+        } else {
+            static constexpr StepRun binary[kStepForms] = {nullptr, &RunStep<kStepAccOther, T, F>,
+                                                           &RunStep<kStepOtherAcc, T, F>, &RunStep<kStepAccAcc, T, F>};
+            runs = binary;
+        }
+        if (count <= 0) return false;
+        const uint8_t* src[N];
+        for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const uint8_t*>(srcs[k]->ptr_);
+        return DeferElementwise(reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T),
+                                src, N, TypeTag<T>(), sizeof(T), runs, &f, sizeof(F));
+    } else {
+        (void)dst, (void)srcs, (void)count, (void)f;
+        return false;
+    }
 }
 
 template <typename T, typename F>
@@ -242,15 +253,13 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
     CheckOperand(dst, count, api, "dst", false);
     CheckOperand(a, count, api, "src0", false);
     CheckOperand(b, count, api, "src1", false);
-    const T* srcs[2] = {LazySource(a.ptr_, count), LazySource(b.ptr_, count)};
+    CountVector<T>(static_cast<uint64_t>(count), api);
     const AscendC::LocalTensor<T>* tensors[2] = {&a, &b};
+    if (DeferInstruction<2>(dst, tensors, count, f)) return;
+    const T* srcs[2] = {LazySource(a.ptr_, count), LazySource(b.ptr_, count)};
     T* d = LazyDst(dst, count, srcs, tensors, 2);
     const T* x = srcs[0];
     const T* y = srcs[1];
-    CountVector<T>(static_cast<uint64_t>(count), api);
-    if constexpr (kDeferrable<F>) {
-        if (count > 0 && x != a.ptr_ && y != b.ptr_ && DeferOp(d, x, y, count, f, &EvalBinary<T, F>)) return;
-    }
     if (MapLanes<2>(d, x, y, static_cast<uint64_t>(count), f)) return;
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i]), static_cast<Acc<T>>(y[i])));
 }
@@ -261,16 +270,12 @@ inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
     CheckCount(count, api);
     CheckOperand(dst, count, api, "dst", false);
     CheckOperand(a, count, api, "src", false);
-    const T* srcs[1] = {LazySource(a.ptr_, count)};
+    CountVector<T>(static_cast<uint64_t>(count), api);
     const AscendC::LocalTensor<T>* tensors[1] = {&a};
+    if (DeferInstruction<1>(dst, tensors, count, f)) return;
+    const T* srcs[1] = {LazySource(a.ptr_, count)};
     T* d = LazyDst(dst, count, srcs, tensors, 1);
     const T* x = srcs[0];
-    CountVector<T>(static_cast<uint64_t>(count), api);
-    if constexpr (kDeferrable<F>) {
-        if (count > 0 && x != a.ptr_ && DeferOp<T, F>(d, x, nullptr, count, f, &EvalUnary<T, F>)) {
-            return;
-        }
-    }
     if (MapLanes<1, T>(d, x, nullptr, static_cast<uint64_t>(count), f)) return;
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
 }
