@@ -159,6 +159,18 @@ __aicore__ inline void RunChain(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR w,
         DataCopy(zGm[1040], t[1040], n - 1040);
         DataCopy(zGm, t, 1040);
         zDone = true;
+    } else if (mode == 19) {  // a copy into the chain's UB operand
+        Duplicate(u, static_cast<T>(0.5f), n);
+        Add(t, a, u, n);
+        DataCopy(u, yGm, n);
+        e.SetValue(0, u.GetValue(0));  // the copy lands in UB now
+        Mul(c, t, u, n);
+    } else if (mode == 20) {  // a recorded instruction writing the chain's UB operand
+        Duplicate(u, static_cast<T>(0.5f), n);
+        Add(t, a, u, n);
+        Muls(u, b, static_cast<T>(2.0f), n);
+        DataCopy(e, u, n);  // u's own chain lands in UB now
+        Mul(c, t, u, n);
     }
     if (!zDone) DataCopy(zGm, c, n);
     if (!wDone) DataCopy(wGm, e, n);
@@ -181,7 +193,7 @@ extern "C" __global__ __aicore__ void chain_f16(GM_ADDR x, GM_ADDR y, GM_ADDR z,
 
 LAYOUT = rt.TilingLayout.from_fields(
     "ChainTilingData", [("mode", "int32_t"), ("n", "int32_t"), ("nodefer", "int32_t")])
-MODES = range(1, 19)
+MODES = range(1, 21)
 Arr = np.ndarray
 
 
@@ -294,6 +306,11 @@ def _expected(mode: int, x: Arr, y: Arr, dt: type[np.floating]) -> tuple[Arr, Ar
         z = (bits + np.ones(1, bits.dtype)).view(dt)
     elif mode == 18:
         z = L.adds(L.muls(x, 2), 1)
+    elif mode == 19:
+        z = L.bin(np.multiply, L.bin(np.add, x, full(0.5)), y)
+        w[0] = y[0]
+    elif mode == 20:
+        z, w = L.bin(np.multiply, L.bin(np.add, x, full(0.5)), L.muls(y, 2)), L.muls(y, 2)
     return z, w, xa, ya
 
 
