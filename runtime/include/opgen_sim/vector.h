@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "data_copy.h"
+#include "exp_lanes.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -85,6 +86,12 @@ template <typename F>
 inline Vec<F> Vectorised(F f) { return Vec<F>{f}; }
 template <typename F>
 struct IsVec : std::false_type {};
+// A lane function with a static Span(float* d, const float* x, uint64_t n) runs whole float spans
+// itself (Exp: exp_lanes.h); Span returns false to leave them to the four-lane loop.
+template <typename F, typename = void>
+struct HasSpan : std::false_type {};
+template <typename F>
+struct HasSpan<F, std::void_t<decltype(&F::Span)>> : std::true_type {};
 template <typename F>
 struct IsVec<Vec<F>> : std::true_type {};
 
@@ -144,7 +151,7 @@ inline F4 Sqrt4(F4 v) {
     return v;
 }
 
-// A libm function of each lane in turn (Exp, Ln: the scalar loop's calls, in the same order,
+// A libm function of each lane in turn (Ln: the scalar loop's calls, in the same order,
 // without its per-element conversions).
 template <typename G>
 inline F4 PerLane(F4 v, G g) {
@@ -186,6 +193,9 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
             if (s != nullptr && s != d && Overlaps(db, bytes, reinterpret_cast<const uint8_t*>(s), bytes)) return false;
         }
         if constexpr (std::is_same_v<T, float>) {
+            if constexpr (N == 1 && HasSpan<decltype(f.f)>::value) {
+                if (f.f.Span(d, x, n)) return true;
+            }
             MapFloat<N>(d, x, y, n, f.f);
             return true;
         } else {
@@ -460,8 +470,8 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
         });                                                                             \
     }
 // Float and half lanes run four at a time (vector.h, "SIMD lanes"): VEXPR is EXPR on four lanes,
-// the same IEEE operations (sqrtps is correctly rounded as sqrtf is; Exp and Ln call libm for
-// each lane in turn).
+// the same IEEE operations (sqrtps is correctly rounded as sqrtf is; Ln calls libm for each lane
+// in turn).
 #ifdef OPGEN_SIM_SIMD_LANES
 #define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR)                                          \
     template <typename T>                                                               \
@@ -483,7 +493,12 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
 #else
 #define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR) OPGEN_SIM_UNARY(NAME, EXPR)
 #endif
-OPGEN_SIM_UNARY_VEC(Exp, std::exp(a), opgen_sim::PerLane(a, [](float v) { return std::exp(v); }))
+// Exp: libm's expf of each lane; float spans and four-lane steps run expf's double-precision
+// steps on SIMD lanes (exp_lanes.h), bit-identical to calling it.
+template <typename T>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    opgen_sim::Unary("Exp", dst, src, count, opgen_sim::Vectorised(opgen_sim::ExpLane{}));
+}
 OPGEN_SIM_UNARY_VEC(Ln, std::log(a), opgen_sim::PerLane(a, [](float v) { return std::log(v); }))
 // `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
 OPGEN_SIM_UNARY_VEC(Abs, a < 0 ? -a : a + 0, a < zero ? -a : a + zero)
