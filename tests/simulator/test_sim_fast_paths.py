@@ -1,8 +1,14 @@
 """The simulator's SIMD paths give bit-for-bit the results of a plain per-element model run in the
-same kernel (same compiler, same libm): Exp's double-precision lanes against libm's expf of each
-element (docs/simulator.md, "Numerics": Exp is libm's expf per lane, half lanes in float rounded
-once), on random bit patterns, the edges of expf's special cases, NaN, infinities, subnormals,
-tails of every length and in-place operands, from UB and from a pending GM copy.
+same kernel (same compiler, same libm), from UB and from a pending GM copy:
+
+- Exp's double-precision lanes against libm's expf of each element (docs/simulator.md,
+  "Numerics": Exp is libm's expf per lane, half lanes in float rounded once), on random bit
+  patterns, the edges of expf's special cases, NaN, infinities, subnormals, tails of every
+  length and in-place operands;
+- ReduceMax/ReduceMin (count form, with and without calIndex) against the scalar scan (NaN wins,
+  the first of equal extremes, -0.0 and 0.0 equal) and ReduceSum against the pair tree of each
+  256-byte repeat with the repeats added in order, each addition rounded to T (half saturating),
+  with NaN, infinities, signed zeros, ties and tails.
 """
 
 from __future__ import annotations
@@ -25,10 +31,60 @@ struct FastPathsTilingData {
 };
 REGISTER_TILING_DEFAULT(FastPathsTilingData);
 
+// the per-element models of the reductions
+template <typename T>
+__aicore__ inline void ModelExtreme(const LocalTensor<T>& d, const LocalTensor<T>& s,
+                                    const LocalTensor<T>& w, int32_t n, bool index, bool max)
+{
+    int32_t best = 0;
+    for (int32_t i = 1; i < n; ++i) {
+        const float a = static_cast<float>(s.GetValue(i));
+        const float b = static_cast<float>(s.GetValue(best));
+        const bool better = std::isnan(b) ? false : std::isnan(a) ? true : (max ? a > b : a < b);
+        if (better) best = i;
+    }
+    d.SetValue(0, s.GetValue(best));
+    if (index) {
+        if constexpr (sizeof(T) == 4) {
+            d.template ReinterpretCast<uint32_t>().SetValue(1, static_cast<uint32_t>(best));
+        } else {
+            d.template ReinterpretCast<uint16_t>().SetValue(1, static_cast<uint16_t>(best));
+        }
+    }
+    w.SetValue(0, s.GetValue(best));
+}
+template <typename T>
+__aicore__ inline T ModelAdd(T a, T b)
+{
+    float sum = static_cast<float>(a) + static_cast<float>(b);
+    if constexpr (sizeof(T) == 2) {
+        sum = sum > 65504.0f ? 65504.0f : sum < -65504.0f ? -65504.0f : sum;
+    }
+    return static_cast<T>(sum);
+}
+template <typename T>
+__aicore__ inline void ModelSum(const LocalTensor<T>& d, const LocalTensor<T>& s, int32_t n)
+{
+    constexpr int32_t per = 256 / sizeof(T);
+    T lanes[per];
+    T total = T(0);
+    for (int32_t r = 0; r * per < n; ++r) {
+        for (int32_t l = 0; l < per; ++l) {
+            lanes[l] = r * per + l < n ? s.GetValue(r * per + l) : T(0);
+        }
+        for (int32_t w = per; w > 1; w /= 2) {
+            for (int32_t i = 0; i < w / 2; ++i) lanes[i] = ModelAdd(lanes[2 * i], lanes[2 * i + 1]);
+        }
+        total = r == 0 ? lanes[0] : ModelAdd(total, lanes[0]);
+    }
+    d.SetValue(0, total);
+}
+
 extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
                                                  GM_ADDR tiling)
 {
-    GET_TILING_DATA(t, tiling);
+    GET_TILING_DATA(tilingData, tiling);
+    FastPathsTilingData t = tilingData;
     TPipe pipe;
     TBuf<TPosition::VECCALC> buf;
     pipe.InitBuffer(buf, 96 * 1024);
@@ -45,7 +101,34 @@ extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR w
     LocalTensor<half> ih = in.ReinterpretCast<half>(), oh = out.ReinterpretCast<half>();
     LocalTensor<float> iff = in.ReinterpretCast<float>(), of = out.ReinterpretCast<float>();
     LocalTensor<uint8_t> result = out;
+    LocalTensor<half> wh = oh[1024];
+    LocalTensor<float> wf = of[512];
+    if (t.mode >= 30 && t.mode < 50) {  // the reductions on UB operands
+        iff.GetValue(0);
+        t.mode -= 20;
+    }
     switch (t.mode) {
+        // the reductions: dst at out[0], sharedTmpBuffer at out[2048]
+        case 10: ReduceMax(of, iff, wf, n, false); break;
+        case 11: ReduceMax(of, iff, wf, n, true); break;
+        case 12: ReduceMin(of, iff, wf, n, false); break;
+        case 13: ReduceMin(of, iff, wf, n, true); break;
+        case 14: ReduceMax(oh, ih, wh, n, false); break;
+        case 15: ReduceMax(oh, ih, wh, n, true); break;
+        case 16: ReduceMin(oh, ih, wh, n, false); break;
+        case 17: ReduceMin(oh, ih, wh, n, true); break;
+        case 18: ReduceSum(of, iff, wf, n); break;
+        case 19: ReduceSum(oh, ih, wh, n); break;
+        case 110: ModelExtreme(of, iff, wf, n, false, true); break;
+        case 111: ModelExtreme(of, iff, wf, n, true, true); break;
+        case 112: ModelExtreme(of, iff, wf, n, false, false); break;
+        case 113: ModelExtreme(of, iff, wf, n, true, false); break;
+        case 114: ModelExtreme(oh, ih, wh, n, false, true); break;
+        case 115: ModelExtreme(oh, ih, wh, n, true, true); break;
+        case 116: ModelExtreme(oh, ih, wh, n, false, false); break;
+        case 117: ModelExtreme(oh, ih, wh, n, true, false); break;
+        case 118: ModelSum(of, iff, n); break;
+        case 119: ModelSum(oh, ih, n); break;
         // the instruction, its source still a pending copy from GM
         case 0: Exp(of, iff, n); break;
         case 1: Exp(oh, ih, n); break;
@@ -117,7 +200,7 @@ def float_inputs() -> np.ndarray:
     )
     special = np.array([0x4202422F, 0xC27C65D9, 0x7FC00001, 0xFF800001, 0x42AFFFFF, 0x42B00000],
                        np.uint32).view(np.float32)
-    near = np.nextafter(np.repeat(np.float32([88.0, -88.0]), 8),
+    near = np.nextafter(np.repeat(np.array([88.0, -88.0], np.float32), 8),
                         np.float32(np.inf)).astype(np.float32)
     head = np.concatenate([edges, special, near])
     x[: head.size] = head
@@ -149,3 +232,53 @@ def test_half_exp_lanes_equal_expf_rounded_once(lib: rt.KernelLibrary, mode: int
     for chunk in range(4) if n == 16384 else range(1):
         x = half_inputs(chunk)
         assert run(lib, mode, x, n, init) == run(lib, model, x, n, init)
+
+
+def reduce_inputs(kind: str, dtype: type[np.floating], count: int) -> np.ndarray:
+    """Values of one kind for the reductions: normal values, with NaNs, signed zeros only, many
+    equal extremes, infinities, or large values whose half sums saturate."""
+    x = RNG.standard_normal(count).astype(dtype)
+    if kind == "nan":
+        x[RNG.integers(0, count, 3)] = np.nan
+    elif kind == "zeros":
+        x[:] = 0.0
+        x[RNG.integers(0, count, count // 3)] = -0.0
+        x[count // 2] = -0.0
+    elif kind == "ties":
+        x = RNG.integers(-3, 4, count).astype(dtype)
+    elif kind == "inf":
+        x[RNG.integers(0, count, 4)] = np.inf
+        x[RNG.integers(0, count, 4)] = -np.inf
+    elif kind == "large":
+        x = RNG.uniform(-60000, 60000, count).astype(dtype)
+    return x
+
+
+KINDS = ["normal", "nan", "zeros", "ties", "inf", "large"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", [8192, 8191, 4100, 1000, 67, 5, 4, 3, 1])
+@pytest.mark.parametrize("ub", [False, True])
+def test_float_reductions_equal_the_models(lib: rt.KernelLibrary, kind: str, n: int,
+                                           ub: bool) -> None:
+    x = reduce_inputs(kind, np.float32, BYTES // 4)
+    x[n:] = 1e30  # past the count: must not count
+    init = RNG.standard_normal(BYTES // 4).astype(np.float32)
+    for mode in range(10, 14):
+        assert run(lib, mode + 20 * ub, x, n, init) == run(lib, mode + 100, x, n, init), mode
+    if kind != "large":
+        assert run(lib, 18 + 20 * ub, x, n, init) == run(lib, 118, x, n, init)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", [16384, 16383, 4100, 1000, 131, 5, 4, 3, 1])
+@pytest.mark.parametrize("ub", [False, True])
+def test_half_reductions_equal_the_models(lib: rt.KernelLibrary, kind: str, n: int,
+                                          ub: bool) -> None:
+    x = reduce_inputs(kind, np.float16, BYTES // 2)
+    x[n:] = 60000.0
+    init = RNG.standard_normal(BYTES // 2).astype(np.float16)
+    for mode in range(14, 18):
+        assert run(lib, mode + 20 * ub, x, n, init) == run(lib, mode + 100, x, n, init), mode
+    assert run(lib, 19 + 20 * ub, x, n, init) == run(lib, 119, x, n, init)

@@ -1044,7 +1044,8 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
                   const LocalTensor<T>& work, int32_t count, bool with_index) {
     opgen_sim::CheckCount(count, api);
     if (count == 0) opgen_sim::Fail(opgen_sim::ErrorKind::VectorCount, api, "count must be > 0");
-    opgen_sim::CheckOperand(src, count, api, "src");
+    // src is read through LazySource (Source) after the other operands' checks
+    opgen_sim::CheckOperand(src, count, api, "src", false);
     // The destination of a reduction needs only its result's alignment, not 32 bytes (Ascend C
     // reference, ReduceRepeat table 3: SUM half 2 bytes, float 4; MAX/MIN with the index twice
     // the element size).
@@ -1069,6 +1070,13 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
                             std::string(api) + " of " + std::to_string(count) + " x " +
                             opgen_sim::TypeName<T>() + " needs at least " + opgen_sim::Str(need));
     }
+}
+// The count elements of src as the reduction reads them: straight from GM while src is still a
+// pending copy from there (as the element-wise instructions read it: deferred.h), else from UB
+// with any pending work in it applied.
+template <typename T>
+inline const T* Source(const LocalTensor<T>& src, int32_t count) {
+    return opgen_sim::LazySource(src.ptr_, static_cast<uint64_t>(count));
 }
 }  // namespace reduce_detail
 
@@ -1126,7 +1134,7 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count) {
     opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
     reduce_detail::Check("ReduceSum", dst, src, sharedTmpBuffer, count, false);
-    const T* s = src.ptr_;
+    const T* s = reduce_detail::Source(src, count);
     const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
     T lanes[128];
     T total = T(0);
@@ -1144,9 +1152,12 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 }
 
 namespace reduce_detail {
-// The first index of the extreme on SSE lanes: one pass finds the extreme value (maxps/minps),
-// a second the first element equal to it (a -0.0 and a 0.0 compare equal, as in the scalar
-// scan). A NaN anywhere leaves the search to the scalar scan (the first NaN wins there).
+// The first index of the extreme on SSE lanes: one pass finds the extreme value (maxps/minps on
+// four accumulators) and whether a NaN is present, a second the first element equal to it (a
+// -0.0 and a 0.0 compare equal, as in the scalar scan). Without calIndex only the value is
+// needed, and a nonzero extreme has one bit pattern, so any index holding it will do: the second
+// pass runs only for a zero extreme (whose sign is that of the first zero). A NaN anywhere
+// leaves the search to the scalar scan (the first NaN wins there).
 #ifdef OPGEN_SIM_SIMD_LANES
 template <typename T>
 __attribute__((target("f16c"))) inline __m128 Load4Float(const T* p) {
@@ -1156,54 +1167,79 @@ __attribute__((target("f16c"))) inline __m128 Load4Float(const T* p) {
         return _mm_loadu_ps(p);
     }
 }
-template <typename T>
-__attribute__((target("f16c"))) inline bool ExtremeLanesF16c(const T* s, int32_t count, bool max, int32_t* best) {
+template <bool kMax>
+inline __m128 Pick(__m128 a, __m128 b) {
+    return kMax ? _mm_max_ps(a, b) : _mm_min_ps(a, b);
+}
+// 0: NaN present (the scalar scan decides), 1: *best is the first index of the extreme, 2: only
+// *value, the extreme, is known (no calIndex).
+template <typename T, bool kMax>
+__attribute__((target("f16c"))) inline int ExtremeLanesF16c(const T* s, int32_t count, bool calIndex,
+                                                            int32_t* best, float* value) {
     const int32_t n4 = count / 4 * 4;
-    __m128 acc = Load4Float(s);
-    __m128 nan = _mm_cmpunord_ps(acc, acc);
-    for (int32_t i = 4; i < n4; i += 4) {
-        const __m128 v = Load4Float(s + i);
-        nan = _mm_or_ps(nan, _mm_cmpunord_ps(v, v));
-        acc = max ? _mm_max_ps(acc, v) : _mm_min_ps(acc, v);
+    __m128 acc[4];
+    __m128 nan[4];
+    for (int k = 0; k < 4; ++k) {
+        acc[k] = Load4Float(s);
+        nan[k] = _mm_cmpunord_ps(acc[k], acc[k]);
     }
-    if (_mm_movemask_ps(nan) != 0) return false;
-    float lanes[4];
-    _mm_storeu_ps(lanes, acc);
-    float m = lanes[0];
-    for (int k = 1; k < 4; ++k) m = max ? std::max(m, lanes[k]) : std::min(m, lanes[k]);
-    for (int32_t i = n4; i < count; ++i) {
-        const float v = static_cast<float>(s[i]);
-        if (std::isnan(v)) return false;
-        m = max ? std::max(m, v) : std::min(m, v);
-    }
-    const __m128 mv = _mm_set1_ps(m);
-    int32_t i = 0;
-    for (; i < n4; i += 4) {
-        const int bits = _mm_movemask_ps(_mm_cmpeq_ps(Load4Float(s + i), mv));
-        if (bits != 0) {
-            *best = i + __builtin_ctz(static_cast<unsigned>(bits));
-            return true;
+    int32_t i = 4;
+    for (; i + 16 <= n4; i += 16) {
+        for (int k = 0; k < 4; ++k) {
+            const __m128 v = Load4Float(s + i + 4 * k);
+            nan[k] = _mm_or_ps(nan[k], _mm_cmpunord_ps(v, v));
+            acc[k] = Pick<kMax>(acc[k], v);
         }
     }
-    for (; i < count; ++i) {
-        if (static_cast<float>(s[i]) == m) break;
+    for (; i < n4; i += 4) {
+        const __m128 v = Load4Float(s + i);
+        nan[0] = _mm_or_ps(nan[0], _mm_cmpunord_ps(v, v));
+        acc[0] = Pick<kMax>(acc[0], v);
     }
-    *best = i;
-    return true;
+    if (_mm_movemask_ps(_mm_or_ps(_mm_or_ps(nan[0], nan[1]), _mm_or_ps(nan[2], nan[3]))) != 0) return 0;
+    const __m128 all = Pick<kMax>(Pick<kMax>(acc[0], acc[1]), Pick<kMax>(acc[2], acc[3]));
+    float lanes[4];
+    _mm_storeu_ps(lanes, all);
+    float m = lanes[0];
+    for (int k = 1; k < 4; ++k) m = kMax ? std::max(m, lanes[k]) : std::min(m, lanes[k]);
+    for (int32_t t = n4; t < count; ++t) {
+        const float v = static_cast<float>(s[t]);
+        if (std::isnan(v)) return 0;
+        m = kMax ? std::max(m, v) : std::min(m, v);
+    }
+    if (!calIndex && !(m == 0.0f)) {
+        *value = m;
+        return 2;
+    }
+    const __m128 mv = _mm_set1_ps(m);
+    int32_t j = 0;
+    for (; j < n4; j += 4) {
+        const int bits = _mm_movemask_ps(_mm_cmpeq_ps(Load4Float(s + j), mv));
+        if (bits != 0) {
+            *best = j + __builtin_ctz(static_cast<unsigned>(bits));
+            return 1;
+        }
+    }
+    for (; j < count; ++j) {
+        if (static_cast<float>(s[j]) == m) break;
+    }
+    *best = j;
+    return 1;
 }
 template <typename T>
-inline bool ExtremeLanes(const T* s, int32_t count, bool max, int32_t* best) {
+inline int ExtremeLanes(const T* s, int32_t count, bool max, bool calIndex, int32_t* best, float* value) {
     if constexpr (std::is_same_v<T, half> || std::is_same_v<T, float>) {
         // both types go through the f16c-targeted code, which may use AVX encodings
-        if (count < 4 || !opgen_sim::HasF16c()) return false;
-        return ExtremeLanesF16c(s, count, max, best);
+        if (count < 4 || !opgen_sim::HasF16c()) return 0;
+        return max ? ExtremeLanesF16c<T, true>(s, count, calIndex, best, value)
+                   : ExtremeLanesF16c<T, false>(s, count, calIndex, best, value);
     }
-    (void)s, (void)count, (void)max, (void)best;
-    return false;
+    (void)s, (void)count, (void)max, (void)calIndex, (void)best, (void)value;
+    return 0;
 }
 #else
 template <typename T>
-inline bool ExtremeLanes(const T*, int32_t, bool, int32_t*) { return false; }
+inline int ExtremeLanes(const T*, int32_t, bool, bool, int32_t*, float*) { return 0; }
 #endif
 
 template <typename T>
@@ -1211,14 +1247,19 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
                     const LocalTensor<T>& work, int32_t count, bool calIndex, bool max) {
     opgen_sim::CheckHalfOrFloat<T>(api);
     Check(api, dst, src, work, count, calIndex);
-    const T* s = src.ptr_;
+    const T* s = Source(src, count);
     int32_t best = 0;
-    if (!ExtremeLanes(s, count, max, &best)) {
+    float value = 0.0f;
+    const int found = ExtremeLanes(s, count, max, calIndex, &best, &value);
+    if (found == 0) {
         for (int32_t i = 1; i < count; ++i) {
             if (opgen_sim::ExtremeBetter(max, s[i], s[best])) best = i;
         }
     }
-    dst.ptr_[0] = s[best];
+    // found == 2: a nonzero extreme of float values read from T, so T(value) has the bits of
+    // every element equal to it
+    const T result = found == 2 ? static_cast<T>(value) : s[best];
+    dst.ptr_[0] = result;
     if (calIndex) {  // the index is stored in the bits of the second element, as on hardware
         if constexpr (sizeof(T) == 4) {
             const uint32_t idx = static_cast<uint32_t>(best);
@@ -1228,7 +1269,7 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
             std::memcpy(&dst.ptr_[1], &idx, 2);
         }
     }
-    work.ptr_[0] = s[best];
+    work.ptr_[0] = result;
     opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
 }
 }  // namespace reduce_detail
