@@ -115,6 +115,47 @@ __attribute__((target("avx2,fma"))) inline void Exp4Fma(const float* x, float* o
     if (special != 0) Specials(xf, out, special);
 }
 
+// The FMA variant on eight lanes with AVX-512F (the same operations; the table is looked up
+// with two permutes of its halves).
+__attribute__((target("avx512f,avx2,fma"))) inline void Exp8Avx512(const float* x, float* out) {
+    const __m256 xf = _mm256_loadu_ps(x);
+    const __m512d xd = _mm512_cvtps_pd(xf);
+    const __m512d inv = _mm512_set1_pd(kInvLn2N), shift = _mm512_set1_pd(kShift);
+    __m512d kd = _mm512_fmadd_pd(inv, xd, shift);
+    const __m512i ki = _mm512_castpd_si512(kd);
+    kd = _mm512_sub_pd(kd, shift);
+    const __m512d r = _mm512_fmsub_pd(inv, xd, kd);
+    const __m512i t0 = _mm512_loadu_si512(kTable.v), t1 = _mm512_loadu_si512(kTable.v + 8);
+    const __m512i t2 = _mm512_loadu_si512(kTable.v + 16), t3 = _mm512_loadu_si512(kTable.v + 24);
+    const __m512i lo = _mm512_permutex2var_epi64(t0, ki, t1);  // entries 0-15 by bits 0-3
+    const __m512i hi = _mm512_permutex2var_epi64(t2, ki, t3);  // entries 16-31
+    const __mmask8 upper = _mm512_test_epi64_mask(ki, _mm512_set1_epi64(16));
+    const __m512i t = _mm512_add_epi64(_mm512_mask_blend_epi64(upper, lo, hi), _mm512_slli_epi64(ki, 47));
+    const __m512d z = _mm512_fmadd_pd(_mm512_set1_pd(kC0), r, _mm512_set1_pd(kC1));
+    const __m512d r2 = _mm512_mul_pd(r, r);
+    const __m512d y1 = _mm512_fmadd_pd(r, _mm512_set1_pd(kC2), _mm512_set1_pd(1.0));
+    const __m512d y = _mm512_mul_pd(_mm512_fmadd_pd(z, r2, y1), _mm512_castsi512_pd(t));
+    const __m256i mag = _mm256_and_si256(_mm256_castps_si256(xf), _mm256_set1_epi32(0x7fffffff));
+    const unsigned special = static_cast<unsigned>(_mm256_movemask_ps(
+        _mm256_castsi256_ps(_mm256_cmpgt_epi32(mag, _mm256_set1_epi32(kSpecialBits - 1)))));
+    _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
+    if (special != 0) {
+        Specials(_mm256_castps256_ps128(xf), out, special & 15u);
+        Specials(_mm256_extractf128_ps(xf, 1), out + 4, special >> 4);
+    }
+}
+__attribute__((target("avx512f,avx2,fma"))) inline void SpanAvx512(float* d, const float* x, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) Exp8Avx512(x + i, d + i);
+    for (; i + 4 <= n; i += 4) Exp4Fma(x + i, d + i);
+    for (; i < n; ++i) d[i] = std::exp(x[i]);
+}
+inline void Exp4Avx512(const float* x, float* out) {
+    float in[8] = {x[0], x[1], x[2], x[3], 0.0f, 0.0f, 0.0f, 0.0f}, res[8];
+    Exp8Avx512(in, res);
+    std::memcpy(out, res, 16);
+}
+
 // d[i] = expf(x[i]) for i < n (d == x allowed), four lanes per step; a tail of fewer than four
 // calls expf.
 template <void (*Lanes)(const float*, float*)>
@@ -162,6 +203,15 @@ inline bool Matches(void (*f)(const float*, float*)) {
 }
 #endif
 
+inline bool HasAvx512() {
+#ifdef OPGEN_SIM_EXP_LANES
+    static const bool ok = __builtin_cpu_supports("avx512f") != 0 && Matches(&Exp4Avx512);
+    return ok;
+#else
+    return false;
+#endif
+}
+
 // 2: the FMA variant, 1: SSE2, 0: expf per lane (another libm, or neither matched).
 inline int ExpLanesVariant() {
 #ifdef OPGEN_SIM_EXP_LANES
@@ -199,7 +249,11 @@ inline bool Span(float* d, const float* x, uint64_t n) {
 #ifdef OPGEN_SIM_EXP_LANES
     const int variant = ExpLanesVariant();
     if (variant == 2) {
-        SpanFma(d, x, n);
+        if (HasAvx512()) {
+            SpanAvx512(d, x, n);
+        } else {
+            SpanFma(d, x, n);
+        }
         return true;
     }
     if (variant == 1) {
