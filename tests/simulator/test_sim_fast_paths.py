@@ -5,6 +5,8 @@ same kernel (same compiler, same libm), from UB and from a pending GM copy:
   "Numerics": Exp is libm's expf per lane, half lanes in float rounded once), on random bit
   patterns, the edges of expf's special cases, NaN, infinities, subnormals, tails of every
   length and in-place operands;
+- Cast float -> half (RINT and NONE: to nearest even, +-inf and overflow -> +-65504, NaN -> 0)
+  and half -> float (exact, NaN payloads kept), in place from the same start;
 - ReduceMax/ReduceMin (count form, with and without calIndex) against the scalar scan (NaN wins,
   the first of equal extremes, -0.0 and 0.0 equal) and ReduceSum against the pair tree of each
   256-byte repeat with the repeats added in order, each addition rounded to T (half saturating),
@@ -52,6 +54,14 @@ __aicore__ inline void ModelExtreme(const LocalTensor<T>& d, const LocalTensor<T
         }
     }
     w.SetValue(0, s.GetValue(best));
+}
+// float -> half, rounding to nearest even and saturating: +-inf -> +-65504, NaN -> 0
+__aicore__ inline half ModelToHalf(float f)
+{
+    if (std::isnan(f)) return static_cast<half>(0.0f);
+    const float h = static_cast<float>(static_cast<half>(f));
+    if (std::isinf(h)) return static_cast<half>(h > 0 ? 65504.0f : -65504.0f);
+    return static_cast<half>(f);
 }
 template <typename T>
 __aicore__ inline T ModelAdd(T a, T b)
@@ -119,6 +129,20 @@ extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR w
         case 17: ReduceMin(oh, ih, wh, n, true); break;
         case 18: ReduceSum(of, iff, wf, n); break;
         case 19: ReduceSum(oh, ih, wh, n); break;
+        case 20: Cast(oh, iff, RoundMode::CAST_RINT, n); break;
+        case 21: Cast(of, ih, RoundMode::CAST_NONE, n); break;
+        case 22: Cast(oh, iff, RoundMode::CAST_NONE, n); break;
+        case 23: iff.GetValue(0); Cast(ih, iff, RoundMode::CAST_RINT, n); result = in; break;
+        case 120:
+            for (int32_t i = 0; i < n; ++i) oh.SetValue(i, ModelToHalf(iff.GetValue(i)));
+            break;
+        case 121:
+            for (int32_t i = 0; i < n; ++i) of.SetValue(i, static_cast<float>(ih.GetValue(i)));
+            break;
+        case 123:
+            for (int32_t i = 0; i < n; ++i) ih.SetValue(i, ModelToHalf(iff.GetValue(i)));
+            result = in;
+            break;
         case 110: ModelExtreme(of, iff, wf, n, false, true); break;
         case 111: ModelExtreme(of, iff, wf, n, true, true); break;
         case 112: ModelExtreme(of, iff, wf, n, false, false); break;
@@ -282,3 +306,27 @@ def test_half_reductions_equal_the_models(lib: rt.KernelLibrary, kind: str, n: i
     for mode in range(14, 18):
         assert run(lib, mode + 20 * ub, x, n, init) == run(lib, mode + 100, x, n, init), mode
     assert run(lib, 19 + 20 * ub, x, n, init) == run(lib, 119, x, n, init)
+
+
+@pytest.mark.parametrize("n", [8192, 8191, 8184, 4100, 17, 9, 8, 7, 1])
+@pytest.mark.parametrize("ub", [False, True])
+def test_float_to_half_cast_lanes_equal_the_model(lib: rt.KernelLibrary, n: int, ub: bool) -> None:
+    x = float_inputs()
+    x[: BYTES // 8] = RNG.uniform(-70000, 70000, BYTES // 8).astype(np.float32)
+    x[BYTES // 8 : BYTES // 8 + 8] = [65504.0, 65519.0, 65520.0, -65520.0, 1e-8, 6e-8, -3e-8, 2e-7]
+    RNG.shuffle(x[: n])
+    init = RNG.standard_normal(BYTES // 2).astype(np.float16)
+    for mode in (20, 22):
+        assert run(lib, mode + 20 * ub, x, n, init) == run(lib, 120, x, n, init), mode
+    if n <= BYTES // 8:  # in place: the halves fit in the first half of the floats
+        assert run(lib, 23, x, n, init) == run(lib, 123, x, n, init)
+
+
+@pytest.mark.parametrize("n", [16384, 16383, 16376, 100, 9, 8, 7, 1])
+@pytest.mark.parametrize("ub", [False, True])
+def test_half_to_float_cast_lanes_equal_the_model(lib: rt.KernelLibrary, n: int, ub: bool) -> None:
+    init = RNG.standard_normal(BYTES // 4).astype(np.float32)
+    for chunk in range(4):
+        x = half_inputs(chunk)
+        m = min(n, BYTES // 8)  # the floats fill the output
+        assert run(lib, 21 + 20 * ub, x, m, init) == run(lib, 121, x, m, init)

@@ -780,12 +780,19 @@ inline __m128i FloatToInt4(__m128 f) {
     return r;
 }
 
+// (F16C's eight-lane forms are VEX-encoded with 256-bit sources: the f16c target implies AVX.)
 __attribute__((target("f16c"))) inline uint64_t FloatToHalfLanes(half* d, const float* s, uint64_t n) {
     uint64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i h0 = _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
+        __m128i h1 = _mm256_cvtps_ph(_mm256_loadu_ps(s + i + 8), _MM_FROUND_TO_NEAREST_INT);
+        SaturateHalf8(h0);
+        SaturateHalf8(h1);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), h0);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 8), h1);
+    }
     for (; i + 8 <= n; i += 8) {
-        const __m128i lo = _mm_cvtps_ph(_mm_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
-        const __m128i hi = _mm_cvtps_ph(_mm_loadu_ps(s + i + 4), _MM_FROUND_TO_NEAREST_INT);
-        __m128i h = _mm_unpacklo_epi64(lo, hi);
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
         SaturateHalf8(h);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), h);
     }
@@ -800,6 +807,11 @@ __attribute__((target("f16c"))) inline __m128 HalfToFloat4(const half* s) {
 // such a group of four is left to it all the same.
 __attribute__((target("f16c"))) inline uint64_t HalfToFloatLanes(float* d, const half* s, uint64_t n) {
     uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) break;  // four at a time below
+        _mm256_storeu_ps(d + i, f);
+    }
     for (; i + 4 <= n; i += 4) {
         const __m128 f = HalfToFloat4(s + i);
         if (_mm_movemask_ps(_mm_cmpunord_ps(f, f)) != 0) break;
@@ -870,9 +882,11 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
     constexpr const char* api = "Cast";
     cast_detail::CheckPair<T1, T2>(round_mode);
     opgen_sim::CheckOperand(dst, count, api, "dst");
-    opgen_sim::CheckOperand(src, count, api, "src");
+    opgen_sim::CheckOperand(src, count, api, "src", false);
     T1* d = dst.ptr_;
-    const T2* s = src.ptr_;
+    // read from GM while src is still a pending copy from there (as the element-wise
+    // instructions read it: deferred.h), after dst's pending work was applied
+    const T2* s = opgen_sim::LazySource(src.ptr_, count);
     RoundMode mode = round_mode;
     if (mode == RoundMode::CAST_NONE || cast_detail::AllowedModes<T1, T2>() == cast_detail::kAnyMode) {
         mode = RoundMode::CAST_RINT;  // CAST_NONE: RINT where the conversion loses precision
