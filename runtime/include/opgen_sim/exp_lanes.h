@@ -115,6 +115,13 @@ __attribute__((target("avx2,fma"))) inline void Exp4Fma(const float* x, float* o
     if (special != 0) Specials(xf, out, special);
 }
 
+// (GCC 12's AVX-512 conversion intrinsics start from an "undefined" vector, which -Wall's
+// -Wuninitialized reports inside the compiler's own headers.)
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 // The FMA variant on eight lanes with AVX-512F (the same operations; the table is looked up
 // with two permutes of its halves).
 __attribute__((target("avx512f,avx2,fma"))) inline void Exp8Avx512(const float* x, float* out) {
@@ -145,11 +152,18 @@ __attribute__((target("avx512f,avx2,fma"))) inline void Exp8Avx512(const float* 
     }
 }
 __attribute__((target("avx512f,avx2,fma"))) inline void SpanAvx512(float* d, const float* x, uint64_t n) {
+    const uint64_t n8 = n & ~uint64_t{7};
     uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) Exp8Avx512(x + i, d + i);
-    for (; i + 4 <= n; i += 4) Exp4Fma(x + i, d + i);
+    for (; i < n8; i += 8) Exp8Avx512(x + i, d + i);
+    if (n - i >= 4) {
+        Exp4Fma(x + i, d + i);
+        i += 4;
+    }
     for (; i < n; ++i) d[i] = std::exp(x[i]);
 }
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 inline void Exp4Avx512(const float* x, float* out) {
     float in[8] = {x[0], x[1], x[2], x[3], 0.0f, 0.0f, 0.0f, 0.0f}, res[8];
     Exp8Avx512(in, res);
@@ -160,13 +174,15 @@ inline void Exp4Avx512(const float* x, float* out) {
 // calls expf.
 template <void (*Lanes)(const float*, float*)>
 inline void SpanWith(float* d, const float* x, uint64_t n) {
+    const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) Lanes(x + i, d + i);
+    for (; i < n4; i += 4) Lanes(x + i, d + i);
     for (; i < n; ++i) d[i] = std::exp(x[i]);
 }
 __attribute__((target("avx2,fma"))) inline void SpanFma(float* d, const float* x, uint64_t n) {
+    const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) Exp4Fma(x + i, d + i);
+    for (; i < n4; i += 4) Exp4Fma(x + i, d + i);
     for (; i < n; ++i) d[i] = std::exp(x[i]);
 }
 
