@@ -15,6 +15,7 @@ same kernel (same compiler, same libm), from UB and from a pending GM copy:
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -330,3 +331,31 @@ def test_half_to_float_cast_lanes_equal_the_model(lib: rt.KernelLibrary, n: int,
         x = half_inputs(chunk)
         m = min(n, BYTES // 8)  # the floats fill the output
         assert run(lib, 21 + 20 * ub, x, m, init) == run(lib, 121, x, m, init)
+
+
+WARNINGS_CPP = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+template <typename T>
+void Use(const LocalTensor<T>& a, const LocalTensor<float>& f, const LocalTensor<T>& w)
+{
+    Exp(a, a, 100);
+    Cast(f, a, RoundMode::CAST_NONE, 100);
+    ReduceMax(a, a, w, 100, true);
+    ReduceMin(a, a, w, 100, false);
+    ReduceSum(a, a, w, 100);
+}
+using F = LocalTensor<float>;
+using H = LocalTensor<half>;
+template void Use<float>(const F&, const F&, const F&);
+template void Use<half>(const H&, const F&, const H&);
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O1", "-O2", "-O3"])
+def test_fast_paths_build_clean_with_warnings_as_errors(tmp_path: Path, opt: str) -> None:
+    src = tmp_path / "use.cpp"
+    src.write_text(WARNINGS_CPP)
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", opt, "-fPIC", "-c",
+                    "-DASCENDC_CPU_DEBUG=1", f"-I{rt.include_dir()}", str(src), "-o",
+                    str(tmp_path / "use.o")], check=True)
