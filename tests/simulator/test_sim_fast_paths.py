@@ -7,6 +7,7 @@ same kernel (same compiler, same libm), from UB and from a pending GM copy:
   length and in-place operands;
 - Cast float -> half (RINT and NONE: to nearest even, +-inf and overflow -> +-65504, NaN -> 0)
   and half -> float (exact, NaN payloads kept), in place from the same start;
+- Abs against `a < 0 ? -a : a + 0` (signed zeros, NaN signs and payloads, infinities);
 - ReduceMax/ReduceMin (count form, with and without calIndex) against the scalar scan (NaN wins,
   the first of equal extremes, -0.0 and 0.0 equal) and ReduceSum against the pair tree of each
   256-byte repeat with the repeats added in order, each addition rounded to T (half saturating),
@@ -143,6 +144,20 @@ extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR w
         case 123:
             for (int32_t i = 0; i < n; ++i) ih.SetValue(i, ModelToHalf(iff.GetValue(i)));
             result = in;
+            break;
+        case 24: Abs(of, iff, n); break;
+        case 25: Abs(oh, ih, n); break;
+        case 124:
+            for (int32_t i = 0; i < n; ++i) {
+                const float a = iff.GetValue(i);
+                of.SetValue(i, a < 0 ? -a : a + 0);
+            }
+            break;
+        case 125:
+            for (int32_t i = 0; i < n; ++i) {
+                const float a = static_cast<float>(ih.GetValue(i));
+                oh.SetValue(i, static_cast<half>(a < 0 ? -a : a + 0));
+            }
             break;
         case 110: ModelExtreme(of, iff, wf, n, false, true); break;
         case 111: ModelExtreme(of, iff, wf, n, true, true); break;
@@ -333,6 +348,18 @@ def test_half_to_float_cast_lanes_equal_the_model(lib: rt.KernelLibrary, n: int,
         assert run(lib, 21 + 20 * ub, x, m, init) == run(lib, 121, x, m, init)
 
 
+@pytest.mark.parametrize("n", [8192, 8191, 5, 1])
+@pytest.mark.parametrize("ub", [False, True])
+def test_abs_lanes_equal_the_model(lib: rt.KernelLibrary, n: int, ub: bool) -> None:
+    x = float_inputs()
+    x[:8] = np.array([0x80000000, 0x7FC00001, 0xFFC00002, 0x7F800001, 0xFF800003, 0xFF800000,
+                      0x00000001, 0x80000001], np.uint32).view(np.float32)
+    init = RNG.standard_normal(BYTES // 4).astype(np.float32)
+    assert run(lib, 24 + 20 * ub, x, n, init) == run(lib, 124, x, n, init)
+    h = half_inputs(0)
+    assert run(lib, 25 + 20 * ub, h, n, init) == run(lib, 125, h, n, init)
+
+
 WARNINGS_CPP = r"""
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -340,6 +367,11 @@ template <typename T>
 void Use(const LocalTensor<T>& a, const LocalTensor<float>& f, const LocalTensor<T>& w)
 {
     Exp(a, a, 100);
+    Abs(a, a, 100);
+    Adds(a, a, static_cast<T>(1), 100);
+    Muls(a, a, static_cast<T>(2), 100);
+    Add(a, a, w, 100);
+    Mul(a, a, w, 100);
     Cast(f, a, RoundMode::CAST_NONE, 100);
     ReduceMax(a, a, w, 100, true);
     ReduceMin(a, a, w, 100, false);
@@ -353,7 +385,7 @@ template void Use<half>(const H&, const F&, const H&);
 
 
 @pytest.mark.parametrize("opt", ["-O1", "-O2", "-O3"])
-def test_fast_paths_build_clean_with_warnings_as_errors(tmp_path: Path, opt: str) -> None:
+def test_lanes_build_clean_with_warnings_as_errors(tmp_path: Path, opt: str) -> None:
     src = tmp_path / "use.cpp"
     src.write_text(WARNINGS_CPP)
     subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", opt, "-fPIC", "-c",
