@@ -40,7 +40,9 @@ public:
         const uint32_t colsF = (cols + 7) / 8 * 8;
         pipe.InitBuffer(inQueueX, BUFFER_NUM, colsT * sizeof(T));
         pipe.InitBuffer(outQueueY, BUFFER_NUM, colsT * sizeof(T));
-        pipe.InitBuffer(xFloat, colsF * sizeof(float));
+        if constexpr (!std::is_same_v<T, float>) {
+            pipe.InitBuffer(xFloat, colsF * sizeof(float));
+        }
         pipe.InitBuffer(yFloat, colsF * sizeof(float));
         pipe.InitBuffer(centered, colsF * sizeof(float));
         pipe.InitBuffer(workBuf, ((colsF / 64 + 1 + 7) / 8 * 8) * sizeof(float));
@@ -89,6 +91,24 @@ private:
             Cast(dst, src, RoundMode::CAST_NONE, cols);
         }
     }
+    // dst = d * rstd (* gamma) (+ beta); tmp holds the intermediate steps.
+    __aicore__ inline void Normalize(const LocalTensor<float>& dst, const LocalTensor<float>& d,
+                                     const LocalTensor<float>& tmp, float rstd)
+    {
+        if (!hasGamma && !hasBeta) {
+            Muls(dst, d, rstd, cols);
+            return;
+        }
+        Muls(tmp, d, rstd, cols);
+        if (hasGamma && hasBeta) {
+            Mul(tmp, tmp, gammaBuf.Get<float>(), cols);
+            Add(dst, tmp, betaBuf.Get<float>(), cols);
+        } else if (hasGamma) {
+            Mul(dst, tmp, gammaBuf.Get<float>(), cols);
+        } else {
+            Add(dst, tmp, betaBuf.Get<float>(), cols);
+        }
+    }
     __aicore__ inline void CopyIn(uint32_t row)
     {
         LocalTensor<T> xLocal = inQueueX.AllocTensor<T>();
@@ -107,31 +127,30 @@ private:
     __aicore__ inline void Compute(uint32_t row)
     {
         LocalTensor<T> xLocal = inQueueX.DeQue<T>();
-        LocalTensor<float> xf = xFloat.Get<float>();
         LocalTensor<float> yf = yFloat.Get<float>();
         LocalTensor<float> d = centered.Get<float>();
         LocalTensor<float> work = workBuf.Get<float>();
         LocalTensor<float> stat = statBuf.Get<float>();
-        ToFloat(xf, xLocal);
-        inQueueX.FreeTensor(xLocal);
+        LocalTensor<float> xf;
+        if constexpr (std::is_same_v<T, float>) {
+            xf = xLocal;  // a float row is used where it landed
+        } else {
+            xf = xFloat.Get<float>();
+            Cast(xf, xLocal, RoundMode::CAST_NONE, cols);
+        }
 
         ReduceSum(stat, xf, work, cols);
         const float mean = ReadStat() / cols;
         Adds(d, xf, -mean, cols);
+        inQueueX.FreeTensor(xLocal);
         Mul(yf, d, d, cols);
         ReduceSum(stat, yf, work, cols);
         const float rstd = 1.0f / sqrtf(ReadStat() / cols + epsilon);
-        Muls(yf, d, rstd, cols);
-        if (hasGamma) {
-            Mul(yf, yf, gammaBuf.Get<float>(), cols);
-        }
-        if (hasBeta) {
-            Add(yf, yf, betaBuf.Get<float>(), cols);
-        }
         LocalTensor<T> yLocal = outQueueY.AllocTensor<T>();
         if constexpr (std::is_same_v<T, float>) {
-            Adds(yLocal, yf, 0.0f, cols);
+            Normalize(yLocal, d, yf, rstd);  // the last step writes the output row
         } else {
+            Normalize(yf, d, yf, rstd);
             Cast(yLocal, yf, RoundMode::CAST_RINT, cols);
         }
         outQueueY.EnQue<T>(yLocal);

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "data_copy.h"
+#include "exp_lanes.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -86,6 +87,12 @@ template <typename F>
 inline Vec<F> Vectorised(F f) { return Vec<F>{f}; }
 template <typename F>
 struct IsVec : std::false_type {};
+// A lane function with a static Span(float* d, const float* x, uint64_t n) runs whole float spans
+// itself (Exp: exp_lanes.h); Span returns false to leave them to the four-lane loop.
+template <typename F, typename = void>
+struct HasSpan : std::false_type {};
+template <typename F>
+struct HasSpan<F, std::void_t<decltype(&F::Span)>> : std::true_type {};
 template <typename F>
 struct IsVec<Vec<F>> : std::true_type {};
 
@@ -105,8 +112,11 @@ inline void Store4(float* p, F4 v) { std::memcpy(p, &v, sizeof v); }
 
 template <int N, typename F>
 inline void MapFloat(float* d, const float* x, const float* y, uint64_t n, const F f) {
+    // bounded by a rounded-down count: `i + 4 <= n` makes GCC warn (-Waggressive-loop-
+    // optimizations, an error under -Werror) about the tail loop once it knows n
+    const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    for (; i < n4; i += 4) {
         if constexpr (N == 1) {
             Store4(d + i, f(Load4(x + i)));
         } else {
@@ -145,7 +155,19 @@ inline F4 Sqrt4(F4 v) {
     return v;
 }
 
-// A libm function of each lane in turn (Exp, Ln: the scalar loop's calls, in the same order,
+// |a| as `a < 0 ? -a : a + 0` computes it, in four operations: t = a + 0 (-0.0 becomes +0.0, a
+// NaN keeps its sign and payload, quietened), then the sign bit cleared except in NaN lanes.
+inline F4 Abs4(F4 v) {
+    __m128 f;
+    std::memcpy(&f, &v, sizeof f);
+    const __m128 t = _mm_add_ps(f, _mm_setzero_ps());
+    const __m128 keep = _mm_or_ps(_mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), _mm_cmpunord_ps(t, t));
+    f = _mm_and_ps(t, keep);
+    std::memcpy(&v, &f, sizeof v);
+    return v;
+}
+
+// A libm function of each lane in turn (Ln: the scalar loop's calls, in the same order,
 // without its per-element conversions).
 template <typename G>
 inline F4 PerLane(F4 v, G g) {
@@ -157,8 +179,9 @@ inline F4 PerLane(F4 v, G g) {
 template <int N, typename F>
 __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, const half* y, uint64_t n,
                                                     const F f) {
+    const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
-    for (; i + 4 <= n; i += 4) {
+    for (; i < n4; i += 4) {
         if constexpr (N == 1) {
             StoreHalf4(d + i, f(LoadHalf4(x + i)));
         } else {
@@ -187,6 +210,9 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
             if (s != nullptr && s != d && Overlaps(db, bytes, reinterpret_cast<const uint8_t*>(s), bytes)) return false;
         }
         if constexpr (std::is_same_v<T, float>) {
+            if constexpr (N == 1 && HasSpan<decltype(f.f)>::value) {
+                if (f.f.Span(d, x, n)) return true;
+            }
             MapFloat<N>(d, x, y, n, f.f);
             return true;
         } else {
@@ -465,8 +491,8 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
         });                                                                             \
     }
 // Float and half lanes run four at a time (vector.h, "SIMD lanes"): VEXPR is EXPR on four lanes,
-// the same IEEE operations (sqrtps is correctly rounded as sqrtf is; Exp and Ln call libm for
-// each lane in turn).
+// the same IEEE operations (sqrtps is correctly rounded as sqrtf is; Ln calls libm for each lane
+// in turn).
 #ifdef OPGEN_SIM_SIMD_LANES
 #define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR)                                          \
     template <typename T>                                                               \
@@ -488,10 +514,15 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
 #else
 #define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR) OPGEN_SIM_UNARY(NAME, EXPR)
 #endif
-OPGEN_SIM_UNARY_VEC(Exp, std::exp(a), opgen_sim::PerLane(a, [](float v) { return std::exp(v); }))
+// Exp: libm's expf of each lane; float spans and four-lane steps run expf's double-precision
+// steps on SIMD lanes (exp_lanes.h), bit-identical to calling it.
+template <typename T>
+inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    opgen_sim::Unary("Exp", dst, src, count, opgen_sim::Vectorised(opgen_sim::ExpLane{}));
+}
 OPGEN_SIM_UNARY_VEC(Ln, std::log(a), opgen_sim::PerLane(a, [](float v) { return std::log(v); }))
 // `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
-OPGEN_SIM_UNARY_VEC(Abs, a < 0 ? -a : a + 0, a < zero ? -a : a + zero)
+OPGEN_SIM_UNARY_VEC(Abs, a < 0 ? -a : a + 0, opgen_sim::Abs4(a))
 OPGEN_SIM_UNARY_VEC(Sqrt, std::sqrt(a), Sqrt4(a))
 OPGEN_SIM_UNARY_VEC(Rsqrt, A(1) / std::sqrt(a), one / Sqrt4(a))
 OPGEN_SIM_UNARY_VEC(Reciprocal, A(1) / a, one / a)
@@ -770,12 +801,19 @@ inline __m128i FloatToInt4(__m128 f) {
     return r;
 }
 
+// (F16C's eight-lane forms are VEX-encoded with 256-bit sources: the f16c target implies AVX.)
 __attribute__((target("f16c"))) inline uint64_t FloatToHalfLanes(half* d, const float* s, uint64_t n) {
     uint64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i h0 = _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
+        __m128i h1 = _mm256_cvtps_ph(_mm256_loadu_ps(s + i + 8), _MM_FROUND_TO_NEAREST_INT);
+        SaturateHalf8(h0);
+        SaturateHalf8(h1);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), h0);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i + 8), h1);
+    }
     for (; i + 8 <= n; i += 8) {
-        const __m128i lo = _mm_cvtps_ph(_mm_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
-        const __m128i hi = _mm_cvtps_ph(_mm_loadu_ps(s + i + 4), _MM_FROUND_TO_NEAREST_INT);
-        __m128i h = _mm_unpacklo_epi64(lo, hi);
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
         SaturateHalf8(h);
         _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), h);
     }
@@ -790,6 +828,11 @@ __attribute__((target("f16c"))) inline __m128 HalfToFloat4(const half* s) {
 // such a group of four is left to it all the same.
 __attribute__((target("f16c"))) inline uint64_t HalfToFloatLanes(float* d, const half* s, uint64_t n) {
     uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) break;  // four at a time below
+        _mm256_storeu_ps(d + i, f);
+    }
     for (; i + 4 <= n; i += 4) {
         const __m128 f = HalfToFloat4(s + i);
         if (_mm_movemask_ps(_mm_cmpunord_ps(f, f)) != 0) break;
@@ -860,9 +903,11 @@ inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const R
     constexpr const char* api = "Cast";
     cast_detail::CheckPair<T1, T2>(round_mode);
     opgen_sim::CheckOperand(dst, count, api, "dst");
-    opgen_sim::CheckOperand(src, count, api, "src");
+    opgen_sim::CheckOperand(src, count, api, "src", false);
     T1* d = dst.ptr_;
-    const T2* s = src.ptr_;
+    // read from GM while src is still a pending copy from there (as the element-wise
+    // instructions read it: deferred.h), after dst's pending work was applied
+    const T2* s = opgen_sim::LazySource(src.ptr_, count);
     RoundMode mode = round_mode;
     if (mode == RoundMode::CAST_NONE || cast_detail::AllowedModes<T1, T2>() == cast_detail::kAnyMode) {
         mode = RoundMode::CAST_RINT;  // CAST_NONE: RINT where the conversion loses precision
@@ -1034,7 +1079,8 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
                   const LocalTensor<T>& work, int32_t count, bool with_index) {
     opgen_sim::CheckCount(count, api);
     if (count == 0) opgen_sim::Fail(opgen_sim::ErrorKind::VectorCount, api, "count must be > 0");
-    opgen_sim::CheckOperand(src, count, api, "src");
+    // src is read through LazySource (Source) after the other operands' checks
+    opgen_sim::CheckOperand(src, count, api, "src", false);
     // The destination of a reduction needs only its result's alignment, not 32 bytes (Ascend C
     // reference, ReduceRepeat table 3: SUM half 2 bytes, float 4; MAX/MIN with the index twice
     // the element size).
@@ -1059,6 +1105,13 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
                             std::string(api) + " of " + std::to_string(count) + " x " +
                             opgen_sim::TypeName<T>() + " needs at least " + opgen_sim::Str(need));
     }
+}
+// The count elements of src as the reduction reads them: straight from GM while src is still a
+// pending copy from there (as the element-wise instructions read it: deferred.h), else from UB
+// with any pending work in it applied.
+template <typename T>
+inline const T* Source(const LocalTensor<T>& src, int32_t count) {
+    return opgen_sim::LazySource(src.ptr_, static_cast<uint64_t>(count));
 }
 }  // namespace reduce_detail
 
@@ -1116,7 +1169,7 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count) {
     opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
     reduce_detail::Check("ReduceSum", dst, src, sharedTmpBuffer, count, false);
-    const T* s = src.ptr_;
+    const T* s = reduce_detail::Source(src, count);
     const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
     T lanes[128];
     T total = T(0);
@@ -1134,9 +1187,12 @@ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 }
 
 namespace reduce_detail {
-// The first index of the extreme on SSE lanes: one pass finds the extreme value (maxps/minps),
-// a second the first element equal to it (a -0.0 and a 0.0 compare equal, as in the scalar
-// scan). A NaN anywhere leaves the search to the scalar scan (the first NaN wins there).
+// The first index of the extreme on SSE lanes: one pass finds the extreme value (maxps/minps on
+// four accumulators) and whether a NaN is present, a second the first element equal to it (a
+// -0.0 and a 0.0 compare equal, as in the scalar scan). Without calIndex only the value is
+// needed, and a nonzero extreme has one bit pattern, so any index holding it will do: the second
+// pass runs only for a zero extreme (whose sign is that of the first zero). A NaN anywhere
+// leaves the search to the scalar scan (the first NaN wins there).
 #ifdef OPGEN_SIM_SIMD_LANES
 template <typename T>
 __attribute__((target("f16c"))) inline __m128 Load4Float(const T* p) {
@@ -1146,54 +1202,79 @@ __attribute__((target("f16c"))) inline __m128 Load4Float(const T* p) {
         return _mm_loadu_ps(p);
     }
 }
-template <typename T>
-__attribute__((target("f16c"))) inline bool ExtremeLanesF16c(const T* s, int32_t count, bool max, int32_t* best) {
+template <bool kMax>
+inline __m128 Pick(__m128 a, __m128 b) {
+    return kMax ? _mm_max_ps(a, b) : _mm_min_ps(a, b);
+}
+// 0: NaN present (the scalar scan decides), 1: *best is the first index of the extreme, 2: only
+// *value, the extreme, is known (no calIndex).
+template <typename T, bool kMax>
+__attribute__((target("f16c"))) inline int ExtremeLanesF16c(const T* s, int32_t count, bool calIndex,
+                                                            int32_t* best, float* value) {
     const int32_t n4 = count / 4 * 4;
-    __m128 acc = Load4Float(s);
-    __m128 nan = _mm_cmpunord_ps(acc, acc);
-    for (int32_t i = 4; i < n4; i += 4) {
-        const __m128 v = Load4Float(s + i);
-        nan = _mm_or_ps(nan, _mm_cmpunord_ps(v, v));
-        acc = max ? _mm_max_ps(acc, v) : _mm_min_ps(acc, v);
+    __m128 acc[4];
+    __m128 nan[4];
+    for (int k = 0; k < 4; ++k) {
+        acc[k] = Load4Float(s);
+        nan[k] = _mm_cmpunord_ps(acc[k], acc[k]);
     }
-    if (_mm_movemask_ps(nan) != 0) return false;
-    float lanes[4];
-    _mm_storeu_ps(lanes, acc);
-    float m = lanes[0];
-    for (int k = 1; k < 4; ++k) m = max ? std::max(m, lanes[k]) : std::min(m, lanes[k]);
-    for (int32_t i = n4; i < count; ++i) {
-        const float v = static_cast<float>(s[i]);
-        if (std::isnan(v)) return false;
-        m = max ? std::max(m, v) : std::min(m, v);
-    }
-    const __m128 mv = _mm_set1_ps(m);
-    int32_t i = 0;
-    for (; i < n4; i += 4) {
-        const int bits = _mm_movemask_ps(_mm_cmpeq_ps(Load4Float(s + i), mv));
-        if (bits != 0) {
-            *best = i + __builtin_ctz(static_cast<unsigned>(bits));
-            return true;
+    int32_t i = 4;
+    for (; i + 16 <= n4; i += 16) {
+        for (int k = 0; k < 4; ++k) {
+            const __m128 v = Load4Float(s + i + 4 * k);
+            nan[k] = _mm_or_ps(nan[k], _mm_cmpunord_ps(v, v));
+            acc[k] = Pick<kMax>(acc[k], v);
         }
     }
-    for (; i < count; ++i) {
-        if (static_cast<float>(s[i]) == m) break;
+    for (; i < n4; i += 4) {
+        const __m128 v = Load4Float(s + i);
+        nan[0] = _mm_or_ps(nan[0], _mm_cmpunord_ps(v, v));
+        acc[0] = Pick<kMax>(acc[0], v);
     }
-    *best = i;
-    return true;
+    if (_mm_movemask_ps(_mm_or_ps(_mm_or_ps(nan[0], nan[1]), _mm_or_ps(nan[2], nan[3]))) != 0) return 0;
+    const __m128 all = Pick<kMax>(Pick<kMax>(acc[0], acc[1]), Pick<kMax>(acc[2], acc[3]));
+    float lanes[4];
+    _mm_storeu_ps(lanes, all);
+    float m = lanes[0];
+    for (int k = 1; k < 4; ++k) m = kMax ? std::max(m, lanes[k]) : std::min(m, lanes[k]);
+    for (int32_t t = n4; t < count; ++t) {
+        const float v = static_cast<float>(s[t]);
+        if (std::isnan(v)) return 0;
+        m = kMax ? std::max(m, v) : std::min(m, v);
+    }
+    if (!calIndex && !(m == 0.0f)) {
+        *value = m;
+        return 2;
+    }
+    const __m128 mv = _mm_set1_ps(m);
+    int32_t j = 0;
+    for (; j < n4; j += 4) {
+        const int bits = _mm_movemask_ps(_mm_cmpeq_ps(Load4Float(s + j), mv));
+        if (bits != 0) {
+            *best = j + __builtin_ctz(static_cast<unsigned>(bits));
+            return 1;
+        }
+    }
+    for (; j < count; ++j) {
+        if (static_cast<float>(s[j]) == m) break;
+    }
+    *best = j;
+    return 1;
 }
 template <typename T>
-inline bool ExtremeLanes(const T* s, int32_t count, bool max, int32_t* best) {
+inline int ExtremeLanes(const T* s, int32_t count, bool max, bool calIndex, int32_t* best, float* value) {
     if constexpr (std::is_same_v<T, half> || std::is_same_v<T, float>) {
         // both types go through the f16c-targeted code, which may use AVX encodings
-        if (count < 4 || !opgen_sim::HasF16c()) return false;
-        return ExtremeLanesF16c(s, count, max, best);
+        if (count < 4 || !opgen_sim::HasF16c()) return 0;
+        return max ? ExtremeLanesF16c<T, true>(s, count, calIndex, best, value)
+                   : ExtremeLanesF16c<T, false>(s, count, calIndex, best, value);
     }
-    (void)s, (void)count, (void)max, (void)best;
-    return false;
+    (void)s, (void)count, (void)max, (void)calIndex, (void)best, (void)value;
+    return 0;
 }
 #else
 template <typename T>
-inline bool ExtremeLanes(const T*, int32_t, bool, int32_t*) { return false; }
+inline int ExtremeLanes(const T*, int32_t, bool, bool, int32_t*, float*) { return 0; }
 #endif
 
 template <typename T>
@@ -1201,14 +1282,19 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
                     const LocalTensor<T>& work, int32_t count, bool calIndex, bool max) {
     opgen_sim::CheckHalfOrFloat<T>(api);
     Check(api, dst, src, work, count, calIndex);
-    const T* s = src.ptr_;
+    const T* s = Source(src, count);
     int32_t best = 0;
-    if (!ExtremeLanes(s, count, max, &best)) {
+    float value = 0.0f;
+    const int found = ExtremeLanes(s, count, max, calIndex, &best, &value);
+    if (found == 0) {
         for (int32_t i = 1; i < count; ++i) {
             if (opgen_sim::ExtremeBetter(max, s[i], s[best])) best = i;
         }
     }
-    dst.ptr_[0] = s[best];
+    // found == 2: a nonzero extreme of float values read from T, so T(value) has the bits of
+    // every element equal to it
+    const T result = found == 2 ? static_cast<T>(value) : s[best];
+    dst.ptr_[0] = result;
     if (calIndex) {  // the index is stored in the bits of the second element, as on hardware
         if constexpr (sizeof(T) == 4) {
             const uint32_t idx = static_cast<uint32_t>(best);
@@ -1218,7 +1304,7 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
             std::memcpy(&dst.ptr_[1], &idx, 2);
         }
     }
-    work.ptr_[0] = s[best];
+    work.ptr_[0] = result;
     opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
 }
 }  // namespace reduce_detail
