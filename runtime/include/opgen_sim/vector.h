@@ -155,14 +155,14 @@ inline F4 Sqrt4(F4 v) {
     return v;
 }
 
-// |a| as `a < 0 ? -a : a + 0` computes it, in four operations: t = a + 0 (-0.0 becomes +0.0, a
-// NaN keeps its sign and payload, quietened), then the sign bit cleared except in NaN lanes.
+// |a| as `a < 0 ? -a : a + 0` computes it, in three operations: t = a + 0 (-0.0 becomes +0.0, a
+// NaN keeps its sign and payload, quietened), then maxps(-t, t), which gives its second operand,
+// t, for a NaN and for two zeros (equal to the scalar form on every float).
 inline F4 Abs4(F4 v) {
     __m128 f;
     std::memcpy(&f, &v, sizeof f);
     const __m128 t = _mm_add_ps(f, _mm_setzero_ps());
-    const __m128 keep = _mm_or_ps(_mm_castsi128_ps(_mm_set1_epi32(0x7fffffff)), _mm_cmpunord_ps(t, t));
-    f = _mm_and_ps(t, keep);
+    f = _mm_max_ps(_mm_xor_ps(t, _mm_set1_ps(-0.0f)), t);
     std::memcpy(&v, &f, sizeof v);
     return v;
 }
