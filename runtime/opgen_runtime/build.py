@@ -303,7 +303,7 @@ def runtime_object(cxx: str | None = None) -> Path:
 # kernel's compile time is parsing the simulator headers and the standard library under them,
 # which is the same for every kernel. Built once per compiler, flag set and headers; a kernel
 # whose source could make the headers mean something else compiles without it (_pch_fits).
-PCH_FORMAT = "opgen-sim-pch-v1"
+PCH_FORMAT = "opgen-sim-pch-v2"
 PCH_ENV = "OPGEN_SIM_PCH"  # 0: compile every kernel without the precompiled header
 _PCH_STUB = "opgen_sim_pch.h"
 # what may come before a kernel's `#include "kernel_operator.h"` for the precompiled header to
@@ -361,7 +361,8 @@ def precompiled_header(cxx: str | None = None) -> Path | None:
         if gch.exists():
             return stub
         with progress.step("precompiling the simulator headers (once per simulator version)"):
-            stub.write_text(f"#include {json.dumps(str(include_dir() / 'kernel_operator.h'))}\n")
+            stub.write_text("#define OPGEN_SIM_PRECOMPILED 1\n"
+                            f"#include {json.dumps(str(include_dir() / 'kernel_operator.h'))}\n")
             fd, tmp_name = tempfile.mkstemp(prefix=".pch.", suffix=".gch.tmp", dir=out_dir)
             os.close(fd)
             cmd = [*_pch_flags(cxx), f"-fdebug-prefix-map={out_dir}={KERNEL_DIR_TOKEN}",
@@ -493,8 +494,8 @@ def _compile(
             cmd = _command(cxx, src, obj, defs, incs, extra, (shown or src).parent, True)
             cmd.insert(-3, "-c")
             stub = precompiled_header(cxx) if _pch_fits(shown or src, extra) else None
-            if stub is not None:  # first, before any token of the unit
-                cmd[1:1] = ["-include", str(stub)]
+            if stub is not None:  # first, before any token of the unit; then what it leaves out
+                cmd[1:1] = ["-include", str(stub), "-include", "opgen_sim/register_source.h"]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             if runtime:

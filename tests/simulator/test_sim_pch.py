@@ -110,3 +110,30 @@ def test_a_define_before_the_include_keeps_its_meaning(tmp_path: Path, cache: Pa
     lib = rt.build_kernel(src, entry="twice")
     with pytest.raises(rt.SimulatorError, match="only checked where ASSERT is"):
         _run(lib)
+
+
+RAW_STORE = r"""
+extern "C" __global__ __aicore__ void raw(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    *((__gm__ float*)z) = 1.0f;  // a raw store: the raw-pointer scan must see this file
+}
+"""
+
+
+def _defers(lib: rt.KernelLibrary) -> bool:
+    import ctypes
+    return bool(ctypes.CDLL(str(lib.path)).opgen_sim_defers_copies())
+
+
+def test_the_raw_pointer_scan_reads_the_kernel_not_the_header(tmp_path: Path,
+                                                               cache: Path) -> None:
+    # the scan starts from the unit's main file (__BASE_FILE__), which the precompiled header
+    # would freeze to its own name: a kernel with a raw store must still defer nothing
+    plain = tmp_path / "twice.cpp"
+    plain.write_text('#include "kernel_operator.h"\n' + BODY)
+    raw = tmp_path / "raw.cpp"
+    raw.write_text('#include "kernel_operator.h"\n' + RAW_STORE)
+    assert build._pch_fits(plain, ()) and build._pch_fits(raw, ())
+    assert _defers(rt.build_kernel(plain, entry="twice"))
+    assert not _defers(rt.build_kernel(raw, entry="raw"))
+    assert list((cache / "pch").glob("*/*.gch"))

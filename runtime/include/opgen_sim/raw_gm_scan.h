@@ -297,8 +297,11 @@ inline bool ProgramStoresRawPointers() {
 }  // namespace opgen_sim
 
 // Each translation unit that includes the simulator registers its main source file (not the
-// simulator runtime object's own unit, OPGEN_SIM_RUNTIME_UNIT: it holds no kernel code).
-#ifndef OPGEN_SIM_RUNTIME_UNIT
+// simulator runtime object's own unit, OPGEN_SIM_RUNTIME_UNIT: it holds no kernel code). The
+// precompiled header (OPGEN_SIM_PRECOMPILED) leaves it out, since __BASE_FILE__ would be frozen
+// to the header's own name there: opgen_sim/register_source.h, force-included after it, does it
+// in the kernel's unit.
+#if !defined(OPGEN_SIM_RUNTIME_UNIT) && !defined(OPGEN_SIM_PRECOMPILED)
 namespace {
 [[maybe_unused]] const bool opgen_sim_source_registered = ::opgen_sim::RegisterSource(__BASE_FILE__);
 }
