@@ -55,9 +55,9 @@ def test_eight_processes_register_the_same_op_at_once(tmp_path: Path) -> None:
         assert code == 0, out + err
         assert out.startswith("ok")
     compiles = log.read_text().splitlines()
-    # once for all eight: the simulator runtime object, the precompiled simulator headers, the
-    # one dtype variant's kernel object, its link, and the bundle
-    assert len(compiles) == 5, compiles
+    # once for all eight: the simulator runtime object, the raw-pointer scan, the precompiled
+    # simulator headers, the one dtype variant's kernel object, its link, and the bundle
+    assert len(compiles) == 6, compiles
     package = json.loads((tmp_path / "opp" / "element_add" / "package.json").read_text())
     assert package["gradient"] == "element_add_grad.json"
     hidden = [p for p in (tmp_path / "opp").iterdir() if p.name.startswith(".") and p.is_dir()]

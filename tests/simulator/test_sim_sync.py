@@ -6,6 +6,8 @@ checks."""
 from __future__ import annotations
 
 import ctypes
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -265,6 +267,47 @@ def test_kernels_without_raw_stores_defer(lib: rt.KernelLibrary) -> None:
     spec = Path(__file__).resolve().parents[2] / "specs" / "element_add.cpp"
     add = rt.build_kernel(spec, entry="element_add", defines={"DTYPE_X": "float"})
     assert _defers(add)
+
+
+_VERDICT_IN_A_FRESH_PROCESS = """
+import ctypes, sys
+print(ctypes.CDLL(sys.argv[1]).opgen_sim_defers_copies())
+"""
+
+
+def _fresh_defers(path: Path) -> bool:
+    """The library's verdict, asked first in a new process (the verdict is computed once)."""
+    out = subprocess.run([sys.executable, "-c", _VERDICT_IN_A_FRESH_PROCESS, str(path)],
+                         capture_output=True, text=True, check=True, timeout=120)
+    return out.stdout.strip() == "1"
+
+
+@pytest.mark.parametrize("text,defers", [(SYNC_CPP, True), (RAW_CPP, False)])
+def test_the_scan_verdict_is_compiled_in(tmp_path: Path, text: str, defers: bool) -> None:
+    """The build scans the source while it is there: a cached kernel whose source was deleted,
+    or replaced by one that scans the other way, keeps the verdict of the code it holds."""
+    src = tmp_path / "kernel.cpp"
+    src.write_text(text)
+    lib = rt.build_kernel(src, entry="sync_kernel" if defers else "raw_store")
+    src.unlink()
+    assert _fresh_defers(lib.path) is defers
+    src.write_text(RAW_CPP if defers else SYNC_CPP)
+    assert _fresh_defers(lib.path) is defers
+
+
+def test_a_unit_compiled_without_a_verdict_is_scanned_at_run_time(tmp_path: Path) -> None:
+    """A kernel built outside opgen's build (no OPGEN_SIM_SOURCE_STORES_RAW) registers its
+    source and is scanned at its first launch; a source gone by then counts as storing."""
+    for text, want in ((SYNC_CPP, True), (RAW_CPP, False)):
+        src = tmp_path / "own_build.cpp"
+        src.write_text(text)
+        out = tmp_path / f"own_build_{int(want)}.so"
+        flags = [f for f in rt.build.BASE_FLAGS if f != "-O3"]
+        subprocess.run([rt.build._compiler(), *flags, "-O0", f"-I{rt.build.include_dir()}",
+                        "-o", str(out), str(src)], check=True, capture_output=True, timeout=600)
+        assert _fresh_defers(out) is want
+        src.unlink()
+        assert _fresh_defers(out) is False
 
 
 def test_ub_reference_taken_before_a_copy(lib: rt.KernelLibrary) -> None:

@@ -2,13 +2,15 @@
 // made from a GM_ADDR argument, a pointer or a non-const reference) behind the simulator's back?
 // Deferred copies (deferred.h) read their GM source late, so a store through such a pointer
 // after a DataCopy of the same bytes would reach the copied data. The simulator cannot see those
-// stores, so it reads the program's own source once (each translation unit that includes the
-// simulator registers its __BASE_FILE__, and the scan follows its #include "..." files) and
+// stores, so it reads the program's own source (the scan follows its #include "..." files) and
 // defers nothing if the source holds any store through a pointer, a subscript of something not
 // declared as an array, a store to a function's result, a non-const reference bound to an
 // lvalue, or a memcpy-like call. A source it cannot read (moved, or a quoted include it cannot
 // find) counts as storing. The rule is syntactic and errs on the side of not deferring, which
-// only costs speed.
+// only costs speed. opgen's build scans each unit's source when it compiles it and passes the
+// verdict as OPGEN_SIM_SOURCE_STORES_RAW (so a cached kernel keeps the verdict of the code it
+// holds, wherever its source went since); a unit compiled without it registers its
+// __BASE_FILE__, read at the program's first launch.
 #pragma once
 
 #include <cctype>
@@ -252,44 +254,73 @@ inline void CollectArrays(const std::vector<std::string>& t, std::set<std::strin
 
 }  // namespace scan
 
-// The verdict for this program, computed at its first launch.
+namespace scan {
+
+// Whether the sources `roots` (and the quoted includes they reach) hold a store the simulator
+// cannot see; a file it cannot read or a quoted include it cannot find counts as one.
+inline bool StoresRawPointers(const std::vector<std::string>& roots) {
+    const std::string sim_root = DirOf(DirOf(__FILE__));  // include/opgen_sim/..
+    std::set<std::string> seen;
+    std::vector<std::string> todo = roots;
+    std::vector<std::vector<std::string>> all;
+    std::set<std::string> arrays;
+    while (!todo.empty()) {
+        const std::string p = todo.back();
+        todo.pop_back();
+        if (!seen.insert(p).second) continue;
+        std::string text;
+        if (!ReadFile(p, text)) return true;
+        std::vector<std::string> includes;
+        all.push_back(Tokens(text, includes));
+        CollectArrays(all.back(), arrays);
+        for (const std::string& inc : includes) {
+            const std::string local = inc.size() > 0 && inc[0] == '/' ? inc : DirOf(p) + "/" + inc;
+            std::ifstream probe(local);
+            if (probe) {
+                todo.push_back(local);
+                continue;
+            }
+            std::ifstream sim(sim_root + "/" + inc);
+            if (!sim) return true;  // a header the scan cannot find
+        }
+    }
+    for (const auto& tokens : all) {
+        if (UnsafeTokens(tokens, arrays)) return true;
+    }
+    return false;
+}
+
+}  // namespace scan
+
+// Verdicts given at compile time (OPGEN_SIM_SOURCE_STORES_RAW, which opgen's build sets from
+// this scan of the unit's source while the source is there): 1 for a unit that stores.
+inline std::vector<bool>& RegisteredVerdicts() {
+    static std::vector<bool> verdicts;
+    return verdicts;
+}
+
+inline bool RegisterVerdict(bool stores) {
+    std::lock_guard<std::mutex> lock(RegisteredSourcesMutex());
+    RegisteredVerdicts().push_back(stores);
+    return true;
+}
+
+// The verdict for this program, computed at its first launch: from the verdicts its units were
+// compiled with, and a scan of the sources of units compiled without one.
 inline bool ProgramStoresRawPointers() {
     static const bool verdict = [] {
         std::vector<std::string> roots;
+        std::vector<bool> given;
         {
             std::lock_guard<std::mutex> lock(RegisteredSourcesMutex());
             roots = RegisteredSources();
+            given = RegisteredVerdicts();
         }
-        if (roots.empty()) return true;
-        const std::string sim_root = scan::DirOf(scan::DirOf(__FILE__));  // include/opgen_sim/..
-        std::set<std::string> seen;
-        std::vector<std::string> todo = roots;
-        std::vector<std::vector<std::string>> all;
-        std::set<std::string> arrays;
-        while (!todo.empty()) {
-            const std::string p = todo.back();
-            todo.pop_back();
-            if (!seen.insert(p).second) continue;
-            std::string text;
-            if (!scan::ReadFile(p, text)) return true;
-            std::vector<std::string> includes;
-            all.push_back(scan::Tokens(text, includes));
-            scan::CollectArrays(all.back(), arrays);
-            for (const std::string& inc : includes) {
-                const std::string local = inc.size() > 0 && inc[0] == '/' ? inc : scan::DirOf(p) + "/" + inc;
-                std::ifstream probe(local);
-                if (probe) {
-                    todo.push_back(local);
-                    continue;
-                }
-                std::ifstream sim(sim_root + "/" + inc);
-                if (!sim) return true;  // a header the scan cannot find
-            }
+        if (roots.empty() && given.empty()) return true;
+        for (const bool stores : given) {
+            if (stores) return true;
         }
-        for (const auto& tokens : all) {
-            if (scan::UnsafeTokens(tokens, arrays)) return true;
-        }
-        return false;
+        return !roots.empty() && scan::StoresRawPointers(roots);
     }();
     return verdict;
 }
@@ -303,6 +334,11 @@ inline bool ProgramStoresRawPointers() {
 // in the kernel's unit.
 #if !defined(OPGEN_SIM_RUNTIME_UNIT) && !defined(OPGEN_SIM_PRECOMPILED)
 namespace {
+#ifdef OPGEN_SIM_SOURCE_STORES_RAW
+[[maybe_unused]] const bool opgen_sim_source_registered =
+    ::opgen_sim::RegisterVerdict(OPGEN_SIM_SOURCE_STORES_RAW != 0);
+#else
 [[maybe_unused]] const bool opgen_sim_source_registered = ::opgen_sim::RegisterSource(__BASE_FILE__);
+#endif
 }
 #endif
