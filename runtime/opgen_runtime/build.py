@@ -508,6 +508,30 @@ def build_kernel(
     return KernelLibrary(final, entries, src, key)
 
 
+def unit_command(cxx: str, src: Path, out: Path, defs: Mapping[str, str],
+                 incs: Sequence[Path], extra: Sequence[str], shown: Path | None = None,
+                 runtime: bool = False) -> list[str]:
+    """The g++ command for a kernel unit: a whole library, or (``runtime``) an object to link
+    with the runtime object, with the precompiled header where it fits. The raw-pointer scan's
+    verdict on the source goes in as a force-included header, not as a -D: a macro defined
+    before the precompiled header that the header mentions would make g++ refuse it."""
+    cmd = _command(cxx, src, out, defs, incs, extra, (shown or src).parent, runtime)
+    stores = source_stores_raw(src, cxx)  # while the source is here (raw_gm_scan.h)
+    verdict = ([] if stores is None else
+               ["-include", f"opgen_sim/source_{'stores_raw' if stores else 'stores_nothing'}.h"])
+    if not runtime:
+        cmd[1:1] = verdict
+        return cmd
+    cmd.insert(-3, "-c")
+    stub = precompiled_header(cxx) if _pch_fits(shown or src, extra) else None
+    if stub is not None:  # first, before any token of the unit; then what it leaves out
+        cmd[1:1] = ["-include", str(stub), *(verdict or ["-include",
+                                                         "opgen_sim/register_source.h"])]
+    else:
+        cmd[1:1] = verdict
+    return cmd
+
+
 def _compile(
     cxx: str,
     src: Path,
@@ -524,18 +548,8 @@ def _compile(
     try:
         # the C locale: plain ASCII quotes and English messages, the same on every machine
         env = {**os.environ, "LC_ALL": "C"}
-        stores = source_stores_raw(src, cxx)  # while the source is here (raw_gm_scan.h)
-        if stores is not None:
-            defs = {**defs, "OPGEN_SIM_SOURCE_STORES_RAW": "1" if stores else "0"}
-        if not runtime:
-            cmd = _command(cxx, src, tmp, defs, incs, extra, (shown or src).parent)
-        else:  # the kernel's object, then linked with the runtime object (built meanwhile)
-            obj = tmp.with_suffix(".o")
-            cmd = _command(cxx, src, obj, defs, incs, extra, (shown or src).parent, True)
-            cmd.insert(-3, "-c")
-            stub = precompiled_header(cxx) if _pch_fits(shown or src, extra) else None
-            if stub is not None:  # first, before any token of the unit; then what it leaves out
-                cmd[1:1] = ["-include", str(stub), "-include", "opgen_sim/register_source.h"]
+        obj = tmp.with_suffix(".o") if runtime else tmp
+        cmd = unit_command(cxx, src, obj, defs, incs, extra, shown, runtime)
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
         if proc.returncode != 0:
             if runtime:

@@ -66,12 +66,12 @@ def test_the_precompiled_header_is_valid_for_a_kernel_unit(tmp_path: Path, cache
     cxx = build._compiler()
     stub = build.precompiled_header(cxx)
     assert stub is not None and Path(str(stub) + ".gch").is_file()
-    cmd = build._command(cxx, src, tmp_path / "twice.o", {"DTYPE_X": "float"}, [], (),
-                         src.parent, True)
-    cmd.insert(-3, "-c")
-    # -H lists the headers read; "! " marks a precompiled header g++ used, and -Winvalid-pch
-    # says why one was refused
-    cmd[1:1] = ["-include", str(stub), "-H", "-Winvalid-pch"]
+    # the command the build runs; -H lists the headers read ("! " marks a precompiled header
+    # g++ used), and -Winvalid-pch says why one was refused
+    cmd = build.unit_command(cxx, src, tmp_path / "twice.o", {"DTYPE_X": "float"}, [], (),
+                             runtime=True)
+    assert cmd[1:3] == ["-include", str(stub)], cmd
+    cmd[1:1] = ["-H", "-Winvalid-pch"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
                           env={**os.environ, "LC_ALL": "C"})
     assert proc.returncode == 0, proc.stderr

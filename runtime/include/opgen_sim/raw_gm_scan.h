@@ -7,10 +7,10 @@
 // declared as an array, a store to a function's result, a non-const reference bound to an
 // lvalue, or a memcpy-like call. A source it cannot read (moved, or a quoted include it cannot
 // find) counts as storing. The rule is syntactic and errs on the side of not deferring, which
-// only costs speed. opgen's build scans each unit's source when it compiles it and passes the
-// verdict as OPGEN_SIM_SOURCE_STORES_RAW (so a cached kernel keeps the verdict of the code it
-// holds, wherever its source went since); a unit compiled without it registers its
-// __BASE_FILE__, read at the program's first launch.
+// only costs speed. opgen's build scans each unit's source when it compiles it and force-includes
+// the verdict (source_verdict.h), so a cached kernel keeps the verdict of the code it holds,
+// wherever its source went since; a unit compiled without one registers its __BASE_FILE__,
+// read at the program's first launch.
 #pragma once
 
 #include <cctype>
@@ -292,8 +292,8 @@ inline bool StoresRawPointers(const std::vector<std::string>& roots) {
 
 }  // namespace scan
 
-// Verdicts given at compile time (OPGEN_SIM_SOURCE_STORES_RAW, which opgen's build sets from
-// this scan of the unit's source while the source is there): 1 for a unit that stores.
+// Verdicts given at compile time (source_verdict.h, which opgen's build force-includes from this
+// scan of the unit's source while the source is there): true for a unit that stores.
 inline std::vector<bool>& RegisteredVerdicts() {
     static std::vector<bool> verdicts;
     return verdicts;
@@ -332,13 +332,9 @@ inline bool ProgramStoresRawPointers() {
 // precompiled header (OPGEN_SIM_PRECOMPILED) leaves it out, since __BASE_FILE__ would be frozen
 // to the header's own name there: opgen_sim/register_source.h, force-included after it, does it
 // in the kernel's unit.
-#if !defined(OPGEN_SIM_RUNTIME_UNIT) && !defined(OPGEN_SIM_PRECOMPILED)
+#if !defined(OPGEN_SIM_RUNTIME_UNIT) && !defined(OPGEN_SIM_PRECOMPILED) && \
+    !defined(OPGEN_SIM_SOURCE_VERDICT_GIVEN)
 namespace {
-#ifdef OPGEN_SIM_SOURCE_STORES_RAW
-[[maybe_unused]] const bool opgen_sim_source_registered =
-    ::opgen_sim::RegisterVerdict(OPGEN_SIM_SOURCE_STORES_RAW != 0);
-#else
 [[maybe_unused]] const bool opgen_sim_source_registered = ::opgen_sim::RegisterSource(__BASE_FILE__);
-#endif
 }
 #endif

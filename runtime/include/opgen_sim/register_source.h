@@ -6,11 +6,6 @@
 #include "opgen_sim/raw_gm_scan.h"
 
 namespace {
-#ifdef OPGEN_SIM_SOURCE_STORES_RAW
-[[maybe_unused]] const bool opgen_sim_source_registered_here =
-    ::opgen_sim::RegisterVerdict(OPGEN_SIM_SOURCE_STORES_RAW != 0);
-#else
 [[maybe_unused]] const bool opgen_sim_source_registered_here =
     ::opgen_sim::RegisterSource(__BASE_FILE__);
-#endif
 }
