@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "detail.h"
+#include "outline.h"
 
 // ---- Kernel-language keywords of Ascend C, mapped onto host C++ ----------------------------
 #ifndef __aicore__
@@ -94,12 +95,17 @@ struct SimError {
     int32_t npcs = 0;
 };
 
-[[noreturn]] __attribute__((noinline, cold)) inline void Fail(ErrorKind kind, const char* api,
-                                                             const std::string& message) {
+[[noreturn]] __attribute__((noinline, cold)) OPGEN_SIM_OUTLINE void Fail(ErrorKind kind, const char* api,
+                                                                        const std::string& message)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     SimError e{kind, api, message};
     e.npcs = backtrace(e.pcs, kMaxFailPcs);
     throw e;
 }
+#else
+;
+#endif
 
 // Per-block counters; plain integers summed by the host after the launch.
 enum Counter : int {

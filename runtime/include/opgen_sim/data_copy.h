@@ -63,6 +63,18 @@ enum class PaddingMode : uint8_t { Normal = 0, Compact };
 
 namespace opgen_sim {
 
+[[noreturn]] OPGEN_SIM_OUTLINE void FailUbUnaligned(uint64_t ub_offset, const char* api, const char* what)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::Alignment, api,
+         std::string(what) + " LocalTensor starts at UB offset " + Str(ub_offset) +
+             ", which is not 32-byte aligned (offset % 32 = " + Str(ub_offset % 32) +
+             "); UB operands must start on a 32-byte boundary");
+}
+#else
+;
+#endif
+
 template <typename T>
 inline void CheckUbAligned(const AscendC::LocalTensor<T>& t, const char* api, const char* what,
                            bool apply_pending = true) {
@@ -72,37 +84,53 @@ inline void CheckUbAligned(const AscendC::LocalTensor<T>& t, const char* api, co
         t.CheckLive(api);
     }
     if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
-        Fail(ErrorKind::Alignment, api,
-             std::string(what) + " LocalTensor starts at UB offset " + Str(t.UbOffset()) +
-                 ", which is not 32-byte aligned (offset % 32 = " + Str(t.UbOffset() % 32) +
-                 "); UB operands must start on a 32-byte boundary");
+        FailUbUnaligned(t.UbOffset(), api, what);
     }
 }
+
+[[noreturn]] OPGEN_SIM_OUTLINE void FailUbExtent(uint64_t bytes, uint64_t size, uint32_t elem,
+                                                 const char* type_name, const char* api,
+                                                 const char* what)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+         std::string(what) + " access of " + Str(bytes) + " bytes overruns the LocalTensor<" +
+             type_name + "> of " + Str(size) + " elements (" + Str(size * elem) + " bytes)");
+}
+#else
+;
+#endif
 
 template <typename T>
 inline void CheckUbExtent(const AscendC::LocalTensor<T>& t, uint64_t bytes, const char* api,
                           const char* what) {
     if (bytes > static_cast<uint64_t>(t.size_) * sizeof(T)) {
-        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
-             std::string(what) + " access of " + Str(bytes) + " bytes overruns the LocalTensor<" +
-                 TypeName<T>() + "> of " + Str(t.size_) + " elements (" +
-                 Str(static_cast<uint64_t>(t.size_) * sizeof(T)) + " bytes)");
+        FailUbExtent(bytes, t.size_, sizeof(T), TypeName<T>(), api, what);
     }
 }
+
+[[noreturn]] OPGEN_SIM_OUTLINE void FailDataCopyLength(uint64_t count, uint32_t elem,
+                                                       const char* type_name, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    const uint64_t bytes = count * elem;
+    Fail(ErrorKind::Alignment, api,
+         "DataCopy of " + Str(count) + " x " + type_name + " = " + Str(bytes) +
+             " bytes is not a multiple of 32 bytes; the hardware silently copies only " +
+             Str(bytes / kBlockBytes * kBlockBytes) +
+             " bytes. Use DataCopyPad for unaligned lengths (or launch with "
+             "strict_datacopy=False to simulate the hardware's rounding)");
+}
+#else
+;
+#endif
 
 // Length rule of DataCopy: the hardware moves whole 32-byte blocks and rounds down silently.
 template <typename T>
 inline uint64_t DataCopyBytes(uint32_t count, const char* api) {
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
     if (bytes % kBlockBytes == 0) return bytes;
-    if (CurrentCore().strict_datacopy) {
-        Fail(ErrorKind::Alignment, api,
-             "DataCopy of " + Str(count) + " x " + TypeName<T>() + " = " + Str(bytes) +
-                 " bytes is not a multiple of 32 bytes; the hardware silently copies only " +
-                 Str(bytes / kBlockBytes * kBlockBytes) +
-                 " bytes. Use DataCopyPad for unaligned lengths (or launch with "
-                 "strict_datacopy=False to simulate the hardware's rounding)");
-    }
+    if (CurrentCore().strict_datacopy) FailDataCopyLength(count, sizeof(T), TypeName<T>(), api);
     return bytes / kBlockBytes * kBlockBytes;
 }
 
@@ -130,6 +158,18 @@ inline void AtomicUpdate(T* addr, T v, Op op) {
     }
 }
 
+[[noreturn]] OPGEN_SIM_OUTLINE void FailAtomicType(const char* set, const char* moved, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::Generic, api,
+         std::string("the atomic mode was set for ") + set + " (SetAtomic...<" + set +
+             ">) but this copy moves " + moved +
+             "; set the atomic type of the data copied, or SetAtomicNone()");
+}
+#else
+;
+#endif
+
 // Stores n elements to GM, applying the core's atomic mode (SetAtomicAdd<T>...) if one is set.
 template <typename T>
 inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
@@ -139,12 +179,7 @@ inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
         std::memcpy(dst, src, n * sizeof(T));
         return;
     }
-    if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) {
-        Fail(ErrorKind::Generic, api,
-             std::string("the atomic mode was set for ") + c.atomic_type + " (SetAtomic...<" +
-                 c.atomic_type + ">) but this copy moves " + TypeName<T>() +
-                 "; set the atomic type of the data copied, or SetAtomicNone()");
-    }
+    if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) FailAtomicType(c.atomic_type, TypeName<T>(), api);
     if constexpr (std::is_same_v<T, double> || sizeof(T) > 8) {
         Fail(ErrorKind::Generic, api, std::string("atomic copies of ") + TypeName<T>() +
                                           " are not supported");

@@ -88,7 +88,9 @@ inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
 }
 
 // Applies the entries that read GM [p, p + bytes), before the core writes there.
-inline void FlushGm(const void* p, uint64_t bytes) {
+OPGEN_SIM_OUTLINE void FlushGm(const void* p, uint64_t bytes)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
@@ -96,6 +98,9 @@ inline void FlushGm(const void* p, uint64_t bytes) {
         if (Reads(c->pending[i], b, bytes)) ApplyPending(*c, i);
     }
 }
+#else
+;
+#endif
 
 inline void FlushAll() {
     Core* c = tls_core;
@@ -128,7 +133,9 @@ struct RawGmAddress {
 
 // UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): entries
 // inside it are dropped, entries sticking out of it and entries reading it are applied.
-inline void DiscardUb(const void* p, uint64_t bytes) {
+OPGEN_SIM_OUTLINE void DiscardUb(const void* p, uint64_t bytes)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     Core* c = tls_core;
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
@@ -141,6 +148,9 @@ inline void DiscardUb(const void* p, uint64_t bytes) {
         }
     }
 }
+#else
+;
+#endif
 
 // DataCopy(GM->UB) of `bytes` (already checked): recorded, or done at once if the list is full.
 inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
@@ -243,9 +253,11 @@ inline SourceAt Locate(const Core& c, const uint8_t* p, uint64_t bytes, const vo
 // differ, dst partly overlaps a source, overlaps the program it extends without being its whole
 // range, or overlaps a UB operand of the program it would join, the program is full, the list
 // is full, or deferral is off.
-inline bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_t* const* src, int nsrc,
+OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_t* const* src, int nsrc,
                              const void* type, uint32_t elem, const StepRun* runs, const void* fn,
-                             size_t fn_size) {
+                             size_t fn_size)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     Core* c = tls_core;
     if (c == nullptr || c->raw_gm || c->npending == kMaxPending || bytes == 0 || c->npending == 0) {
         return false;
@@ -312,5 +324,8 @@ inline bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_t* const* s
     e.steps[0] = step;
     return true;
 }
+#else
+;
+#endif
 
 }  // namespace opgen_sim

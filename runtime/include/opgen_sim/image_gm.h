@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include "opgen_sim/outline.h"
+
 namespace opgen_sim {
 
 struct ImageData {
@@ -25,7 +27,9 @@ struct ImageData {
 inline void ImageAnchor() {}
 
 // True when p lies in the loaded image of this kernel library (or program); `out` is the region.
-inline bool FindImageData(const void* p, ImageData* out) {
+OPGEN_SIM_OUTLINE bool FindImageData(const void* p, ImageData* out)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     Dl_info self{};
     if (dladdr(reinterpret_cast<void*>(&ImageAnchor), &self) == 0) return false;
     Dl_info at{};
@@ -69,5 +73,8 @@ inline bool FindImageData(const void* p, ImageData* out) {
     *out = {search.begin, search.size, "static data of " + lib};
     return true;
 }
+#else
+;
+#endif
 
 }  // namespace opgen_sim

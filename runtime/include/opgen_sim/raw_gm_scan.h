@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "opgen_sim/outline.h"
+
 namespace opgen_sim {
 
 inline std::vector<std::string>& RegisteredSources() {
@@ -34,11 +36,16 @@ inline std::mutex& RegisteredSourcesMutex() {
     return mu;
 }
 
-inline bool RegisterSource(const char* path) {
+OPGEN_SIM_OUTLINE bool RegisterSource(const char* path)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     std::lock_guard<std::mutex> lock(RegisteredSourcesMutex());
     RegisteredSources().emplace_back(path);
     return true;
 }
+#else
+;
+#endif
 
 namespace scan {
 
@@ -299,11 +306,16 @@ inline std::vector<bool>& RegisteredVerdicts() {
     return verdicts;
 }
 
-inline bool RegisterVerdict(bool stores) {
+OPGEN_SIM_OUTLINE bool RegisterVerdict(bool stores)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     std::lock_guard<std::mutex> lock(RegisteredSourcesMutex());
     RegisteredVerdicts().push_back(stores);
     return true;
 }
+#else
+;
+#endif
 
 // The verdict for this program, computed at its first launch: from the verdicts its units were
 // compiled with, and a scan of the sources of units compiled without one.

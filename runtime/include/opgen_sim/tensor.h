@@ -20,6 +20,102 @@ struct Slot {
 
 inline uint64_t RoundUp(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
 
+// Checks that elements [0, count) of `elem` bytes at `ptr` are inside the buffer given to
+// SetGlobalBuffer (`base`, `base_size` elements) and inside one of the GM buffers passed to the
+// kernel (GlobalTensor::CheckRange).
+OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t base_size, uint64_t count,
+                                    uint32_t elem, const char* type_name, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    if (base == nullptr) {
+        Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
+                        "GlobalTensor<" + std::string(type_name) +
+                            "> has a null address: SetGlobalBuffer was not called, or it was "
+                            "given an absent optional input (nullptr)");
+    }
+    // The hardware bounds an access only by the device allocation (the region checks
+    // below); the size given to SetGlobalBuffer is a bound in strict mode.
+    const int64_t off = (static_cast<const uint8_t*>(ptr) - static_cast<const uint8_t*>(base)) /
+                        static_cast<int64_t>(elem);
+    const bool known = base_size != std::numeric_limits<uint64_t>::max();
+    const Core& core = CurrentCore();
+    if (core.strict_gm && (off < 0 || (known && static_cast<uint64_t>(off) + count > base_size))) {
+        Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
+                        "elements [" + std::to_string(off) + ", " +
+                            std::to_string(off + static_cast<int64_t>(count)) +
+                            ") are outside the GlobalTensor<" + type_name +
+                            "> of " + Str(base_size) +
+                            " elements given to SetGlobalBuffer");
+    }
+    const Core& c = CurrentCore();
+    const uint8_t* b = static_cast<const uint8_t*>(ptr);
+    const uint64_t bytes = count * elem;
+    // Buffers may be adjacent (one's end is the next one's start): an access is fine if
+    // any region holds all of it; only then report against the region it starts in.
+    for (int32_t i = 0; i < c.num_regions; ++i) {
+        const GmRegion& r = c.regions[i];
+        if (r.begin != nullptr && b >= r.begin && b + bytes <= r.begin + r.size) return;
+    }
+    for (int32_t i = 0; i < c.num_regions; ++i) {
+        const GmRegion& r = c.regions[i];
+        if (r.begin != nullptr && b >= r.begin && b <= r.begin + r.size) {
+            Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
+                            "bytes [" + Str(static_cast<uint64_t>(b - r.begin)) +
+                                ", " + Str(static_cast<uint64_t>(b - r.begin) + bytes) +
+                                ") run past the end of GM buffer '" + r.name + "' (" +
+                                Str(r.size) + " bytes)");
+        }
+    }
+    // Static data of the kernel's own binary (a `__gm__` table compiled into the kernel) is
+    // GM on the device; here it is a region of its own (image_gm.h).
+    ImageData img;
+    if (FindImageData(b, &img)) {
+        if (b + bytes <= img.begin + img.size) return;
+        Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
+                        "bytes [" + Str(static_cast<uint64_t>(b - img.begin)) + ", " +
+                            Str(static_cast<uint64_t>(b - img.begin) + bytes) +
+                            ") run past the end of the kernel's static data '" + img.name + "' (" +
+                            Str(img.size) + " bytes)");
+    }
+    Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
+                    c.icpu ? "address is not inside any buffer allocated with AscendC::GmAlloc"
+                           : "address is not inside any GM buffer passed to the kernel");
+}
+#else
+;
+#endif
+
+// Checks that a LocalTensor (`bytes` at `ptr`, allocated in generation `gen` of `slot`) may be
+// used: it has a buffer, not one freed since, and inside the Unified Buffer (LocalTensor::CheckLive).
+OPGEN_SIM_OUTLINE void CheckLocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t bytes,
+                                      const char* type_name, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    if (ptr == nullptr) {
+        Fail(ErrorKind::Queue, api,
+             "LocalTensor has no buffer: get it from TQue::AllocTensor, "
+             "TQue::DeQue or TBuf::Get before use");
+    }
+    const Core* c = tls_core;
+    const auto* p = static_cast<const uint8_t*>(ptr);
+    const uint64_t ub_offset = c == nullptr ? 0 : static_cast<uint64_t>(p - c->ub);
+    if (slot != nullptr && (slot->gen != gen || slot->state == SlotState::Free)) {
+        Fail(ErrorKind::Queue, api,
+             "LocalTensor used after FreeTensor (its queue buffer at UB offset " + Str(ub_offset) +
+                 " was released); keep a tensor only until FreeTensor");
+    }
+    if (c != nullptr && p >= c->ub && p < c->ub + c->ub_used && ub_offset + bytes > c->ub_capacity) {
+        Fail(ErrorKind::UnifiedBufferOverflow, api,
+             "LocalTensor<" + std::string(type_name) + "> at UB bytes [" + Str(ub_offset) + ", " +
+                 Str(ub_offset + bytes) + ") lies past the Unified Buffer of " + Str(c->ub_capacity) +
+                 " bytes: TPipe::InitBuffer reserved more than the buffer holds (" + Str(c->ub_used) +
+                 " bytes); the hardware accepts that InitBuffer, not this access");
+    }
+}
+#else
+;
+#endif
+
 // The whole-tensor operator form `dst = a + b` (vector.h): the right side is this expression,
 // which the assignment runs over dst's length.
 template <typename T, typename Op>
@@ -104,31 +200,8 @@ public:
         opgen_sim::FlushUb(ptr_, static_cast<uint64_t>(size_) * sizeof(T));
     }
     void CheckLive(const char* api) const {
-        if (ptr_ == nullptr) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
-                            "LocalTensor has no buffer: get it from TQue::AllocTensor, "
-                            "TQue::DeQue or TBuf::Get before use");
-        }
-        if (slot_ != nullptr &&
-            (slot_->gen != gen_ || slot_->state == opgen_sim::SlotState::Free)) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,
-                            "LocalTensor used after FreeTensor (its queue buffer at UB offset " +
-                                opgen_sim::Str(UbOffset()) +
-                                " was released); keep a tensor only until FreeTensor");
-        }
-        const opgen_sim::Core* c = opgen_sim::tls_core;
-        const auto* p = reinterpret_cast<const uint8_t*>(ptr_);
-        if (c != nullptr && p >= c->ub && p < c->ub + c->ub_used &&
-            UbOffset() + static_cast<uint64_t>(size_) * sizeof(T) > c->ub_capacity) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, api,
-                            "LocalTensor<" + std::string(opgen_sim::TypeName<T>()) + "> at UB bytes [" +
-                                opgen_sim::Str(UbOffset()) + ", " +
-                                opgen_sim::Str(UbOffset() + static_cast<uint64_t>(size_) * sizeof(T)) +
-                                ") lies past the Unified Buffer of " + opgen_sim::Str(c->ub_capacity) +
-                                " bytes: TPipe::InitBuffer reserved more than the buffer holds (" +
-                                opgen_sim::Str(c->ub_used) +
-                                " bytes); the hardware accepts that InitBuffer, not this access");
-        }
+        opgen_sim::CheckLocalLive(ptr_, slot_, gen_, static_cast<uint64_t>(size_) * sizeof(T),
+                                  opgen_sim::TypeName<T>(), api);
     }
     uint64_t UbOffset() const {
         const opgen_sim::Core* c = opgen_sim::tls_core;
@@ -251,58 +324,7 @@ public:
     // Checks that elements [0, count) from this tensor's address are inside the buffer given to
     // SetGlobalBuffer and inside one of the GM buffers passed to the kernel.
     void CheckRange(uint64_t count, const char* api) const {
-        if (base_ == nullptr) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
-                            "GlobalTensor<" + std::string(opgen_sim::TypeName<T>()) +
-                                "> has a null address: SetGlobalBuffer was not called, or it was "
-                                "given an absent optional input (nullptr)");
-        }
-        // The hardware bounds an access only by the device allocation (the region checks
-        // below); the size given to SetGlobalBuffer is a bound in strict mode.
-        const int64_t off = Offset();
-        const bool known = base_size_ != std::numeric_limits<uint64_t>::max();
-        const opgen_sim::Core& core = opgen_sim::CurrentCore();
-        if (core.strict_gm && (off < 0 || (known && static_cast<uint64_t>(off) + count > base_size_))) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
-                            "elements [" + std::to_string(off) + ", " +
-                                std::to_string(off + static_cast<int64_t>(count)) +
-                                ") are outside the GlobalTensor<" + opgen_sim::TypeName<T>() +
-                                "> of " + opgen_sim::Str(base_size_) +
-                                " elements given to SetGlobalBuffer");
-        }
-        const opgen_sim::Core& c = opgen_sim::CurrentCore();
-        const uint8_t* b = reinterpret_cast<const uint8_t*>(ptr_);
-        const uint64_t bytes = count * sizeof(T);
-        // Buffers may be adjacent (one's end is the next one's start): an access is fine if
-        // any region holds all of it; only then report against the region it starts in.
-        for (int32_t i = 0; i < c.num_regions; ++i) {
-            const opgen_sim::GmRegion& r = c.regions[i];
-            if (r.begin != nullptr && b >= r.begin && b + bytes <= r.begin + r.size) return;
-        }
-        for (int32_t i = 0; i < c.num_regions; ++i) {
-            const opgen_sim::GmRegion& r = c.regions[i];
-            if (r.begin != nullptr && b >= r.begin && b <= r.begin + r.size) {
-                opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
-                                "bytes [" + opgen_sim::Str(static_cast<uint64_t>(b - r.begin)) +
-                                    ", " + opgen_sim::Str(static_cast<uint64_t>(b - r.begin) + bytes) +
-                                    ") run past the end of GM buffer '" + r.name + "' (" +
-                                    opgen_sim::Str(r.size) + " bytes)");
-            }
-        }
-        // Static data of the kernel's own binary (a `__gm__` table compiled into the kernel) is
-        // GM on the device; here it is a region of its own (image_gm.h).
-        opgen_sim::ImageData img;
-        if (opgen_sim::FindImageData(b, &img)) {
-            if (b + bytes <= img.begin + img.size) return;
-            opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
-                            "bytes [" + opgen_sim::Str(static_cast<uint64_t>(b - img.begin)) + ", " +
-                                opgen_sim::Str(static_cast<uint64_t>(b - img.begin) + bytes) +
-                                ") run past the end of the kernel's static data '" + img.name + "' (" +
-                                opgen_sim::Str(img.size) + " bytes)");
-        }
-        opgen_sim::Fail(opgen_sim::ErrorKind::GlobalMemoryOutOfBounds, api,
-                        c.icpu ? "address is not inside any buffer allocated with AscendC::GmAlloc"
-                               : "address is not inside any GM buffer passed to the kernel");
+        opgen_sim::CheckGmRange(base_, ptr_, base_size_, count, sizeof(T), opgen_sim::TypeName<T>(), api);
     }
     T GetValue(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::GetValue");
@@ -593,33 +615,37 @@ public:
     uint64_t UsedBytes() const { return used_; }
 
 private:
-    uint8_t* Reserve(uint64_t bytes, uint32_t num, uint32_t len) {
-        opgen_sim::Core& c = opgen_sim::CurrentCore();
-        // The hardware only hands out addresses here: a buffer past the end of the UB is an
-        // error when it is used (LocalTensor::CheckLive), or here in strict mode.
-        if (c.ub_used + bytes > c.ub_capacity && c.strict_gm) {
-            opgen_sim::Fail(
-                opgen_sim::ErrorKind::UnifiedBufferOverflow, "TPipe::InitBuffer",
-                "Unified Buffer overflow: InitBuffer(num=" + std::to_string(num) +
-                    ", len=" + std::to_string(len) + ") needs " + opgen_sim::Str(bytes) +
-                    " bytes, " + opgen_sim::Str(c.ub_used) + " of " +
-                    opgen_sim::Str(c.ub_capacity) + " bytes are already in use (" +
-                    opgen_sim::Str(c.ub_used + bytes) + " > " + opgen_sim::Str(c.ub_capacity) +
-                    "); use smaller tiles or fewer buffers (strict mode; by default only a use of "
-                    "such a buffer is an error, as on the hardware)");
-        }
-        uint8_t* addr = c.ub + c.ub_used;
-        c.ub_used += bytes;
-        used_ += bytes;
-        if (static_cast<int64_t>(c.ub_used) > c.counters[opgen_sim::kPeakUbBytes]) {
-            c.counters[opgen_sim::kPeakUbBytes] = static_cast<int64_t>(c.ub_used);
-        }
-        return addr;
-    }
+    uint8_t* Reserve(uint64_t bytes, uint32_t num, uint32_t len);
     uint64_t start_ = 0;
     uint64_t used_ = 0;
     bool destroyed_ = false;
 };
+
+#if OPGEN_SIM_OUTLINE_BODIES
+OPGEN_SIM_OUTLINE uint8_t* TPipe::Reserve(uint64_t bytes, uint32_t num, uint32_t len) {
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    // The hardware only hands out addresses here: a buffer past the end of the UB is an
+    // error when it is used (LocalTensor::CheckLive), or here in strict mode.
+    if (c.ub_used + bytes > c.ub_capacity && c.strict_gm) {
+        opgen_sim::Fail(
+            opgen_sim::ErrorKind::UnifiedBufferOverflow, "TPipe::InitBuffer",
+            "Unified Buffer overflow: InitBuffer(num=" + std::to_string(num) +
+                ", len=" + std::to_string(len) + ") needs " + opgen_sim::Str(bytes) +
+                " bytes, " + opgen_sim::Str(c.ub_used) + " of " +
+                opgen_sim::Str(c.ub_capacity) + " bytes are already in use (" +
+                opgen_sim::Str(c.ub_used + bytes) + " > " + opgen_sim::Str(c.ub_capacity) +
+                "); use smaller tiles or fewer buffers (strict mode; by default only a use of "
+                "such a buffer is an error, as on the hardware)");
+    }
+    uint8_t* addr = c.ub + c.ub_used;
+    c.ub_used += bytes;
+    used_ += bytes;
+    if (static_cast<int64_t>(c.ub_used) > c.counters[opgen_sim::kPeakUbBytes]) {
+        c.counters[opgen_sim::kPeakUbBytes] = static_cast<int64_t>(c.ub_used);
+    }
+    return addr;
+}
+#endif
 
 }  // namespace AscendC
 

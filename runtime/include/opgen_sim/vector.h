@@ -18,19 +18,37 @@ namespace opgen_sim {
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>, float, T>;
 
-inline void CheckCount(int64_t count, const char* api) {
-    if (count < 0) Fail(ErrorKind::VectorCount, api, "count " + std::to_string(count) + " is negative");
+[[noreturn]] OPGEN_SIM_OUTLINE void FailNegativeCount(int64_t count, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::VectorCount, api, "count " + std::to_string(count) + " is negative");
 }
+#else
+;
+#endif
+
+inline void CheckCount(int64_t count, const char* api) {
+    if (count < 0) FailNegativeCount(count, api);
+}
+
+[[noreturn]] OPGEN_SIM_OUTLINE void FailOperandCount(int64_t count, uint64_t size,
+                                                     const char* type_name, const char* api,
+                                                     const char* what)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+         std::string(what) + ": count " + std::to_string(count) + " exceeds the LocalTensor<" +
+             type_name + "> of " + Str(size) + " elements");
+}
+#else
+;
+#endif
 
 template <typename T>
 inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const char* api,
                          const char* what, bool apply_pending = true) {
     CheckUbAligned(t, api, what, apply_pending);
-    if (static_cast<uint64_t>(count) > t.size_) {
-        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
-             std::string(what) + ": count " + std::to_string(count) + " exceeds the LocalTensor<" +
-                 TypeName<T>() + "> of " + Str(t.size_) + " elements");
-    }
+    if (static_cast<uint64_t>(count) > t.size_) FailOperandCount(count, t.size_, TypeName<T>(), api, what);
 }
 
 // An element-wise instruction that is not recorded (DeferInstruction) reads its sources through

@@ -1,0 +1,19 @@
+// opgen NPU simulator: helpers that every kernel unit calls and none needs its own copy of.
+// Marked OPGEN_SIM_OUTLINE, with their bodies under `#if OPGEN_SIM_OUTLINE_BODIES`. In a kernel
+// unit that links the shared runtime object (OPGEN_SIM_EXTERN_RUNTIME) they are declarations
+// only and the runtime object's unit (OPGEN_SIM_RUNTIME_UNIT) defines them, once per library:
+// g++ then spends none of each kernel's compile on them. Everywhere else (a kernel compiled
+// whole, a CPU-debug program's own build) they are ordinary inline functions.
+#pragma once
+
+#if defined(OPGEN_SIM_EXTERN_RUNTIME) || defined(OPGEN_SIM_RUNTIME_UNIT)
+#define OPGEN_SIM_OUTLINE
+#else
+#define OPGEN_SIM_OUTLINE inline
+#endif
+
+#if defined(OPGEN_SIM_EXTERN_RUNTIME)
+#define OPGEN_SIM_OUTLINE_BODIES 0
+#else
+#define OPGEN_SIM_OUTLINE_BODIES 1
+#endif
