@@ -116,6 +116,16 @@ OPGEN_SIM_OUTLINE void CheckLocalLive(const void* ptr, const Slot* slot, uint32_
 ;
 #endif
 
+[[noreturn]] OPGEN_SIM_OUTLINE void FailIndex(uint64_t i, uint64_t size, const char* type_name, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+         "index " + Str(i) + " is outside the LocalTensor<" + type_name + "> of " + Str(size) + " elements");
+}
+#else
+;
+#endif
+
 // The whole-tensor operator form `dst = a + b` (vector.h): the right side is this expression,
 // which the assignment runs over dst's length.
 template <typename T, typename Op>
@@ -210,12 +220,7 @@ public:
     }
     void CheckIndex(uint64_t i, const char* api) const {
         Check(api);
-        if (i >= size_) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
-                            "index " + opgen_sim::Str(i) + " is outside the LocalTensor<" +
-                                opgen_sim::TypeName<T>() + "> of " + opgen_sim::Str(size_) +
-                                " elements");
-        }
+        if (i >= size_) opgen_sim::FailIndex(i, size_, opgen_sim::TypeName<T>(), api);
     }
 
     T GetValue(uint32_t i) const {

@@ -1092,6 +1092,38 @@ inline uint64_t WorkElements(int32_t count, bool with_index) {
     const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
     return std::max<uint64_t>(per_block, opgen_sim::RoundUp(repeats * (with_index ? 2 : 1), per_block));
 }
+[[noreturn]] OPGEN_SIM_OUTLINE void FailDstAlign(uint64_t ub_offset, uint64_t align, const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
+                    "dst LocalTensor starts at UB offset " + opgen_sim::Str(ub_offset) + ", which is not " +
+                        opgen_sim::Str(align) + "-byte aligned");
+}
+#else
+;
+#endif
+[[noreturn]] OPGEN_SIM_OUTLINE void FailDstCount(bool with_index, uint64_t size, const char* type_name,
+                                                 const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                    std::string("dst: count ") + (with_index ? "2" : "1") + " exceeds the LocalTensor<" +
+                        type_name + "> of " + opgen_sim::Str(size) + " elements");
+}
+#else
+;
+#endif
+[[noreturn]] OPGEN_SIM_OUTLINE void FailWork(uint64_t size, int32_t count, uint64_t need, const char* type_name,
+                                             const char* api)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                    "sharedTmpBuffer holds " + opgen_sim::Str(size) + " elements, " + std::string(api) + " of " +
+                        std::to_string(count) + " x " + type_name + " needs at least " + opgen_sim::Str(need));
+}
+#else
+;
+#endif
 template <typename T>
 inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                   const LocalTensor<T>& work, int32_t count, bool with_index) {
@@ -1104,25 +1136,11 @@ inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<
     // the element size).
     dst.Check(api);
     const uint64_t dst_align = sizeof(T) * (with_index ? 2 : 1);
-    if (dst.UbOffset() % dst_align != 0) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
-                        "dst LocalTensor starts at UB offset " + opgen_sim::Str(dst.UbOffset()) +
-                            ", which is not " + opgen_sim::Str(dst_align) + "-byte aligned");
-    }
-    if ((with_index ? 2u : 1u) > dst.size_) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
-                        std::string("dst: count ") + (with_index ? "2" : "1") +
-                            " exceeds the LocalTensor<" + opgen_sim::TypeName<T>() + "> of " +
-                            opgen_sim::Str(dst.size_) + " elements");
-    }
+    if (dst.UbOffset() % dst_align != 0) FailDstAlign(dst.UbOffset(), dst_align, api);
+    if ((with_index ? 2u : 1u) > dst.size_) FailDstCount(with_index, dst.size_, opgen_sim::TypeName<T>(), api);
     opgen_sim::CheckUbAligned(work, api, "sharedTmpBuffer");
     const uint64_t need = WorkElements<T>(count, with_index);
-    if (work.size_ < need) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
-                        "sharedTmpBuffer holds " + opgen_sim::Str(work.size_) + " elements, " +
-                            std::string(api) + " of " + std::to_string(count) + " x " +
-                            opgen_sim::TypeName<T>() + " needs at least " + opgen_sim::Str(need));
-    }
+    if (work.size_ < need) FailWork(work.size_, count, need, opgen_sim::TypeName<T>(), api);
 }
 // The count elements of src as the reduction reads them: straight from GM while src is still a
 // pending copy from there (as the element-wise instructions read it: deferred.h), else from UB
