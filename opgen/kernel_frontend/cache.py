@@ -38,7 +38,7 @@ from opgen.kernel_frontend.model import (
 )
 from opgen.kernel_frontend.parse import Display, ParseResult, parse_kernel
 from opgen.writer import atomic_write
-from opgen_runtime.build import cache_root
+from opgen_runtime.cachedir import cache_root
 
 SUBDIR = "kernel-frontend"
 
