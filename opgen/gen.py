@@ -86,6 +86,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
+CHUNK = 16  # spec files a worker takes at a time, at most
 
 
 def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
@@ -102,7 +103,8 @@ def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
         from opgen.pipeline import warm
 
         warm()
-    chunk = max(1, len(paths) // (workers * 4))
+    # small chunks: the workers end together (one big last chunk leaves a core idle)
+    chunk = max(1, min(CHUNK, len(paths) // (workers * 4)))
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent,
                              initargs=(os.getpid(),)) as pool:

@@ -13,6 +13,7 @@ so diagnostics come back in `KernelInfo.diagnostics` and callers stop there.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -87,37 +88,53 @@ def _uses_stub_pch(main: str, forced: Sequence[str]) -> bool:
 
 
 @functools.cache
-def _stub_pch() -> str | None:
-    """The stub headers precompiled with the kernels' flags, in opgen's cache (built once,
-    keyed by the stubs, the flags and libclang); None if it cannot be built or saved."""
+def _stub_pch_key() -> str | None:
+    """What the precompiled stubs depend on: the stubs (clang checks their mtimes too), the
+    flags, libclang and the frontend."""
     import hashlib
 
+    h = hashlib.sha256()
+    for part in (toolchain.FRONTEND_VERSION, toolchain.libclang_version(),
+                 toolchain.stub_digest(), "\0".join(toolchain.parse_flags())):
+        h.update(part.encode() + b"\0")
+    try:
+        for stub in sorted(toolchain.stub_dir().rglob("*.h")):
+            st = stub.stat()
+            h.update(f"{stub}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    except OSError:
+        return None
+    return h.hexdigest()[:32]
+
+
+def _stub_pch() -> str | None:
+    """The stub headers precompiled with the kernels' flags, in opgen's cache (built on first
+    use); None if they cannot be built or saved."""
     import clang.cindex as ci
 
     from opgen_runtime.cachedir import cache_root
 
-    flags = toolchain.parse_flags()
-    h = hashlib.sha256()
-    for part in (toolchain.FRONTEND_VERSION, toolchain.libclang_version(),
-                 toolchain.stub_digest(), "\0".join(flags)):
-        h.update(part.encode() + b"\0")
-    path = cache_root() / "kernel-frontend" / "pch" / f"{h.hexdigest()[:32]}.pch"
+    key = _stub_pch_key()
+    if key is None:
+        return None
+    path = cache_root() / "kernel-frontend" / "pch" / f"{key}.pch"
     if path.is_file():
         return str(path)
     # the source is virtual, beside the stubs: its quoted include finds theirs
     source = str(toolchain.stub_dir() / "opgen_stub_pch.h")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        tu = _index().parse(source, args=[*flags, "-x", "c++-header"],
+        tu = _index().parse(source, args=[*toolchain.parse_flags(), "-x", "c++-header"],
                             unsaved_files=[(source, f'#include "{_STUB_HEADER}"\n')],
                             options=ci.TranslationUnit.PARSE_INCOMPLETE
                             | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
             return None
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tu.save(str(tmp))
         os.replace(tmp, path)
     except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         return None
     return str(path)
 
