@@ -502,11 +502,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = argparse.Namespace(func=lambda _: cmd_cxx(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
-    # progress of slow steps (kernel and library builds) from the runtime, on stderr
-    # (OPGEN_QUIET=1 silences it)
-    from opgen_runtime import progress
+    if args.func is not cmd_generate:  # generate builds nothing (and starts faster without)
+        # progress of slow steps (kernel and library builds) from the runtime, on stderr
+        # (OPGEN_QUIET=1 silences it)
+        from opgen_runtime import progress
 
-    progress.show_on_stderr()
+        progress.show_on_stderr()
     try:
         code: int = args.func(args)
     except DiagnosticError as exc:

@@ -627,7 +627,7 @@ _MEMORY: dict[str, Any] = {}
 
 def _cached(key: str, compute: Any) -> Any:
     """compute() (JSON data), remembered in memory and in opgen's cache directory."""
-    from opgen_runtime.build import cache_root
+    from opgen_runtime.cachedir import cache_root
 
     digest = hashlib.sha256(f"{_module_hash()}\n{key}".encode()).hexdigest()[:32]
     if digest in _MEMORY:

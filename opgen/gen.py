@@ -1,78 +1,45 @@
 """The driver: specs -> model -> kernel frontend -> emitters -> FileManager.
 
-`opgen generate` calls `run`. Each spec file goes through the pipeline on its own (so its
-diagnostics and outputs can be cached, see gencache); checks across specs and the
-package-level outputs then use what every file produced.
+`opgen generate` calls `run`. Each spec file goes through the pipeline (pipeline.py) on its
+own, so its diagnostics and outputs can be cached (see gencache); checks across specs and the
+package-level outputs then use what every file produced. When the generate cache answers for
+every spec file and for the package-level outputs, nothing is loaded, parsed or rendered: this
+module and what `run` imports on that path stay clear of the validator, libclang and Jinja.
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
-import multiprocessing
 import os
-import signal
 import sys
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from opgen.diagnostics import DiagnosticSink, SourceLoc
-from opgen.emit import (
-    cann_aclnn,
-    cann_cmake,
-    cann_op_desc,
-    cann_op_host,
-    cann_op_kernel,
-    cann_op_proto,
-    cann_tf_plugin,
-    host_policy,
-    metadef,
-    op_api,
-    python_pkg,
-    tf_ops,
-    tiling,
-    torch_npu,
-    torch_ops,
-)
 from opgen.gencache import Entry, GenerateCache, OpRecord, record_outputs, stat_of
-from opgen.kernel_frontend import CheckedKernel, ParseCache, analyze
-from opgen.kernel_frontend.analyze import kernel_path
-from opgen.model import OpSpec
-from opgen.project import Config, OpIdentity, cross_check, discover, load_spec_file
-from opgen.writer import FileManager, Plan, output_lock
+from opgen.project import Config, OpIdentity, cross_check, discover
+from opgen.writer import MANIFEST, FileManager, Plan, output_lock, scan_tree
 
-# Every per-op target: (spec, project-relative output dir, checked kernel)
-# -> {relative path: content}. The kernel frontend (stage 4) has already checked the kernel.
-PerOpEmitter = Callable[[OpSpec, str, CheckedKernel], dict[str, str]]
-PER_OP_TARGETS: tuple[PerOpEmitter, ...] = (metadef.emit, tiling.emit, cann_op_host.emit,
-                                             cann_op_proto.emit, cann_aclnn.emit,
-                                             cann_op_desc.emit, op_api.emit)
+if TYPE_CHECKING:
+    from opgen.kernel_frontend import ParseCache
+    from opgen.pipeline import Processed
 
-# Per-op targets that depend on the configuration (the generated Python package's name).
-PyOpEmitter = Callable[[OpSpec, CheckedKernel, Config], dict[str, str]]
-PY_OP_TARGETS: tuple[PyOpEmitter, ...] = (python_pkg.emit_registration, torch_ops.emit,
-                                          torch_npu.emit, tf_ops.emit, cann_tf_plugin.emit)
-
-# Per-op targets that copy the kernel's source: (spec, checked kernel, the kernel file, every
-# file it includes, absolute) -> {relative path: content}.
-SourceOpEmitter = Callable[[OpSpec, CheckedKernel, Path, Sequence[str]], dict[str, str]]
-SOURCE_OP_TARGETS: tuple[SourceOpEmitter, ...] = (cann_op_kernel.emit,)
-
-# Package-level targets: (every op of the project, config) -> {relative path: content}.
-PackageEmitter = Callable[[Sequence[OpRecord], Config], dict[str, str]]
+# The pipeline's target tables, for callers that use them (imported on first use).
+_PIPELINE_NAMES = ("PER_OP_TARGETS", "PY_OP_TARGETS", "SOURCE_OP_TARGETS", "PACKAGE_TARGETS")
 
 
-def _index(ops: Sequence[OpRecord], config: Config) -> dict[str, str]:
-    return metadef.emit_index([(o.op_name, o.op_type, o.spec_path) for o in ops])
+def __getattr__(name: str) -> Any:
+    if name in _PIPELINE_NAMES:
+        from opgen import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-PACKAGE_TARGETS: tuple[PackageEmitter, ...] = (_index, python_pkg.emit_package,
-                                               cann_cmake.emit, host_policy.emit,
-                                               torch_ops.emit_package, tf_ops.emit_package,
-                                               op_api.emit_package)
+Outcome = tuple[DiagnosticSink, "Processed | None"]  # of one spec file
 
 
 @dataclass
@@ -87,61 +54,21 @@ def _settings(config: Config) -> str:
                        "namespace": config.namespace})
 
 
-def _record(spec: OpSpec) -> OpRecord:
-    ident = OpIdentity.of(spec)
-    grad = ident.grad_loc
-    at = spec.type_loc
-    return OpRecord(spec.op_name, spec.op_type, spec.spec_path,
-                    (spec.loc.path, spec.loc.line, spec.loc.col), ident.grad_op,
-                    (grad.path, grad.line, grad.col) if grad else None, spec.socs,
-                    type_loc=(at.path, at.line, at.col) if at else None)
-
-
-Processed = tuple[list[OpRecord], dict[str, dict[str, str]], list[str]]
-
-
-def _process(path: Path, config: Config, sink: DiagnosticSink, parses: ParseCache,
-             out_rel: str) -> Processed | None:
-    """One spec file through the pipeline: its ops, their outputs, the files it read."""
-    specs = load_spec_file(path, config, sink)
-    if sink.has_errors:
-        return None
-    from opgen.fuse import write_kernel
-    for spec in specs:
-        if spec.fused_from:  # its kernel is the skeleton of the composed reference
-            write_kernel(spec, path.parent)
-    kernels = analyze(specs, config.root, sink, cache=parses)
-    if sink.has_errors:
-        return None
-    records: list[OpRecord] = []
-    outputs: dict[str, dict[str, str]] = {}
-    deps: list[str] = []
-    for spec in specs:
-        files: dict[str, str] = {}
-        for target in PER_OP_TARGETS:
-            files.update(target(spec, out_rel, kernels[spec.op_name]))
-        for py_target in PY_OP_TARGETS:
-            files.update(py_target(spec, kernels[spec.op_name], config))
-        main = str(kernel_path(spec, config.root).resolve())
-        included = parses.dependencies.get(main, ())
-        for source_target in SOURCE_OP_TARGETS:
-            files.update(source_target(spec, kernels[spec.op_name], Path(main), included))
-        records.append(_record(spec))
-        outputs[spec.op_name] = files
-        deps.append(main)
-        deps.extend(included)
-        deps.extend(str(Path(p).resolve()) for p in spec.fused_from)
-    return records, outputs, deps
-
-
 def _work(path: Path, config: Config, out_rel: str,
-          parses: ParseCache | None = None) -> tuple[DiagnosticSink, Processed | None]:
+          parses: ParseCache | None = None) -> Outcome:
+    from opgen.pipeline import process
+
     sub = DiagnosticSink()
-    return sub, _process(path, config, sub, parses or _worker_cache(), out_rel)
+    return sub, process(path, config, sub, parses or _worker_cache(), out_rel)
+
+
+_WORK = _work
 
 
 @functools.cache
 def _worker_cache() -> ParseCache:
+    from opgen.kernel_frontend import ParseCache
+
     return ParseCache()
 
 
@@ -149,6 +76,9 @@ def _die_with_parent(parent: int) -> None:
     """A pool worker's initializer. Linux: the kernel kills the worker when the process that
     started it ends, so a killed `opgen generate` leaves no worker behind."""
     if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:  # the parent ended before prctl took effect
@@ -156,21 +86,54 @@ def _die_with_parent(parent: int) -> None:
 
 
 PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
+CHUNK = 16  # spec files a worker takes at a time, at most
 
 
 def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
-                  out_rel: str) -> list[tuple[DiagnosticSink, Processed | None]]:
+                  out_rel: str) -> list[Outcome]:
     """Process spec files, over all cores when there are many (a cold run of a big project).
     Processes, not threads: validation and template rendering hold the GIL."""
     workers = min(os.cpu_count() or 1, 8)
     if len(paths) < PARALLEL_THRESHOLD or workers < 2:
         return [_work(p, config, out_rel, parses) for p in paths]
-    chunk = max(1, len(paths) // (workers * 4))
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if _work is _WORK:  # (not when a test stands in for it)
+        from opgen.pipeline import warm
+
+        warm()
+    # small chunks: the workers end together (one big last chunk leaves a core idle)
+    chunk = max(1, min(CHUNK, len(paths) // (workers * 4)))
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent,
                              initargs=(os.getpid(),)) as pool:
         return list(pool.map(functools.partial(_work, config=config, out_rel=out_rel), paths,
                              chunksize=chunk))
+
+
+def _resolved(paths: Sequence[Path]) -> list[str]:
+    """Each path made absolute with its links resolved (Path.resolve()), resolving each
+    folder once: a project has one spec dir and many specs."""
+    folders: dict[str, str] = {}
+    found: list[str] = []
+    for path in paths:
+        name = path.name
+        if name in ("", ".", "..") or os.path.islink(path):
+            found.append(os.path.realpath(path))
+            continue
+        parent = str(path.parent)
+        real = folders.get(parent)
+        if real is None:
+            real = folders[parent] = os.path.realpath(parent)
+        found.append(os.path.join(real, name))
+    return found
+
+
+def _identities(ops: Sequence[OpRecord]) -> list[OpIdentity]:
+    return [OpIdentity(o.op_name, o.source_loc, o.grad_op,
+                       SourceLoc(*o.grad_loc) if o.grad_loc else None, o.op_type,
+                       SourceLoc(*o.type_loc) if o.type_loc else None) for o in ops]
 
 
 def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
@@ -181,7 +144,6 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
     Writing holds the output dir's lock; check mode verifies outputs by their hashes."""
     full = not spec_paths
     paths = list(spec_paths) if spec_paths else discover(config.spec_dir)
-    parses = cache or ParseCache()
     out_rel = config.display(config.output_dir)
     gcache = (GenerateCache(config.root, config.output_dir, _settings(config))
               if incremental else None)
@@ -191,21 +153,51 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
     failed = False
     hits: dict[int, Entry] = {}
     contents: dict[int, bytes | None] = {}
-    for i, path in enumerate(paths):
+    resolved = _resolved(paths)
+    tree = scan_tree(config.output_dir) if gcache is not None else None
+    for i, real in enumerate(resolved):
         try:
-            contents[i] = path.resolve().read_bytes()
+            with open(real, "rb") as f:
+                contents[i] = f.read()
         except OSError:
             contents[i] = None
         content = contents[i]
-        entry = (gcache.lookup(path.resolve(), content, config.output_dir, verify=check)
-                 if gcache is not None and content is not None else None)
-        if entry is not None:
-            hits[i] = entry
+        if gcache is not None and tree is not None and content is not None:
+            entry = gcache.lookup(real, content, tree, verify=check)
+            if entry is not None:
+                hits[i] = entry
     misses = [i for i in range(len(paths)) if i not in hits]
+    package_key = (GenerateCache.package_key(config.spec_dir, (
+        (resolved[i], gcache.key(c)) for i, c in contents.items() if c is not None))
+        if gcache is not None and full else None)
+    if not misses and gcache is not None and tree is not None and package_key is not None \
+            and not tree.temp_files:
+        current = gcache.package_lookup(package_key, tree, verify=check)
+        if current is not None:
+            # Nothing changed since the last full run: its cross-spec checks passed on these
+            # very records, every output is on disk as written, none is stale (the manifest
+            # is as written) and no temp file is left. Nothing to render, write or remove.
+            for i in range(len(paths)):
+                sink.extend(hits[i].replay())
+                ops.extend(hits[i].ops)
+            if sink.has_errors:  # --strict: the replayed warnings count
+                return None
+            per_op = [rel for op in ops for rel in op.outputs]
+            fm.keep_all([*per_op, *(rel for rel in current if rel != MANIFEST)])
+            plan = Plan(unchanged=[*sorted(per_op), *current])
+            if gcache.dirty and not check:
+                gcache.save()
+            return Result(ops, plan, fm)
 
-    done = dict(zip(misses, _process_many([paths[i] for i in misses], config, parses, out_rel),
-                    strict=True))
-    for i, path in enumerate(paths):
+    parses = cache
+    if misses and parses is None:
+        from opgen.kernel_frontend import ParseCache
+
+        parses = ParseCache()
+    processed_many = (_process_many([paths[i] for i in misses], config, parses, out_rel)
+                      if misses and parses is not None else [])
+    done = dict(zip(misses, processed_many, strict=True))
+    for i in range(len(paths)):
         if i in hits:
             entry = hits[i]
             sink.extend(entry.replay())
@@ -221,17 +213,13 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         ops.extend(records)
         content = contents[i]
         if gcache is not None and content is not None:
-            resolved = str(path.resolve())
-            dep_stats = {d: st for d in sorted({resolved, *deps})
-                         if (st := stat_of(Path(d))) is not None}
-            gcache.store(path.resolve(), Entry(
+            dep_stats = {d: st for d in sorted({resolved[i], *deps})
+                         if (st := stat_of(d)) is not None}
+            gcache.store(resolved[i], Entry(
                 gcache.key(content), dep_stats, records,
                 [(d.loc.path, d.loc.line, d.loc.col, d.severity.value, d.message)
                  for d in sub.items]))
-    identities = [OpIdentity(o.op_name, o.source_loc, o.grad_op,
-                             SourceLoc(*o.grad_loc) if o.grad_loc else None, o.op_type,
-                             SourceLoc(*o.type_loc) if o.type_loc else None) for o in ops]
-    duplicated = cross_check(identities, sink)
+    duplicated = cross_check(_identities(ops), sink)
     if failed or sink.has_errors or duplicated:
         return None
     for entry in hits.values():
@@ -241,16 +229,28 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
     for _record, files in fresh:
         for rel, text in files.items():
             fm.add(rel, text)
+    package_files: set[str] = set()
     if full:
+        from opgen.pipeline import PACKAGE_TARGETS
+
+        ordered = sorted(ops, key=lambda o: o.op_name)
         for target in PACKAGE_TARGETS:
-            for rel, text in target(sorted(ops, key=lambda o: o.op_name), config).items():
+            for rel, text in target(ordered, config).items():
                 fm.add(rel, text)
+                package_files.add(rel)
     with output_lock(config.output_dir, create=not check, shown=out_rel):
         plan = fm.plan(with_diff=check)
         if not check:
             fm.commit(plan)
             for record, files in fresh:  # digests of the files as written (with their hash)
-                record_outputs(record, {rel: fm.files[rel] for rel in files}, config.output_dir)
+                record_outputs(record.outputs, {rel: fm.files[rel] for rel in files},
+                               config.output_dir)
             if gcache is not None:
+                if package_key is not None:  # what the no-op path checks
+                    written: dict[str, tuple[str, int, int]] = {}
+                    record_outputs(written, {rel: fm.files[rel]
+                                             for rel in (*package_files, MANIFEST)},
+                                   config.output_dir)
+                    gcache.store_package(package_key, written)
                 gcache.save()
     return Result(ops, plan, fm)

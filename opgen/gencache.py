@@ -2,7 +2,10 @@
 
 A spec file whose content, kernel and included headers (by size and mtime), opgen version
 and configuration are unchanged, and whose outputs on disk still match what was written, is
-not loaded, parsed or rendered again — so a no-op `opgen generate` only stats files. The
+not loaded, parsed or rendered again. The package-level outputs (and the manifest) of the
+last full run are recorded with the spec files' keys they came from: when every spec file is
+current, and those outputs too, a no-op `opgen generate` only stats files (one pass over the
+output dir, writer.scan_tree) and imports neither the validator, libclang nor Jinja. The
 cache is a speed-up only: deleting it (or a stale or unreadable one) costs a full run.
 """
 
@@ -13,16 +16,21 @@ import functools
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, Severity, SourceLoc
-from opgen.writer import atomic_write
-from opgen_runtime.build import cache_root
+from opgen.writer import Tree, atomic_write
+from opgen_runtime.cachedir import cache_root
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
+# Files outside the opgen package that emitters copy into their outputs (package resource,
+# path): part of the fingerprint.
+EXTRA_INPUTS = (("opgen_runtime.include", "opgen_host/tiling_policy.h"),)
 
 
 @functools.cache
@@ -38,6 +46,10 @@ def fingerprint() -> str:
                     p = Path(dirpath) / name
                     h.update(p.relative_to(root).as_posix().encode())
                     h.update(p.read_bytes())
+    for package, name in EXTRA_INPUTS:
+        h.update(f"{package}:{name}".encode())
+        with contextlib.suppress(OSError, ModuleNotFoundError):
+            h.update(resources.files(package).joinpath(name).read_bytes())
     return h.hexdigest()
 
 
@@ -49,6 +61,14 @@ def sha(content: str | bytes) -> str:
 def stat_of(path: str | Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def lstat_of(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns
@@ -91,73 +111,126 @@ class GenerateCache:
         self.path = cache_root() / "generate" / f"{ident}.json"
         self.settings = settings
         self.entries: dict[str, Entry] = {}
+        self._raw: dict[str, Any] = {}  # entries as read, turned into Entry on first use
+        # the last full run's package-level outputs: {"key", "outputs": rel -> sha,size,mtime}
+        self.package: dict[str, Any] | None = None
         self.dirty = False
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             data = json.loads(self.path.read_text("utf-8"))
             if data["fingerprint"] == fingerprint() and data["settings"] == settings:
-                for spec, raw in data["entries"].items():
-                    ops = [OpRecord(**{**o, "loc": tuple(o["loc"]), "socs": tuple(o["socs"]),
-                                       "grad_loc": tuple(o["grad_loc"]) if o["grad_loc"] else None,
-                                       "outputs": {k: tuple(v) for k, v in o["outputs"].items()}})
-                           for o in raw["ops"]]
-                    self.entries[spec] = Entry(raw["key"], {k: tuple(v) for k, v in
-                                                            raw["deps"].items()},
-                                               ops, [tuple(d) for d in raw["diagnostics"]])
+                self._raw = dict(data["entries"])
+                package = data.get("package")
+                if isinstance(package, dict) and isinstance(package.get("outputs"), dict):
+                    self.package = package
+
+    def entry(self, spec: str) -> Entry | None:
+        entry = self.entries.get(spec)
+        if entry is None and spec in self._raw:
+            raw = self._raw.pop(spec)
+            with contextlib.suppress(KeyError, TypeError, ValueError):
+                ops = [OpRecord(**{**o, "loc": tuple(o["loc"]), "socs": tuple(o["socs"]),
+                                   "grad_loc": tuple(o["grad_loc"]) if o["grad_loc"] else None,
+                                   "type_loc": tuple(o["type_loc"]) if o["type_loc"] else None,
+                                   # [digest, size, mtime] lists as read: unpacked alike
+                                   "outputs": o["outputs"]})
+                       for o in raw["ops"]]
+                entry = self.entries[spec] = Entry(
+                    raw["key"], {k: tuple(v) for k, v in raw["deps"].items()}, ops,
+                    [tuple(d) for d in raw["diagnostics"]])
+        return entry
 
     def key(self, content: bytes) -> str:
         return sha(content + b"\0" + self.settings.encode())
 
-    def lookup(self, spec: Path, content: bytes, output_dir: Path, *,
+    def lookup(self, spec: str, content: bytes, tree: Tree, *,
                verify: bool = False) -> Entry | None:
         """The entry of spec if it is current and its outputs on disk are as written: by size
-        and mtime, or with `verify` (--check) by their content's digest."""
-        entry = self.entries.get(str(spec))
+        and mtime, or with `verify` (--check) by their content's digest. `tree` is the output
+        dir as scanned (a file reached through a link is not current)."""
+        entry = self.entry(spec)
         if entry is None or entry.key != self.key(content):
             return None
         for dep, recorded in entry.deps.items():
             if stat_of(dep) != tuple(recorded):
                 return None
-        out = str(output_dir)
         for op in entry.ops:
-            for rel, (digest, size, mtime) in op.outputs.items():
-                path = os.path.join(out, rel)
-                now = stat_of(path)
-                if now == (size, mtime) and not verify:
-                    continue
-                try:
-                    with open(path, "rb") as f:
-                        if now is None or sha(f.read()) != digest:
-                            return None
-                except OSError:
-                    return None
-                if now != (size, mtime):
-                    op.outputs[rel] = (digest, now[0], now[1])
-                    self.dirty = True
+            if not self._current(op.outputs, tree, verify):
+                return None
         return entry
 
-    def store(self, spec: Path, entry: Entry) -> None:
-        self.entries[str(spec)] = entry
+    def _current(self, outputs: dict[str, tuple[str, int, int]], tree: Tree,
+                 verify: bool) -> bool:
+        files = tree.files
+        for rel, (digest, size, mtime) in outputs.items():
+            entry = files.get(rel)
+            if entry is None:  # absent, or not a regular file reached without a link
+                return False
+            try:
+                st = entry.stat(follow_symlinks=False)
+                if st.st_size == size and st.st_mtime_ns == mtime and not verify:
+                    continue
+                with open(entry.path, "rb") as f:
+                    if sha(f.read()) != digest:
+                        return False
+            except OSError:
+                return False
+            if (st.st_size, st.st_mtime_ns) != (size, mtime):
+                outputs[rel] = (digest, st.st_size, st.st_mtime_ns)
+                self.dirty = True
+        return True
+
+    def store(self, spec: str, entry: Entry) -> None:
+        self.entries[spec] = entry
+        self._raw.pop(spec, None)
+        self.dirty = True
+
+    @staticmethod
+    def package_key(spec_dir: Path, keys: Iterable[tuple[str, str]]) -> str:
+        """What the package-level outputs are made of: every spec file of a full run and its
+        key (its ops' records follow from it), and the spec dir."""
+        h = hashlib.sha256(f"{spec_dir}\0".encode())
+        for spec, key in sorted(keys):
+            h.update(f"{spec}\0{key}\0".encode())
+        return h.hexdigest()
+
+    def package_lookup(self, key: str, tree: Tree, *, verify: bool = False) -> list[str] | None:
+        """The package-level outputs (manifest included) of the last full run, if it had `key`
+        and they are on disk as written; else None."""
+        package = self.package
+        if package is None or package.get("key") != key:
+            return None
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            outputs = {k: tuple(v) for k, v in package["outputs"].items()}
+            if self._current(outputs, tree, verify):
+                if self.dirty:
+                    package["outputs"] = outputs
+                return sorted(outputs)
+        return None
+
+    def store_package(self, key: str, outputs: dict[str, tuple[str, int, int]]) -> None:
+        self.package = {"key": key, "outputs": outputs}
         self.dirty = True
 
     def save(self) -> None:
         if not self.dirty:
             return
-        data = {
-            "fingerprint": fingerprint(), "settings": self.settings,
-            "entries": {k: {"key": e.key, "deps": e.deps, "ops": [asdict(o) for o in e.ops],
-                            "diagnostics": e.diagnostics}
-                        for k, e in sorted(self.entries.items())},
-        }
+        entries = {**self._raw}
+        for k, e in self.entries.items():
+            entries[k] = {"key": e.key, "deps": e.deps, "ops": [asdict(o) for o in e.ops],
+                          "diagnostics": e.diagnostics}
+        data = {"fingerprint": fingerprint(), "settings": self.settings,
+                "entries": dict(sorted(entries.items())), "package": self.package}
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             atomic_write(self.path, json.dumps(data))
         self.dirty = False
 
 
-def record_outputs(op: OpRecord, files: dict[str, str], output_dir: Path) -> None:
-    """Fill op.outputs with each file's digest and its current size/mtime on disk."""
+def record_outputs(outputs: dict[str, tuple[str, int, int]], files: dict[str, str],
+                   output_dir: Path) -> None:
+    """Fill outputs with each file's digest and its current size/mtime on disk."""
     out = str(output_dir)
     for rel, content in files.items():
-        now = stat_of(os.path.join(out, rel))
+        now = lstat_of(os.path.join(out, rel))
         if now is not None:
-            op.outputs[rel] = (sha(content), now[0], now[1])
+            outputs[rel] = (sha(content), now[0], now[1])
 

@@ -1,4 +1,8 @@
-"""The project: `[tool.opgen]` configuration and discovery/loading of every spec in it."""
+"""The project: `[tool.opgen]` configuration and discovery/loading of every spec in it.
+
+The loader and the validator are imported when a spec is loaded, not with this module: a
+no-op `opgen generate` reads the configuration and discovers the specs, and loads none.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,14 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opgen.diagnostics import DiagnosticError, DiagnosticSink, SourceLoc
-from opgen.load import Document, load_file
-from opgen.model import OpSpec
-from opgen.msopgen import convert, is_msopgen
 from opgen.naming import C_IDENT_RE, reserved_in
-from opgen.validate import build_spec
+
+if TYPE_CHECKING:
+    from opgen.load import Document
+    from opgen.model import OpSpec
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -88,13 +93,28 @@ def load_config(cwd: Path | None = None, *, spec_dir: str | None = None,
 
 
 def discover(spec_dir: Path) -> list[Path]:
-    if not spec_dir.is_dir():
+    """The spec files of the spec dir (not its subfolders), by name."""
+    try:
+        with os.scandir(spec_dir) as it:
+            names = sorted(e.name for e in it
+                           if os.path.splitext(e.name)[1] in SPEC_SUFFIXES and _is_file(e))
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    return sorted(p for p in spec_dir.iterdir() if p.suffix in SPEC_SUFFIXES and p.is_file())
+    return [spec_dir / name for name in names]
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()  # follows a link, as Path.is_file
+    except OSError:
+        return False
 
 
 def documents(path: Path, display: str, sink: DiagnosticSink) -> list[Document]:
     """The op documents of one file: one for an opgen spec, one per op for msopgen JSON."""
+    from opgen.load import load_file
+    from opgen.msopgen import convert, is_msopgen
+
     if path.suffix not in SPEC_SUFFIXES:
         sink.error(SourceLoc(display), f"not a spec file: expected one of "
                    f"{', '.join(SPEC_SUFFIXES)}")
@@ -167,6 +187,8 @@ def load_spec_file(path: Path, config: Config, sink: DiagnosticSink, *,
                    as_typed: bool = False) -> list[OpSpec]:
     """Validate one file (all its errors go to `sink`); its valid ops. Messages name the file
     project-relative, or `as_typed` (the path exactly as the user gave it)."""
+    from opgen.validate import build_spec
+
     if as_typed or not (path.is_absolute() or path.exists()):
         shown = str(path)
     else:

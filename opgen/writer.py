@@ -21,8 +21,8 @@ import enum
 import hashlib
 import json
 import os
+import posixpath
 import re
-import stat
 import sys
 import threading
 from collections.abc import Iterable, Iterator
@@ -166,6 +166,77 @@ def output_lock(output_dir: Path, *, create: bool = True, shown: str | None = No
 
 
 @dataclass
+class Tree:
+    """What one pass over the output dir found (links are not followed): every directory,
+    every symbolic link, every regular file (its os.DirEntry, which keeps its lstat), and the
+    temp files of a killed run; all as posix paths relative to the output dir."""
+
+    dirs: set[str] = field(default_factory=set)
+    links: set[str] = field(default_factory=set)
+    files: dict[str, os.DirEntry[str]] = field(default_factory=dict)
+    others: set[str] = field(default_factory=set)  # sockets, FIFOs, devices
+    temp_files: list[str] = field(default_factory=list)
+
+    def __contains__(self, rel: str) -> bool:
+        return rel in self.files or rel in self.dirs or rel in self.links or rel in self.others
+
+    def absent(self, rel: str) -> bool:
+        """rel is nothing, and its nearest existing ancestor is a directory (so reading or
+        creating it will not meet anything in its way)."""
+        if rel in self:
+            return False
+        folder = posixpath.dirname(rel)
+        while folder and folder not in self:
+            folder = posixpath.dirname(folder)
+        return not folder or folder in self.dirs
+
+    def stat(self, rel: str) -> tuple[int, int] | None:
+        """(size, mtime in ns) of a regular file reached without a link, else None."""
+        entry = self.files.get(rel)
+        if entry is None:
+            return None
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
+
+def scan_tree(root: Path) -> Tree:
+    """The output dir in one os.scandir pass (a missing one is empty)."""
+    tree = Tree()
+    pending = [("", str(root))]
+    while pending:
+        prefix, folder = pending.pop()
+        try:
+            it = os.scandir(folder)
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                name = entry.name
+                rel = prefix + name
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        tree.files[rel] = entry
+                    elif entry.is_symlink():
+                        tree.links.add(rel)
+                    elif entry.is_dir(follow_symlinks=False):
+                        tree.dirs.add(rel)
+                        pending.append((rel + "/", entry.path))
+                    else:
+                        tree.others.add(rel)
+                except OSError:
+                    continue
+                if name.endswith(".tmp") and _TEMP_RE.fullmatch(name):
+                    with contextlib.suppress(OSError):
+                        if not entry.is_dir():
+                            tree.temp_files.append(rel)
+    tree.temp_files.sort()
+    return tree
+
+
+@dataclass
 class Plan:
     written: list[str] = field(default_factory=list)  # new or changed
     unchanged: list[str] = field(default_factory=list)
@@ -217,6 +288,16 @@ class FileManager:
             raise WriteError(f"internal error: two outputs claim {relpath}")
         self.kept.add(relpath)
 
+    def keep_all(self, rels: Iterable[str]) -> None:
+        """keep() of many outputs at once."""
+        new = list(rels)
+        claimed = set(new)
+        if (len(claimed) != len(new) or not claimed.isdisjoint(self.files)
+                or not claimed.isdisjoint(self.kept) or claimed & {MANIFEST, LOCK}):
+            for rel in new:  # the first one claimed twice
+                self.keep(rel)
+        self.kept |= claimed
+
     @property
     def outputs(self) -> list[str]:
         return sorted(self.files.keys() | self.kept | {MANIFEST})
@@ -235,43 +316,28 @@ class FileManager:
             return None
         return [f for f in files if _safe_rel(f)]
 
-    def _links(self, rels: Iterable[str]) -> list[str]:
+    def _links(self, rels: Iterable[str], tree: Tree) -> list[str]:
         """Errors for symbolic links on the paths of rels inside the output dir (the output
         dir itself may be one): opgen never writes or reads through a link out of the tree."""
         errors: list[str] = []
-        seen: dict[str, bool] = {}  # prefix -> exists and is no link
-        root = str(self.output_dir)
+        seen: set[str] = set()  # prefixes already looked at
         for rel in rels:
             parts = rel.split("/")
             for k in range(1, len(parts) + 1):
-                prefix = "/".join(parts[:k])
-                ok = seen.get(prefix)
-                if ok is None:
-                    try:
-                        st = os.lstat(os.path.join(root, prefix))
-                    except OSError:
-                        seen[prefix] = False  # absent: so is everything below it
-                        break
-                    ok = seen[prefix] = not stat.S_ISLNK(st.st_mode)
-                    if not ok:
-                        target = os.readlink(os.path.join(root, prefix))
+                prefix = rel if k == len(parts) else "/".join(parts[:k])
+                if prefix in tree.links:
+                    if prefix not in seen:
+                        seen.add(prefix)
+                        target = os.readlink(os.path.join(self.output_dir, prefix))
                         errors.append(
                             f"{self._show(prefix)}:1:1: error: {self._show(prefix)} is a symbolic "
                             f"link (to {target}); opgen does not write through links in its "
                             f"output directory: replace it with a real "
                             f"{'file' if k == len(parts) else 'directory'}")
-                if not ok:
                     break
+                if k < len(parts) and prefix not in tree.dirs:
+                    break  # absent (or not a directory): so is everything below it
         return errors
-
-    def _temp_files(self) -> list[str]:
-        found: list[str] = []
-        root = str(self.output_dir)
-        for dirpath, _dirs, names in os.walk(root):  # does not follow links
-            prefix = os.path.relpath(dirpath, root).replace(os.sep, "/")
-            prefix = "" if prefix == "." else prefix + "/"
-            found.extend(prefix + name for name in names if _TEMP_RE.fullmatch(name))
-        return sorted(found)
 
     def edited_error(self, rel: str) -> str:
         shown = self._show(rel)
@@ -288,17 +354,16 @@ class FileManager:
         final_set = outputs if self.prune else outputs | old_set
         stale = sorted(old_set - outputs) if self.prune else []
         self.files[MANIFEST] = _render_manifest(final_set)
-        errors = self._links([*sorted(self.files), *sorted(self.kept), *stale])
+        tree = scan_tree(self.output_dir)  # one pass over the output dir, under the lock
+        errors = self._links([*sorted(self.files), *sorted(self.kept), *stale], tree)
         if errors:
             raise WriteError("\n".join(errors))
-        plan = Plan(unchanged=sorted(self.kept))
-        if self.output_dir.is_dir():
-            plan.temp_files = self._temp_files()
+        plan = Plan(unchanged=sorted(self.kept), temp_files=tree.temp_files)
         for rel in sorted(self.files):
             path = self.output_dir / rel
             new = self.files[rel]
             try:
-                raw: bytes | None = path.read_bytes()
+                raw: bytes | None = None if tree.absent(rel) else path.read_bytes()
             except FileNotFoundError:
                 raw = None
             except OSError:

@@ -99,7 +99,7 @@ class _TemplateCache(jinja2.BytecodeCache):
     or unwritable cache only costs the compile."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        from opgen_runtime.build import cache_root
+        from opgen_runtime.cachedir import cache_root
 
         try:
             with open(cache_root() / "templates" / f"{bucket.key}.cache", "rb") as f:
@@ -111,7 +111,7 @@ class _TemplateCache(jinja2.BytecodeCache):
         import contextlib
         import io
 
-        from opgen_runtime.build import cache_root
+        from opgen_runtime.cachedir import cache_root
 
         buf = io.BytesIO()
         bucket.write_bytecode(buf)

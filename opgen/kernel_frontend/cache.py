@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import fields, is_dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from opgen.kernel_frontend.model import (
 )
 from opgen.kernel_frontend.parse import Display, ParseResult, parse_kernel
 from opgen.writer import atomic_write
-from opgen_runtime.build import cache_root
+from opgen_runtime.cachedir import cache_root
 
 SUBDIR = "kernel-frontend"
 
@@ -120,9 +120,25 @@ class ParseCache:
         deps = {d: file_digest(d) for d in result.dependencies}
         if any(v is None for v in deps.values()):
             return
-        data = {"dependencies": deps, "info": asdict(result.info)}
+        data = {"dependencies": deps, "info": _plain(result.info)}
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             atomic_write(self._path(key), json.dumps(data, sort_keys=True, default=_enum_value))
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _plain(value: Any) -> Any:
+    """dataclasses.asdict without its deep copies (JSON needs none): the same JSON."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
 def _loc(d: dict[str, Any]) -> SourceLoc:

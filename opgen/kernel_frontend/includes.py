@@ -18,6 +18,7 @@ is refused. The scan is conservative: it also checks includes inside `#if 0`.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -64,12 +65,19 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+@functools.lru_cache(maxsize=64)
+def _real_toolchain_dir(path: str) -> str:
+    """os.path.realpath of a directory of opgen's or the compiler's headers (fixed for the
+    life of the process), once per process: every kernel is checked against them."""
+    return os.path.realpath(path)
+
+
 class _Scan:
     def __init__(self, display: Display, search: Sequence[str], user_roots: Sequence[str] | None,
                  system_roots: Sequence[str]) -> None:
         self.display = display
         self.search = [os.path.abspath(d) for d in search]
-        self.system = [os.path.realpath(d) for d in system_roots]
+        self.system = [_real_toolchain_dir(d) for d in system_roots]
         self.user = None if user_roots is None else [os.path.realpath(r) for r in user_roots]
         self.errors: list[Diagnostic] = []
         self.seen: set[str] = set()

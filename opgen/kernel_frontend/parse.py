@@ -13,6 +13,7 @@ so diagnostics come back in `KernelInfo.diagnostics` and callers stop there.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -58,18 +59,102 @@ class ParseResult:
 def _index() -> ci.Index:
     import clang.cindex as ci
 
-    return ci.Index.create()
+    # Declarations read from the precompiled stub headers are not visited: only the stubs'
+    # (which the extractor skips anyway).
+    return ci.Index.create(excludeDecls=True)
+
+
+# A kernel whose first directive (after blanks and comments, no line splice) includes the
+# stubs' kernel_operator.h is parsed against them precompiled (_stub_pch): the same
+# declarations, in the same order, read from one file instead of parsed again.
+_STUB_HEADER = "kernel_operator.h"
+_LEADS_WITH_STUB = re.compile(
+    rb'(?:[ \t\r\n\f\v]+|//[^\n\\]*\n|/\*.*?\*/)*#[ \t]*include[ \t]*'
+    rb'(?:"kernel_operator\.h"|<kernel_operator\.h>)[ \t]*(?://[^\n\\]*)?\r?\n', re.S)
+
+
+def _uses_stub_pch(main: str, forced: Sequence[str]) -> bool:
+    """The precompiled stubs give `main` what parsing them in place would: nothing comes
+    before the stubs' include (no forced header, no directive, no code) and the include
+    finds the stubs' header (not one of the kernel's own folder)."""
+    if forced or os.path.exists(os.path.join(os.path.dirname(main), _STUB_HEADER)):
+        return False
+    try:
+        with open(main, "rb") as f:
+            head = f.read(16384)
+    except OSError:
+        return False
+    return _LEADS_WITH_STUB.match(head) is not None
+
+
+@functools.cache
+def _stub_pch_key() -> str | None:
+    """What the precompiled stubs depend on: the stubs (clang checks their mtimes too), the
+    flags, libclang and the frontend."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for part in (toolchain.FRONTEND_VERSION, toolchain.libclang_version(),
+                 toolchain.stub_digest(), "\0".join(toolchain.parse_flags())):
+        h.update(part.encode() + b"\0")
+    try:
+        for stub in sorted(toolchain.stub_dir().rglob("*.h")):
+            st = stub.stat()
+            h.update(f"{stub}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    except OSError:
+        return None
+    return h.hexdigest()[:32]
+
+
+def _stub_pch() -> str | None:
+    """The stub headers precompiled with the kernels' flags, in opgen's cache (built on first
+    use); None if they cannot be built or saved."""
+    import clang.cindex as ci
+
+    from opgen_runtime.cachedir import cache_root
+
+    key = _stub_pch_key()
+    if key is None:
+        return None
+    path = cache_root() / "kernel-frontend" / "pch" / f"{key}.pch"
+    if path.is_file():
+        return str(path)
+    # the source is virtual, beside the stubs: its quoted include finds theirs
+    source = str(toolchain.stub_dir() / "opgen_stub_pch.h")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tu = _index().parse(source, args=[*toolchain.parse_flags(), "-x", "c++-header"],
+                            unsaved_files=[(source, f'#include "{_STUB_HEADER}"\n')],
+                            options=ci.TranslationUnit.PARSE_INCOMPLETE
+                            | ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+        if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
+            return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tu.save(str(tmp))
+        os.replace(tmp, path)
+    except (OSError, ci.TranslationUnitLoadError, ci.TranslationUnitSaveError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return None
+    return str(path)
 
 
 def default_display(root: Path) -> Display:
     """Project-relative paths for files under `root`, absolute ones elsewhere."""
     root_s = str(root.resolve())
+    shown: dict[str, str] = {}  # a kernel's locations name few files, each many times
 
     def show(path: str) -> str:
-        p = os.path.normpath(os.path.abspath(path))
-        if p == root_s or p.startswith(root_s + os.sep):
-            return Path(os.path.relpath(p, root_s)).as_posix()
-        return Path(p).as_posix()
+        text = shown.get(path)
+        if text is None:
+            p = os.path.normpath(os.path.abspath(path))
+            if p == root_s or p.startswith(root_s + os.sep):
+                text = Path(os.path.relpath(p, root_s)).as_posix()
+            else:
+                text = Path(p).as_posix()
+            if len(shown) < 4096:
+                shown[path] = text
+        return text
 
     return show
 
@@ -103,9 +188,14 @@ def parse_kernel(path: Path, display: Display, defines: Sequence[str] = (),
                              [toolchain.stub_dir(), *toolchain.runtime_include_dirs(), *system])
     if refused:
         return ParseResult(KernelInfo(shown, (), (), (), (), tuple(refused)), ())
-    tu = _index().parse(main, args=args,
-                        options=ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES)
+    options = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
+    pch = _stub_pch() if _uses_stub_pch(main, forced) else None
+    tu = _index().parse(main, args=[*args, "-include-pch", pch] if pch else args,
+                        options=options)
     errors = tuple(_diagnostics(tu, shown, display))
+    if errors and pch:  # a kernel with errors is reported as parsed in place, exactly
+        tu = _index().parse(main, args=args, options=options)
+        errors = tuple(_diagnostics(tu, shown, display))
     deps = _dependencies(tu)
     if errors:
         return ParseResult(KernelInfo(shown, (), (), (), (), errors), deps)

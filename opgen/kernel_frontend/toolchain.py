@@ -27,6 +27,7 @@ LANGUAGE_FLAGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w",
                   *CPU_DEBUG_DEFINES, "-D__OPGEN_FRONTEND__=1")
 
 
+@functools.cache
 def stub_dir() -> Path:
     return Path(str(resources.files("opgen.kernel_frontend") / "include"))
 

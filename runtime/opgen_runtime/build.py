@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from filelock import FileLock
 
 from . import progress
+from .cachedir import cache_root as cache_root  # where it always was, for callers
 from .errors import BuildError, CompileError
 
 _log = logging.getLogger("opgen_runtime")  # progress of slow steps (opgen_runtime.progress)
@@ -94,16 +94,6 @@ def include_dir() -> Path:
         if (candidate / "kernel_operator.h").is_file():
             return candidate
     raise BuildError(f"kernel_operator.h not found next to {here}")
-
-
-def cache_root() -> Path:
-    """opgen's cache: $OPGEN_CACHE_DIR, else the platform's user cache directory of opgen
-    (platformdirs: ~/.cache/opgen or $XDG_CACHE_HOME/opgen on Linux, ~/Library/Caches/opgen on
-    macOS). Every cache of the compiler and the runtime lives in a subfolder of it."""
-    env = os.environ.get("OPGEN_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir("opgen", appauthor=False))
 
 
 def cache_dir() -> Path:
