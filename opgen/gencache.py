@@ -58,17 +58,9 @@ def sha(content: str | bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def stat_of(path: str | Path) -> tuple[int, int] | None:
+def stat_of(path: str | Path, *, follow_symlinks: bool = True) -> tuple[int, int] | None:
     try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_size, st.st_mtime_ns
-
-
-def lstat_of(path: str | Path) -> tuple[int, int] | None:
-    try:
-        st = os.lstat(path)
+        st = os.stat(path, follow_symlinks=follow_symlinks)
     except OSError:
         return None
     return st.st_size, st.st_mtime_ns
@@ -230,7 +222,7 @@ def record_outputs(outputs: dict[str, tuple[str, int, int]], files: dict[str, st
     """Fill outputs with each file's digest and its current size/mtime on disk."""
     out = str(output_dir)
     for rel, content in files.items():
-        now = lstat_of(os.path.join(out, rel))
+        now = stat_of(os.path.join(out, rel), follow_symlinks=False)
         if now is not None:
             outputs[rel] = (sha(content), now[0], now[1])
 

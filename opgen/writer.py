@@ -190,17 +190,6 @@ class Tree:
             folder = posixpath.dirname(folder)
         return not folder or folder in self.dirs
 
-    def stat(self, rel: str) -> tuple[int, int] | None:
-        """(size, mtime in ns) of a regular file reached without a link, else None."""
-        entry = self.files.get(rel)
-        if entry is None:
-            return None
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            return None
-        return st.st_size, st.st_mtime_ns
-
 
 def scan_tree(root: Path) -> Tree:
     """The output dir in one os.scandir pass (a missing one is empty)."""

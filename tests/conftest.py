@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,17 @@ def check_golden(path: Path, actual: str) -> None:
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+def leaky_relu_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project (package my_ops) holding the example leaky_relu spec and kernel, with its own
+    generate cache, made the working directory."""
+    root = tmp_path / "proj"
+    (root / "specs").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        '[tool.opgen]\nspec_dir = "specs"\noutput_dir = "generated"\npackage = "my_ops"\n')
+    for name in ("leaky_relu.yaml", "leaky_relu.cpp"):
+        shutil.copy(ROOT / "specs" / name, root / "specs" / name)
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(root)
+    return root

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, leaky_relu_project
 from opgen.cli import main
 from opgen.writer import MANIFEST, Banner, banner_state
 
@@ -28,15 +28,7 @@ EDITED = (f"{HOST}:1:1: error: {HOST} was edited by hand (its content no longer 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project with one example op (two with `softmax`), its own generate cache."""
-    root = tmp_path / "proj"
-    (root / "specs").mkdir(parents=True)
-    (root / "pyproject.toml").write_text(
-        '[tool.opgen]\nspec_dir = "specs"\noutput_dir = "generated"\npackage = "my_ops"\n')
-    for name in ("leaky_relu.yaml", "leaky_relu.cpp"):
-        shutil.copy(ROOT / "specs" / name, root / "specs" / name)
-    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.chdir(root)
-    return root
+    return leaky_relu_project(tmp_path, monkeypatch)
 
 
 def _tree(out: Path) -> dict[str, bytes]:

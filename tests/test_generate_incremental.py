@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, leaky_relu_project
 from opgen import gen
 from opgen.cli import main
 
@@ -22,18 +22,11 @@ OUT = "generated"
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """leaky_relu, its kernel including a header of the project, its own generate cache."""
-    root = tmp_path / "proj"
-    (root / "specs").mkdir(parents=True)
-    (root / "pyproject.toml").write_text(
-        '[tool.opgen]\nspec_dir = "specs"\noutput_dir = "generated"\npackage = "my_ops"\n')
-    shutil.copy(ROOT / "specs" / "leaky_relu.yaml", root / "specs")
-    kernel = (ROOT / "specs" / "leaky_relu.cpp").read_text()
-    (root / "specs" / "leaky_relu.cpp").write_text(
-        kernel.replace('#include "kernel_operator.h"\n',
-                       '#include "kernel_operator.h"\n#include "helper.h"\n', 1))
+    root = leaky_relu_project(tmp_path, monkeypatch)
+    kernel = root / "specs" / "leaky_relu.cpp"
+    kernel.write_text(kernel.read_text().replace(
+        '#include "kernel_operator.h"\n', '#include "kernel_operator.h"\n#include "helper.h"\n', 1))
     (root / "specs" / "helper.h").write_text("#pragma once\nconstexpr int HELPER = 1;\n")
-    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.chdir(root)
     return root
 
 

@@ -259,10 +259,6 @@ inline void CollectArrays(const std::vector<std::string>& t, std::set<std::strin
     }
 }
 
-}  // namespace scan
-
-namespace scan {
-
 // Whether the sources `roots` (and the quoted includes they reach) hold a store the simulator
 // cannot see; a file it cannot read or a quoted include it cannot find counts as one.
 inline bool StoresRawPointers(const std::vector<std::string>& roots) {

@@ -38,8 +38,8 @@ OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t 
     const int64_t off = (static_cast<const uint8_t*>(ptr) - static_cast<const uint8_t*>(base)) /
                         static_cast<int64_t>(elem);
     const bool known = base_size != std::numeric_limits<uint64_t>::max();
-    const Core& core = CurrentCore();
-    if (core.strict_gm && (off < 0 || (known && static_cast<uint64_t>(off) + count > base_size))) {
+    const Core& c = CurrentCore();
+    if (c.strict_gm && (off < 0 || (known && static_cast<uint64_t>(off) + count > base_size))) {
         Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
                         "elements [" + std::to_string(off) + ", " +
                             std::to_string(off + static_cast<int64_t>(count)) +
@@ -47,7 +47,6 @@ OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t 
                             "> of " + Str(base_size) +
                             " elements given to SetGlobalBuffer");
     }
-    const Core& c = CurrentCore();
     const uint8_t* b = static_cast<const uint8_t*>(ptr);
     const uint64_t bytes = count * elem;
     // Buffers may be adjacent (one's end is the next one's start): an access is fine if
