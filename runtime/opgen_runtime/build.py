@@ -32,6 +32,9 @@ CPU_DEBUG_DEFINES: tuple[str, ...] = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST_
 BASE_FLAGS: tuple[str, ...] = (
     *CPU_DEBUG_DEFINES,
     "-O3",
+    # every multiply and add rounded on its own, as the vector unit does: GCC would otherwise fuse
+    # a * b + c into one FMA where the target has it (aarch64 always; x86 only with -mfma)
+    "-ffp-contract=off",
     "-std=c++17",
     "-fPIC",
     "-shared",

@@ -31,8 +31,10 @@ from .errors import BuildError
 FORMAT = "opgen-torch-library-1"
 SUBDIR = "torch"
 # The flags torch.utils.cpp_extension passes (C++20, PIC) plus optimisation and hidden
-# visibility: only the static registrations matter, nothing is exported.
-_OBJECT_FLAGS = ("-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden",
+# visibility: only the static registrations matter, nothing is exported. -O1, not -O2: the unit
+# is torch's headers and the per-call glue (the kernels are built apart); -O2 spent 2.5 s more
+# of its 10.6 s and made no call faster (benchmarks/RESULTS.md, "Build latency").
+_OBJECT_FLAGS = ("-O1", "-std=c++20", "-fPIC", "-fvisibility=hidden",
                  "-Wno-deprecated-declarations")
 _SUPPORT_HEADER_DIRS = ("opgen_host", "opgen_torch")
 KERNELS_ENV = "OPGEN_TORCH_KERNELS"  # "python": skip the C++ library, use the fallback
