@@ -352,6 +352,80 @@ OPGEN_SIM_ADV_UNARY4(Cos, std::cos(x))
 OPGEN_SIM_ADV_UNARY4(Erf, std::erf(x))
 #undef OPGEN_SIM_ADV_UNARY4
 
+// ---- Exp, advanced API (adv_api/math/exp.h) ---------------------------------------------------
+// exp(x) = e^floor(x) * (1 + c + c^2/2! + ... + c^n/n!) with c = x - floor(x), n =
+// taylorExpandLevel, in float, one rounding per step in the order of CANN's implementation
+// (asc-devkit impl/adv_api/detail/math/exp/exp_common_impl.h): Cast with CAST_FLOOR, Sub, the
+// basic Exp of the integer part (libm's expf, see docs/simulator.md "Numerics"), c + 1, then for
+// i = 2..n: p = c * p, p = p * (1.0f / i), r = r + p; finally r * e^floor(x). half is computed in
+// float and cast back once. taylorExpandLevel 0 is the basic Exp. With sharedTmpBuffer, each of
+// the implementation's float temporaries (3 for float, 2 when it reuses the source, 4 for half)
+// must get at least one 32-byte block of it, which CANN's kernel asserts ("Insufficient temporary
+// space"); GetExpMaxMinTmpSize (tiling/tiling_api.h) gives the sizes. With isReuseSource the
+// source's contents are unspecified afterwards; the simulator leaves them as they were.
+namespace exp_adv_detail {
+template <uint8_t level>
+inline float Taylor(float x) {
+    const float ip = std::floor(x);
+    const float c = x - ip;
+    const float e = std::exp(ip);
+    float p = c;
+    float r = c + 1.0f;
+    for (int32_t i = 2; i < static_cast<int32_t>(level) + 1; ++i) {
+        p = c * p;
+        p = p * (1.0f / static_cast<float>(i));
+        r = r + p;
+    }
+    return r * e;
+}
+
+template <typename T, uint8_t level>
+inline void Run(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t calCount) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>,
+                  "Exp<T, taylorExpandLevel>: T must be half or float");
+    if constexpr (level == 0) {
+        Exp(dst, src, static_cast<int32_t>(calCount));
+    } else {
+        opgen_sim::CheckOperand(dst, calCount, api, "dstLocal");
+        opgen_sim::CheckOperand(src, calCount, api, "srcLocal");
+        opgen_sim::Unary(api, dst, src, static_cast<int32_t>(calCount), [](auto x) {
+            using A = decltype(x);
+            return static_cast<A>(Taylor<level>(static_cast<float>(x)));
+        });
+    }
+}
+}  // namespace exp_adv_detail
+
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
+                const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+    constexpr const char* api = "Exp";
+    if constexpr (taylorExpandLevel != 0) {
+        constexpr uint64_t buffers = std::is_same_v<T, float> ? (isReuseSource ? 2 : 3) : 4;
+        constexpr uint64_t align = 32 / sizeof(T);  // elements of T in a block
+        const uint64_t each = sharedTmpBuffer.size_ / sizeof(float) / buffers / align * align;
+        if (each == 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                            "Insufficient temporary space: sharedTmpBuffer holds " +
+                                opgen_sim::Str(sharedTmpBuffer.size_) + " bytes, which gives each of the " +
+                                std::to_string(buffers) + " float temporaries of Exp<" +
+                                opgen_sim::TypeName<T>() + ", " + std::to_string(taylorExpandLevel) +
+                                (isReuseSource ? ", true" : ", false") + "> no whole " +
+                                std::to_string(align) + "-element block; give it at least " +
+                                opgen_sim::Str(buffers * align * sizeof(float)) +
+                                " bytes (GetExpMaxMinTmpSize's minimum is " +
+                                opgen_sim::Str(buffers * 256) + ")");
+        }
+        opgen_sim::CheckTmp<T>(api, sharedTmpBuffer, 0, dstLocal, &srcLocal, nullptr, calCount);
+    }
+    exp_adv_detail::Run<T, taylorExpandLevel>(api, dstLocal, srcLocal, calCount);
+}
+
+template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
+inline void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const uint32_t calCount) {
+    exp_adv_detail::Run<T, taylorExpandLevel>("Exp", dstLocal, srcLocal, calCount);
+}
+
 // Two overloads (with/without sharedTmpBuffer, both with calCount), as CANN documents for Floor,
 // Ceil, Round (half to even) and Trunc. No minimum sharedTmpBuffer size is enforced for these.
 #define OPGEN_SIM_ADV_UNARY2(NAME, EXPR)                                                          \

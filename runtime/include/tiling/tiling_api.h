@@ -1,7 +1,8 @@
 // opgen host runtime: CANN's tiling/tiling_api.h for the advanced APIs the simulator implements:
 // Pad and UnPad (GetPadMaxMinTmpSize, PadTilingFunc, GetUnPadMaxMinTmpSize, UnPadTilingFunc) and
 // their tiling classes optiling::PadTiling / optiling::UnPadTiling; Broadcast
-// (GetBroadCastMaxMinTmpSize); Sort with a SortConfig (GetSortMaxMinTmpSize). Header-only, so a sample's
+// (GetBroadCastMaxMinTmpSize); Sort with a SortConfig (GetSortMaxMinTmpSize); Exp
+// (GetExpMaxMinTmpSize, GetExpTmpBufferFactorSize). Header-only, so a sample's
 // host code that links CANN's tiling_api library links the toolkit's empty stub of it.
 //
 // The functions fill every field CANN's kernels read; the simulator's Pad and UnPad use only the
@@ -340,6 +341,37 @@ inline void GetSortMaxMinTmpSize(const ge::Shape& srcShape, ge::DataType valueTy
     }
     maxValue = size.maxBytes;
     minValue = size.minBytes;
+}
+
+// Exp's advanced API (adv_api/math/exp_tiling.h): the float temporaries its Taylor expansion
+// uses are 3 (float), 2 (float reusing the source) or 4 (half), each of at least one 256-byte
+// repeat, at most the whole input in float. The numbers of CANN's own implementation
+// (asc-devkit impl/adv_api/tiling/math/exp_tiling_impl.cpp); opgen_sim's Exp<T, level, reuse>
+// needs each temporary to hold one 32-byte block.
+namespace exp_tiling_detail {
+inline uint32_t TmpBuffers(const uint32_t typeSize, const bool isReuseSource) {
+    if (typeSize == sizeof(float)) return isReuseSource ? 2 : 3;
+    return 4;
+}
+}  // namespace exp_tiling_detail
+
+inline bool GetExpMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    constexpr uint64_t kRepeat = 256;
+    const uint64_t n = exp_tiling_detail::TmpBuffers(typeSize, isReuseSource);
+    const int64_t size = srcShape.GetShapeSize();
+    const uint64_t each = size > 0 && static_cast<uint64_t>(size) * sizeof(float) > kRepeat
+                              ? static_cast<uint64_t>(size) * sizeof(float) : kRepeat;
+    minValue = static_cast<uint32_t>(n * kRepeat);
+    maxValue = static_cast<uint32_t>(n * each);
+    return true;
+}
+
+inline void GetExpTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiveNodeCount,
+                                      uint32_t& extraBuffer) {
+    // the temporaries in float per input element, over the input's own bytes: 12 / 4, 16 / 2
+    extraBuffer = 0;
+    maxLiveNodeCount = typeSize == sizeof(float) ? 3 : 8;
 }
 
 }  // namespace AscendC
