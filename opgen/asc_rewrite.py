@@ -66,10 +66,12 @@ def _loc(path: str, text: str, index: int) -> SourceLoc:
 
 
 def _callee_start(text: str, end: int) -> int:
-    """Start of the kernel expression ending at `end`: names, `::` and template argument lists."""
+    """Start of the kernel expression ending at `end`: names, `::` and template argument lists,
+    with white space, line breaks included, before `<<<` and between them (CANN's samples break
+    `kernel<T>` and `<<<...>>>` over two lines)."""
     i = end
     while True:
-        while i > 0 and text[i - 1] in " \t":
+        while i > 0 and text[i - 1] in " \t\r\n":
             i -= 1
         if i > 0 and text[i - 1] == ">":  # a template argument list: find its `<`
             depth, j = 0, i - 1
@@ -145,6 +147,10 @@ def rewrite(text: str, path: str) -> str:
         name = " ".join(launch.callee.split())
         out.append(text[pos:launch.callee_start])
         out.append(launcher(name, launch.callee, text[launch.config_start:launch.config_end]))
+        # the line breaks between the kernel's name and `<<<`, which the launcher drops, follow
+        # it: the arguments stay on their line
+        gap = text[launch.callee_start + len(launch.callee):launch.config_start - 3]
+        out.append("\n" * gap.count("\n"))
         pos = launch.config_end + 3
     out.append(text[pos:])
     return "".join(out)

@@ -123,6 +123,22 @@ def test_rewrite_keeps_lines_and_skips_comments_and_strings() -> None:
     assert body.splitlines()[4] == "        0, stream)(a,"
 
 
+def test_launch_split_after_the_template_arguments() -> None:
+    # as CANN's samples write a templated kernel's launch: `<<<` on the next line
+    text = ("void f() {\n"
+            "    compute<totalLength>\n"
+            "        <<<numBlocks, 0, stream>>>(x, y);\n"
+            "    next();\n"
+            "}\n")
+    body = rewrite(text, "/src/prog.asc").split("\n", 2)[2]
+    assert body.count("\n") == text.count("\n")
+    lines = body.splitlines()
+    assert lines[1] == ('    ::opgen_sim::AscLaunch("compute<totalLength>", [&](const auto&... '
+                        "opgen_arg) { compute<totalLength>(opgen_arg...); }, numBlocks, 0, stream)")
+    assert lines[2] == "(x, y);"
+    assert lines[3] == "    next();"
+
+
 def test_launch_without_arguments_is_a_located_error() -> None:
     with pytest.raises(DiagnosticError) as err:
         find_launches("int main() {\n  k<<<1, 0, s>>>;\n}\n", "p.asc")
