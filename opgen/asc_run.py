@@ -4,6 +4,7 @@ launches) compiled with g++ against the simulator, their launches rewritten by a
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import shlex
@@ -19,6 +20,10 @@ from opgen.diagnostics import OpgenError
 
 CXX_ENV = "CXX"
 OPTIMIZE = ("-O2",)
+# CANN's CPU mode compiles an .asc program with its target's architecture number, which samples
+# choose their code by (`#if __NPU_ARCH__ == 2201`): -D__NPU_ARCH__=2201 for dav-2201, the
+# Ascend910B the simulator models (asc-devkit cmake/asc/asc_modules/CMakeASCInformation.cmake).
+NPU_ARCH = "2201"
 # g++ options after which no link happens (compile only, preprocess, assembly, dependencies).
 _NO_LINK = {"-c", "-E", "-S", "-M", "-MM"}
 _SOURCES = (".cpp", ".cc", ".cxx", ".cce", ".C")
@@ -100,6 +105,14 @@ def _has_launch(path: Path) -> bool:
         return False
 
 
+def arch_flags(flags: Sequence[str]) -> list[str]:
+    """-D__NPU_ARCH__ of the simulated SoC, unless `flags` define it (`-D__NPU_ARCH__=...` or
+    `-D __NPU_ARCH__=...`)."""
+    given = any(f.startswith("-D__NPU_ARCH__") for f in flags) or any(
+        a == "-D" and b.startswith("__NPU_ARCH__") for a, b in itertools.pairwise(flags))
+    return [] if given else [f"-D__NPU_ARCH__={NPU_ARCH}"]
+
+
 def cxx_command(args: Sequence[str]) -> list[str]:
     """The g++ command for `opgen cxx ARGS`: the simulator's flags, each .asc argument replaced by
     its rewritten source (with its directory on the quote include path), and the link flags when
@@ -111,6 +124,8 @@ def cxx_command(args: Sequence[str]) -> list[str]:
     if npu:
         flags = [f for f in flags if not f.startswith(("-DASCENDC_CPU_DEBUG", "-D__CCE_KT_TEST__"))]
     out: list[str] = [compiler(), *flags]
+    if not npu and any(_is_asc(a) for a in args):
+        out += arch_flags(args)
     quote_dirs: list[str] = []
     files: list[str] = []
     for arg in args:
@@ -210,7 +225,8 @@ def build_program(asc: Path, extra_flags: Sequence[str] = ()) -> Path:
     """Compiles an .asc program into the cache (again only when it or a header it includes
     changed) and returns the executable."""
     source = rewritten(asc)
-    flags = [*cflags(), *OPTIMIZE, f"-iquote{asc.resolve().parent}", *extra_flags]
+    flags = [*cflags(), *OPTIMIZE, *arch_flags(extra_flags), f"-iquote{asc.resolve().parent}",
+             *extra_flags]
     key = _digest(source.read_text("utf-8"), compiler(), *flags, *libs())
     folder = cache_dir() / "bin" / key
     exe = folder / asc.stem

@@ -101,6 +101,32 @@ def test_cxx_builds_a_program_as_a_users_build_would(tmp_path: Path) -> None:
                                   x * np.float32(2.5) + y)
 
 
+ARCH_PROGRAM = r"""
+#include <cstdio>
+#include "kernel_operator.h"
+int main() {
+#if defined(__NPU_ARCH__)
+    std::printf("arch %d\n", __NPU_ARCH__);
+#else
+    std::printf("arch none\n");
+#endif
+    return 0;
+}
+"""
+
+
+def test_npu_arch_is_the_simulated_socs_unless_given(tmp_path: Path) -> None:
+    # as CANN's CPU mode compiles an .asc for dav-2201; samples select their code by it
+    prog = tmp_path / "arch.asc"
+    prog.write_text(ARCH_PROGRAM)
+    run = opgen("run", str(prog), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "arch 2201"
+    run = opgen("run", "-D__NPU_ARCH__=3510", str(prog), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "arch 3510"
+
+
 # ---- the rewrite itself ---------------------------------------------------------------------
 
 

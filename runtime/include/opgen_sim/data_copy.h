@@ -375,13 +375,41 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 }
 
 // ---- DataCopyPad: byte-exact bursts; each burst occupies whole 32-byte blocks in UB ---------
-// SetPadValue (reference, "SetPadValue"): the value DataCopyPad(GM->UB) fills with. Accepted; the
-// simulator's DataCopyPad pads only with isPad (paddingValue) and otherwise leaves the padding
-// bytes as the Unified Buffer held them, which a kernel must not read.
+// What DataCopyPad(GM->UB) puts around each block's data (reference "DataCopyPad", GM->UB,
+// DataCopyPadExtParams, and "SetPadValue(ISASI)"): leftPadding elements before it and
+// rightPadding after it, whatever isPad says, then dummy elements up to the next 32 bytes. They
+// hold paddingValue with isPad; with isPad false, the value of SetPadValue once it was called in
+// this block; else, with no left or right padding, the dummy elements repeat the block's first
+// element; else they are unspecified (the simulator leaves the Unified Buffer's bytes).
 template <typename T, TPosition pos = TPosition::MAX>
 inline void SetPadValue(T paddingValue) {
-    (void)paddingValue;
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    c.pad_bits = 0;
+    std::memcpy(&c.pad_bits, &paddingValue, sizeof(T) < 8 ? sizeof(T) : 8);
+    c.pad_size = static_cast<uint32_t>(sizeof(T));
 }
+
+namespace copy_pad_detail {
+// The fill of a block's padding (see SetPadValue), or false where it is unspecified.
+template <typename T>
+inline bool Fill(const DataCopyPadExtParams<T>& pad, const T& first, T* value) {
+    if (pad.isPad) {
+        *value = pad.paddingValue;
+        return true;
+    }
+    const opgen_sim::Core& c = opgen_sim::CurrentCore();
+    if (c.pad_size != 0) {
+        uint64_t bits = c.pad_bits;
+        std::memcpy(value, &bits, sizeof(T) < 8 ? sizeof(T) : 8);
+        return true;
+    }
+    if (pad.leftPadding == 0 && pad.rightPadding == 0) {
+        *value = first;
+        return true;
+    }
+    return false;
+}
+}  // namespace copy_pad_detail
 
 template <typename T, PaddingMode mode = PaddingMode::Normal>
 inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
@@ -395,8 +423,8 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                             " elements");
     }
     if (p.blockCount == 0 || p.blockLen == 0) return;
-    const uint64_t left = pad.isPad ? pad.leftPadding * sizeof(T) : 0;
-    const uint64_t right = pad.isPad ? pad.rightPadding * sizeof(T) : 0;
+    const uint64_t left = pad.leftPadding * sizeof(T);
+    const uint64_t right = pad.rightPadding * sizeof(T);
     const uint64_t row = opgen_sim::RoundUp(left + p.blockLen + right, 32);
     const uint64_t dstep = row + static_cast<uint64_t>(p.dstStride) * 32;
     const uint64_t sstep = static_cast<uint64_t>(p.blockLen) + p.srcStride;
@@ -406,13 +434,15 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
     for (uint16_t i = 0; i < p.blockCount; ++i) {
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_) + i * dstep;
         std::memcpy(d + left, s + i * sstep, p.blockLen);
-        if (pad.isPad) {
-            T* e = reinterpret_cast<T*>(d);
+        T* e = reinterpret_cast<T*>(d);
+        const uint64_t data_begin = left / sizeof(T);
+        const uint64_t data_end = (left + p.blockLen) / sizeof(T);
+        T value;
+        if (data_end - data_begin < row / sizeof(T) &&
+            copy_pad_detail::Fill(pad, e[data_begin], &value)) {
             const uint64_t n = row / sizeof(T);
-            const uint64_t data_begin = left / sizeof(T);
-            const uint64_t data_end = (left + p.blockLen) / sizeof(T);
-            for (uint64_t k = 0; k < data_begin; ++k) e[k] = pad.paddingValue;
-            for (uint64_t k = data_end; k < n; ++k) e[k] = pad.paddingValue;
+            for (uint64_t k = 0; k < data_begin; ++k) e[k] = value;
+            for (uint64_t k = data_end; k < n; ++k) e[k] = value;
         }
     }
     opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] +=
