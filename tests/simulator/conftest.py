@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -133,3 +134,15 @@ def run_op(kernels: dict[Any, rt.KernelLibrary]) -> Runner:
         )
 
     return run
+
+
+def run_host_program(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """Compiles `source` against the simulator's host headers as a sample's host build does
+    (-Wall -Werror -O2: the headers' inline functions must pass it) and runs it, capturing what it
+    prints."""
+    src = tmp_path / "host.cpp"
+    src.write_text(source)
+    exe = tmp_path / "host"
+    subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-O2", f"-I{rt.include_dir()}",
+                    str(src), "-o", str(exe)], check=True)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True)

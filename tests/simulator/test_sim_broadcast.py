@@ -13,6 +13,8 @@ import pytest
 
 import opgen_runtime as rt
 
+from .conftest import run_host_program
+
 KERNEL_CPP = r"""
 #include "kernel_operator.h"
 using namespace AscendC;
@@ -271,12 +273,7 @@ int main() {
 
 
 def test_host_get_broadcast_max_min_tmp_size(tmp_path: Path) -> None:
-    src = tmp_path / "host.cpp"
-    src.write_text(HOST_CPP)
-    exe = tmp_path / "host"
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-O2", f"-I{rt.include_dir()}",
-                    str(src), "-o", str(exe)], check=True)
-    done = subprocess.run([str(exe)], check=True, capture_output=True, text=True)
+    done = run_host_program(tmp_path, HOST_CPP)
     assert done.stdout.splitlines() == [
         # aligned rows: one 16x16 brcb block at least, every row's block at most
         f"{1024 * 16 * 2} {16 * 16 * 2}",

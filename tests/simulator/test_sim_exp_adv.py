@@ -9,13 +9,14 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen_runtime as rt
+
+from .conftest import run_host_program
 
 N = 1024
 
@@ -193,13 +194,7 @@ int main() {
 
 
 def test_host_sizes_as_cann_computes_them(tmp_path: Path) -> None:
-    src = tmp_path / "host.cpp"
-    src.write_text(HOST_CPP)
-    exe = tmp_path / "host"
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-O2", f"-I{rt.include_dir()}",
-                    str(src), "-o", str(exe)], check=True)
-    lines = subprocess.run([str(exe)], check=True, capture_output=True,
-                           text=True).stdout.splitlines()
+    lines = run_host_program(tmp_path, HOST_CPP).stdout.splitlines()
     # asc-devkit tests/api/adv_api/tiling/test_tiling.cpp, TestExpTiling: 3, 2 and 4 buffers
     assert lines[0] == f"1 {3 * 128 * 128 * 4} {3 * 256}"
     assert lines[1] == f"{2 * 128 * 128 * 4} {2 * 256}"

@@ -5,13 +5,14 @@ reported as a SimulatorError subclass."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import opgen_runtime as rt
+
+from .conftest import run_host_program
 
 KERNEL_CPP = r"""
 #include "kernel_operator.h"
@@ -316,13 +317,7 @@ int main() {
 
 
 def test_host_tiling_functions(tmp_path: Path) -> None:
-    src = tmp_path / "host.cpp"
-    src.write_text(HOST_CPP)
-    exe = tmp_path / "host"
-    # -Wall -Werror -O2 as a sample's host build: the header's inline functions must pass it
-    subprocess.run(["g++", "-std=c++17", "-Wall", "-Werror", "-O2", f"-I{rt.include_dir()}",
-                    str(src), "-o", str(exe)], check=True)
-    done = subprocess.run([str(exe)], check=True, capture_output=True, text=True)
+    done = run_host_program(tmp_path, HOST_CPP)
     lines = done.stdout.splitlines()
     # 320 x 63 halves in 16-row blocks of one 32-byte block, twice; the minimum is one block twice
     assert lines[0] == "pad tmp 1290240 1024"

@@ -176,10 +176,10 @@ struct Core {
     int32_t atomic_op = 0;
     const char* atomic_type = nullptr;
     uint64_t tiling_key = 0;  // TILING_KEY_IS
-    // SetPadValue<T>(v): the bits of v and its size; DataCopyPad(GM->UB) with isPad false fills
-    // with it once set (pad_size 0: not set in this block)
+    // SetPadValue<T>(v): the bits of v, which DataCopyPad(GM->UB) with isPad false fills with once
+    // set in this block
     uint64_t pad_bits = 0;
-    uint32_t pad_size = 0;
+    bool pad_set = false;
     int64_t counters[kNumCounters] = {};
     // Deferred work; the UB ranges of the entries never overlap one another.
     Pending pending[kMaxPending];

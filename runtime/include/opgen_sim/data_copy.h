@@ -386,7 +386,7 @@ inline void SetPadValue(T paddingValue) {
     opgen_sim::Core& c = opgen_sim::CurrentCore();
     c.pad_bits = 0;
     std::memcpy(&c.pad_bits, &paddingValue, sizeof(T) < 8 ? sizeof(T) : 8);
-    c.pad_size = static_cast<uint32_t>(sizeof(T));
+    c.pad_set = true;
 }
 
 namespace copy_pad_detail {
@@ -398,9 +398,8 @@ inline bool Fill(const DataCopyPadExtParams<T>& pad, const T& first, T* value) {
         return true;
     }
     const opgen_sim::Core& c = opgen_sim::CurrentCore();
-    if (c.pad_size != 0) {
-        uint64_t bits = c.pad_bits;
-        std::memcpy(value, &bits, sizeof(T) < 8 ? sizeof(T) : 8);
+    if (c.pad_set) {
+        std::memcpy(value, &c.pad_bits, sizeof(T) < 8 ? sizeof(T) : 8);
         return true;
     }
     if (pad.leftPadding == 0 && pad.rightPadding == 0) {

@@ -4,13 +4,14 @@
 // (mask/repeat forms; the count form is in vector.h), ShiftLeft / ShiftRight (count form), Brcb.
 // Advanced (math library) APIs, each with and without sharedTmpBuffer: Sigmoid, Tanh, Sin, Cos,
 // Erf, Power (tensor^tensor, tensor^scalar, scalar^tensor), Floor, Ceil, Round, Trunc, Gelu,
-// FasterGelu, FasterGeluV2, Silu, and Axpy's sharedTmpBuffer overload.
+// FasterGelu, FasterGeluV2, Silu, Axpy's sharedTmpBuffer overload, and Exp<T, taylorExpandLevel>.
 //
 // Lanes compute in float for half/bfloat16 (libm for the transcendental functions) and round once
 // to T, as the existing vector instructions do. The hardware's approximations (e.g. Sin's
 // polynomial, Erf's rational P/Q) can differ from these by an ulp or more.
 #pragma once
 
+#include "../opgen_host/exp_tmp_size.h"
 #include "vector_masked.h"
 
 namespace opgen_sim {
@@ -361,7 +362,7 @@ OPGEN_SIM_ADV_UNARY4(Erf, std::erf(x))
 // float and cast back once. taylorExpandLevel 0 is the basic Exp. With sharedTmpBuffer, each of
 // the implementation's float temporaries (3 for float, 2 when it reuses the source, 4 for half)
 // must get at least one 32-byte block of it, which CANN's kernel asserts ("Insufficient temporary
-// space"); GetExpMaxMinTmpSize (tiling/tiling_api.h) gives the sizes. With isReuseSource the
+// space"; opgen_host/exp_tmp_size.h, whose rule GetExpMaxMinTmpSize reports on the host). With isReuseSource the
 // source's contents are unspecified afterwards; the simulator leaves them as they were.
 namespace exp_adv_detail {
 template <uint8_t level>
@@ -401,7 +402,7 @@ inline void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
                 const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
     constexpr const char* api = "Exp";
     if constexpr (taylorExpandLevel != 0) {
-        constexpr uint64_t buffers = std::is_same_v<T, float> ? (isReuseSource ? 2 : 3) : 4;
+        constexpr uint64_t buffers = opgen_host::ExpTmpBuffers(sizeof(T), isReuseSource);
         constexpr uint64_t align = 32 / sizeof(T);  // elements of T in a block
         const uint64_t each = sharedTmpBuffer.size_ / sizeof(float) / buffers / align * align;
         if (each == 0) {
@@ -414,7 +415,7 @@ inline void Exp(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
                                 std::to_string(align) + "-element block; give it at least " +
                                 opgen_sim::Str(buffers * align * sizeof(float)) +
                                 " bytes (GetExpMaxMinTmpSize's minimum is " +
-                                opgen_sim::Str(buffers * 256) + ")");
+                                opgen_sim::Str(buffers * opgen_host::kExpRepeatBytes) + ")");
         }
         opgen_sim::CheckTmp<T>(api, sharedTmpBuffer, 0, dstLocal, &srcLocal, nullptr, calCount);
     }

@@ -25,6 +25,7 @@
 #include "../graph/tensor.h"
 #include "../kernel_tiling/kernel_tiling.h"
 #include "../opgen_host/broadcast_tmp_size.h"
+#include "../opgen_host/exp_tmp_size.h"
 #include "../opgen_host/sort_tmp_size.h"
 #if defined(OPGEN_ASC_SOURCE)
 #include "../opgen_host/host_log.h"
@@ -343,22 +344,11 @@ inline void GetSortMaxMinTmpSize(const ge::Shape& srcShape, ge::DataType valueTy
     minValue = size.minBytes;
 }
 
-// Exp's advanced API (adv_api/math/exp_tiling.h): the float temporaries its Taylor expansion
-// uses are 3 (float), 2 (float reusing the source) or 4 (half), each of at least one 256-byte
-// repeat, at most the whole input in float. The numbers of CANN's own implementation
-// (asc-devkit impl/adv_api/tiling/math/exp_tiling_impl.cpp); opgen_sim's Exp<T, level, reuse>
-// needs each temporary to hold one 32-byte block.
-namespace exp_tiling_detail {
-inline uint32_t TmpBuffers(const uint32_t typeSize, const bool isReuseSource) {
-    if (typeSize == sizeof(float)) return isReuseSource ? 2 : 3;
-    return 4;
-}
-}  // namespace exp_tiling_detail
-
+// Exp's advanced API (adv_api/math/exp_tiling.h): opgen_host/exp_tmp_size.h.
 inline bool GetExpMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
                                 const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
-    constexpr uint64_t kRepeat = 256;
-    const uint64_t n = exp_tiling_detail::TmpBuffers(typeSize, isReuseSource);
+    const uint64_t kRepeat = opgen_host::kExpRepeatBytes;
+    const uint64_t n = opgen_host::ExpTmpBuffers(typeSize, isReuseSource);
     const int64_t size = srcShape.GetShapeSize();
     const uint64_t each = size > 0 && static_cast<uint64_t>(size) * sizeof(float) > kRepeat
                               ? static_cast<uint64_t>(size) * sizeof(float) : kRepeat;
