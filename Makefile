@@ -13,7 +13,10 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --progress-bar on -c constraints.txt -e '.[dev,torch,tf]'
 	@touch $(STAMP)
 
+# the simulator runtime and the precompiled headers, once per change of opgen or a framework
+# (.venv/share/opgen/prebuilt; up to date, it returns at once)
 install: $(STAMP)
+	@$(BIN)/opgen prebuild
 
 demo: install
 	$(BIN)/python examples/demo.py

@@ -176,6 +176,21 @@ def cmd_build(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_prebuild(args: argparse.Namespace) -> int:
+    from opgen_runtime.errors import BuildError
+    from opgen_runtime.prebuild import prebuild
+
+    try:
+        results = prebuild(Path(args.dir) if args.dir else None,
+                           frameworks=not args.no_frameworks)
+    except BuildError as exc:
+        print(f"opgen: error: {escape_text(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for name, status in results:
+        print(f"{name}: {status}")
+    return EXIT_OK if all(status == "ok" for name, status in results[:3]) else EXIT_BAD_INPUT
+
+
 def cmd_profile(args: argparse.Namespace) -> int:
     from opgen.build_cmd import profile
 
@@ -402,6 +417,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-op-api", action="store_true",
                    help="build the operator libraries only, no op package")
     p.set_defaults(func=cmd_build)
+
+    p = sub.add_parser("prebuild", help="compile the simulator runtime and precompiled headers "
+                       "once, at install",
+                       description="Build the parts of every kernel build that depend on nothing "
+                       "a user writes (the simulator runtime object, the raw-pointer scan, the "
+                       "precompiled simulator header and the precompiled PyTorch and TensorFlow "
+                       "glue headers, for the frameworks installed) into the install's prebuilt "
+                       "layer ($OPGEN_PREBUILT_DIR, default <prefix>/share/opgen/prebuilt), so "
+                       "the first build of an op compiles only its own code. `make install` runs "
+                       "it; up to date, it returns at once.")
+    p.add_argument("--dir", help="build into DIR instead of the prebuilt layer")
+    p.add_argument("--no-frameworks", action="store_true",
+                   help="the simulator's parts only, not the framework glue headers")
+    p.set_defaults(func=cmd_prebuild)
 
     p = sub.add_parser("profile", help="run an op once on the simulator and print its counters",
                        description="Build and run OP on random inputs (or run a script's "

@@ -21,6 +21,7 @@ from filelock import FileLock
 
 from . import progress
 from .cachedir import cache_root as cache_root  # where it always was, for callers
+from .cachedir import prebuilt
 from .errors import BuildError, CompileError
 
 _log = logging.getLogger("opgen_runtime")  # progress of slow steps (opgen_runtime.progress)
@@ -278,10 +279,13 @@ def _simulator_unit(cxx: str, what: str, fmt: str, unit_text: str, suffix: str,
                                   *strict_build_flags(), str(include_dir()), digest,
                                   unit_text, *flags)).encode())
     out_dir = cache_dir() / "runtime"
-    out_dir.mkdir(parents=True, exist_ok=True)
     final = out_dir / f"{fmt.rsplit('-', 1)[0]}-{h.hexdigest()[:32]}{suffix}"
     if final.exists():
         return final
+    shipped = prebuilt(final)
+    if shipped is not None:
+        return shipped
+    out_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(str(final) + ".lock"):
         if final.exists():
             return final
@@ -307,6 +311,12 @@ def runtime_object(cxx: str | None = None) -> Path:
                            RUNTIME_UNIT, ".o", ["-c"])
 
 
+def scanner_library(cxx: str | None = None) -> Path:
+    """The raw-pointer scan's library for the current compiler, flags and headers (cached)."""
+    return _simulator_unit(cxx or _compiler(), "raw-pointer scan", SCANNER_FORMAT, SCANNER_UNIT,
+                           ".so", ["-shared", "-O1"])
+
+
 _SCANNERS: dict[Path, Any] = {}
 
 
@@ -316,8 +326,7 @@ def source_stores_raw(source: Path, cxx: str | None = None) -> bool | None:
     scan cannot be built (the unit then registers its path and is scanned at run time)."""
     cxx = cxx or _compiler()
     try:
-        lib_path = _simulator_unit(cxx, "raw-pointer scan", SCANNER_FORMAT, SCANNER_UNIT,
-                                   ".so", ["-shared", "-O1"])
+        lib_path = scanner_library(cxx)
     except BuildError as exc:
         _log.warning("%s; kernels are scanned at run time instead", exc)
         return None
@@ -386,6 +395,9 @@ def precompiled_header(cxx: str | None = None) -> Path | None:
     gch = out_dir / (_PCH_STUB + ".gch")
     if gch.exists():
         return stub
+    shipped = prebuilt(gch)
+    if shipped is not None:
+        return shipped.with_name(_PCH_STUB)
     out_dir.mkdir(parents=True, exist_ok=True)
     with FileLock(str(out_dir) + ".lock"):
         if gch.exists():

@@ -78,24 +78,49 @@ def _run(cmd: Sequence[str], what: str) -> None:
 
 
 
+def _support_headers() -> list[bytes]:
+    inc = include_dir()
+    parts: list[bytes] = []
+    for d in _SUPPORT_HEADER_DIRS:
+        for p in native_library.files(inc / d, (".h",)):
+            parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
+    return parts
+
+
+def _unit_flags() -> list[str]:
+    """Every flag of the op library's unit but its own directory's -I, -c and -o."""
+    tf = _tf()
+    version = f"-DOPGEN_TF_VERSION={json.dumps(str(tf.__version__))}"
+    return [*_OBJECT_FLAGS, *(str(f) for f in tf.sysconfig.get_compile_flags()), version,
+            f"-I{include_dir()}"]
+
+
+def _glue_pch(cxx: str) -> native_library.GluePch:
+    """opgen_tf/sim_op.h (and TensorFlow's headers under it) precompiled for this TensorFlow."""
+    return native_library.GluePch(cxx, "opgen_tf/sim_op.h", tuple(_unit_flags()),
+                                  (tensorflow_version().encode(), *_support_headers()), "tf")
+
+
+def precompile_headers() -> Path:
+    """Precompile the glue header for the installed TensorFlow (`opgen prebuild`)."""
+    return _glue_pch(_compiler()).build(TfSupportError)
+
+
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     """The generated translation unit, compiled against TensorFlow's headers (the slow step)."""
     tf = _tf()
     cflags = [str(f) for f in tf.sysconfig.get_compile_flags()]
-    inc = include_dir()
     parts = [FORMAT.encode(), _compiler_identity(cxx).encode(), tf.__version__.encode(),
              "\0".join(cflags).encode(), "\0".join(_OBJECT_FLAGS).encode()]
     for p in native_library.files(source.parent, (".h", ".cc")):
         parts += [p.name.encode(), p.read_bytes()]
-    for d in _SUPPORT_HEADER_DIRS:
-        for p in native_library.files(inc / d, (".h",)):
-            parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
+    parts += _support_headers()
     target = cache_dir() / "tf" / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        version = f"-DOPGEN_TF_VERSION={json.dumps(str(tf.__version__))}"
-        _run([cxx, *_OBJECT_FLAGS, *cflags, version, f"-I{inc}", f"-I{source.parent}", "-c",
-              str(source), "-o", str(out)], f"compiling the TensorFlow op library {source}")
+        pch = _glue_pch(cxx).include_flags(source)
+        _run([cxx, *pch, *_unit_flags(), f"-I{source.parent}", "-c", str(source), "-o",
+              str(out)], f"compiling the TensorFlow op library {source}")
 
     return native_library.cached(target, compile_, f"compiling the TensorFlow op library "
                                  f"lib{stem}.so against TensorFlow's headers (once per change)")

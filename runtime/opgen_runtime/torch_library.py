@@ -73,6 +73,28 @@ def _blob_symbol(op_name: str, column: int) -> str:
     return f"opgen_torch_blob_{op_name}_{column}"
 
 
+def _support_headers() -> list[bytes]:
+    inc = include_dir()
+    parts: list[bytes] = []
+    for d in _SUPPORT_HEADER_DIRS:
+        for p in native_library.files(inc / d, (".h",)):
+            parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
+    return parts
+
+
+def _glue_pch(cxx: str) -> native_library.GluePch:
+    """opgen_torch/sim_op.h (and torch's headers under it) precompiled for this torch."""
+    return native_library.GluePch(
+        cxx, "opgen_torch/sim_op.h", (*_OBJECT_FLAGS, *compile_flags(), f"-I{include_dir()}"),
+        (torch.__version__.encode(), sysconfig.get_platform().encode(), *_support_headers()),
+        SUBDIR)
+
+
+def precompile_headers() -> Path:
+    """Precompile the glue header for the installed torch (`opgen prebuild`)."""
+    return _glue_pch(_compiler()).build(TorchLibraryError)
+
+
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     """The generated translation unit, compiled against torch's headers (the slow step)."""
     cflags = compile_flags()
@@ -82,13 +104,12 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
              sysconfig.get_platform().encode()]
     for p in native_library.files(source.parent, (".h", ".cc")):
         parts += [p.name.encode(), p.read_bytes()]
-    for d in _SUPPORT_HEADER_DIRS:
-        for p in native_library.files(inc / d, (".h",)):
-            parts += [str(p.relative_to(inc)).encode(), p.read_bytes()]
+    parts += _support_headers()
     target = cache_dir() / SUBDIR / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        native_library.run([cxx, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}",
+        pch = _glue_pch(cxx).include_flags(source)
+        native_library.run([cxx, *pch, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}",
                             "-c", str(source), "-o", str(out)],
                            f"compiling the PyTorch kernel library {source}", TorchLibraryError)
 

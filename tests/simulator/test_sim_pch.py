@@ -38,6 +38,7 @@ extern "C" __global__ __aicore__ void twice(GM_ADDR x, GM_ADDR z, GM_ADDR worksp
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     d = tmp_path / "cache"
     monkeypatch.setenv("OPGEN_CACHE_DIR", str(d))
+    monkeypatch.setenv("OPGEN_PREBUILT_DIR", "0")  # this cache's own header, not the install's
     monkeypatch.delenv(build.PCH_ENV, raising=False)
     return d / "kernels"
 
