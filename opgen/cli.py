@@ -188,7 +188,9 @@ def cmd_prebuild(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     for name, status in results:
         print(f"{name}: {status}")
-    return EXIT_OK if all(status == "ok" for name, status in results[:3]) else EXIT_BAD_INPUT
+    # the simulator's parts must build; a framework's glue header is an optional speed-up
+    simulator = [status for name, status in results if "glue header" not in name]
+    return EXIT_OK if all(status == "ok" for status in simulator) else EXIT_BAD_INPUT
 
 
 def cmd_profile(args: argparse.Namespace) -> int:

@@ -6,9 +6,11 @@ simulator header and, for each installed framework, its precompiled glue header.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 from .cachedir import CACHE_ENV, PREBUILT_ENV, prebuilt_root
@@ -36,7 +38,9 @@ def _simulator_parts() -> list[tuple[str, Callable[[], object]]]:
 
     return [("simulator runtime object", build.runtime_object),
             ("raw-pointer scan", build.scanner_library),
-            ("precompiled simulator header", build.precompiled_header)]
+            ("precompiled simulator header", build.precompiled_header),
+            *((f"simulator API instances ({d})", partial(build.instance_object, d))
+              for d in build.INSTANCE_DTYPES)]
 
 
 def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
@@ -69,6 +73,7 @@ def prebuild(root: Path | None = None, frameworks: bool = True) -> list[tuple[st
     target.mkdir(parents=True, exist_ok=True)
     parts = _simulator_parts() + (_framework_parts() if frameworks else [])
     results: list[tuple[str, str]] = []
+    kept: list[Path] = []
     with _into(target), ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = [(name, pool.submit(fn)) for name, fn in parts]
         for name, fut in futures:
@@ -79,4 +84,26 @@ def prebuild(root: Path | None = None, frameworks: bool = True) -> list[tuple[st
             else:
                 results.append((name, "ok" if built is not None else
                                 "skipped: the compiler could not build it (see the warning)"))
+                if isinstance(built, Path):
+                    kept.append(built)
+    _prune(target / "kernels", kept, frameworks)
     return results
+
+
+def _prune(kernels: Path, kept: list[Path], frameworks: bool) -> None:
+    """Remove what an earlier prebuild left that this one did not build (an older opgen's or
+    framework's parts: nothing would find them again)."""
+    keep = {p.resolve() for p in kept} | {p.parent.resolve() for p in kept}
+    stale: list[Path] = [*(kernels / "runtime").glob("opgen-sim-*"), *(kernels / "pch").glob("*")]
+    if frameworks:
+        stale += [*(kernels / "torch").glob("pch-*"), *(kernels / "tf").glob("pch-*")]
+    for path in stale:
+        if path.resolve() in keep or path.suffix == ".lock":
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    for path in stale:  # the locks of what is gone
+        if path.suffix == ".lock" and not path.with_suffix("").exists():
+            path.unlink(missing_ok=True)

@@ -25,7 +25,8 @@ def layer(tmp_path_factory: pytest.TempPathFactory) -> Path:
         mp.delenv(build.PCH_ENV, raising=False)
         results = prebuild(root, frameworks=False)
     assert results == [("simulator runtime object", "ok"), ("raw-pointer scan", "ok"),
-                       ("precompiled simulator header", "ok")]
+                       ("precompiled simulator header", "ok"),
+                       *((f"simulator API instances ({d})", "ok") for d in build.INSTANCE_DTYPES)]
     return root
 
 
@@ -44,7 +45,8 @@ def test_a_cold_cache_uses_the_prebuilt_parts(cold: Path, layer: Path) -> None:
     scan = build.scanner_library()
     stub = build.precompiled_header()
     assert stub is not None
-    for path in (runtime, scan, stub):
+    instances = [build.instance_object(d) for d in build.INSTANCE_DTYPES]
+    for path in (runtime, scan, stub, *instances):
         assert path.is_relative_to(layer), path
     assert stub.with_name(stub.name + ".gch").is_file()
     assert not (cold / "kernels" / "runtime").exists()  # nothing compiled into the user cache
@@ -159,3 +161,18 @@ def test_a_glue_header_precompiled_is_used_and_valid(tmp_path: Path,
     other = native_library.GluePch(cxx, "opgen_glue/test.h", ("-O2", *flags[1:]), (b"v1",),
                                    "glue")
     assert other.find() is None
+
+
+def test_prebuild_again_is_a_no_op_that_drops_stale_parts(layer: Path) -> None:
+    stale = [layer / "kernels" / "runtime" / "opgen-sim-runtime-0123.o",
+             layer / "kernels" / "pch" / "0123"]
+    stale[0].write_bytes(b"an older opgen's runtime")
+    (stale[0].parent / (stale[0].name + ".lock")).write_bytes(b"")
+    stale[1].mkdir()
+    before = sorted(p for p in layer.rglob("*") if p not in stale)
+    results = prebuild(layer, frameworks=False)
+    assert all(status == "ok" for _name, status in results)
+    assert not any(p.exists() for p in stale)
+    assert not (stale[0].parent / (stale[0].name + ".lock")).exists()
+    after = sorted(layer.rglob("*"))
+    assert [p for p in before if not p.name.startswith("opgen-sim-runtime-0123")] == after

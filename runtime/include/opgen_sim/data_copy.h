@@ -277,7 +277,7 @@ inline void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size,
 
 // ---- DataCopy, contiguous ------------------------------------------------------------------
 template <typename T>
-inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
+OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(GM->UB)";
     opgen_sim::CheckUbAligned(dst, api, "destination", false);
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
@@ -289,7 +289,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, cons
 }
 
 template <typename T>
-inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
+OPGEN_SIM_API void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(UB->GM)";
     opgen_sim::CheckUbAligned(src, api, "source", false);
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
@@ -305,7 +305,7 @@ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, cons
 }
 
 template <typename T>
-inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
+OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(UB->UB)";
     opgen_sim::CheckUbAligned(dst, api, "destination");
     opgen_sim::CheckUbAligned(src, api, "source");
@@ -317,7 +317,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
 
 // ---- DataCopy with DataCopyParams: blockCount bursts of blockLen 32-byte blocks ------------
 template <typename T>
-inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
+OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                      const DataCopyParams& p) {
     constexpr const char* api = "DataCopy(GM->UB, DataCopyParams)";
     opgen_sim::CheckUbAligned(dst, api, "destination");
@@ -336,7 +336,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
 }
 
 template <typename T>
-inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
+OPGEN_SIM_API void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                      const DataCopyParams& p) {
     constexpr const char* api = "DataCopy(UB->GM, DataCopyParams)";
     opgen_sim::CheckUbAligned(src, api, "source");
@@ -411,7 +411,7 @@ inline bool Fill(const DataCopyPadExtParams<T>& pad, const T& first, T* value) {
 }  // namespace copy_pad_detail
 
 template <typename T, PaddingMode mode = PaddingMode::Normal>
-inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
+OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                         const DataCopyExtParams& p, const DataCopyPadExtParams<T>& pad) {
     constexpr const char* api = "DataCopyPad(GM->UB)";
     opgen_sim::CheckUbAligned(dst, api, "destination");
@@ -450,7 +450,7 @@ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
 }
 
 template <typename T, PaddingMode mode = PaddingMode::Normal>
-inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
+OPGEN_SIM_API void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                         const DataCopyExtParams& p) {
     constexpr const char* api = "DataCopyPad(UB->GM)";
     opgen_sim::CheckUbAligned(src, api, "source");

@@ -17,3 +17,10 @@
 #else
 #define OPGEN_SIM_OUTLINE_BODIES 1
 #endif
+
+// The vector and copy APIs that opgen_sim/instances.h lists: function templates that are not
+// inline, so that a kernel unit's `extern template` declarations of them hold (g++ instantiates
+// an inline function template for inlining whatever an explicit instantiation declaration says).
+// A template needs no `inline` to be defined in a header; a whole build instantiates them as
+// before.
+#define OPGEN_SIM_API

@@ -427,7 +427,7 @@ enum class SELMODE : uint8_t {
 // ---- binary ------------------------------------------------------------------------------
 #define OPGEN_SIM_BINARY(NAME, EXPR)                                                            \
     template <typename T>                                                                       \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                     \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,              \
                      const LocalTensor<T>& src1, const int32_t& count) {                        \
         opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised([](auto a, auto b) { return EXPR; })); \
     }
@@ -441,7 +441,7 @@ OPGEN_SIM_BINARY(Min, a < b ? a : b)
 // Div takes half and float only on the simulated SoCs (reference, Div, 数据类型); an integer
 // Div is refused before any lane divides, so an integer division by zero cannot happen.
 template <typename T>
-inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+OPGEN_SIM_API void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
     opgen_sim::CheckHalfOrFloat<T>("Div");
     opgen_sim::Binary("Div", dst, src0, src1, count, opgen_sim::Vectorised([](auto a, auto b) { return a / b; }));
@@ -491,7 +491,7 @@ OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Div, /)
 // ---- tensor-scalar -----------------------------------------------------------------------
 #define OPGEN_SIM_SCALAR(NAME, EXPR)                                                           \
     template <typename T>                                                                      \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                     \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,              \
                      const typename opgen_sim::Id<T>::type& scalarValue, const int32_t& count) { \
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);               \
         opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised([s](auto a) { return EXPR; })); \
@@ -506,7 +506,7 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
 // ---- unary -------------------------------------------------------------------------------
 #define OPGEN_SIM_UNARY(NAME, EXPR)                                                     \
     template <typename T>                                                               \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,              \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,       \
                      const int32_t& count) {                                            \
         opgen_sim::Unary(#NAME, dst, src, count, [](auto a) {                           \
             using A = decltype(a);                                                      \
@@ -519,7 +519,7 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
 #ifdef OPGEN_SIM_SIMD_LANES
 #define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR)                                          \
     template <typename T>                                                               \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,              \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,       \
                      const int32_t& count) {                                            \
         opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised([](auto a) {     \
             using A = decltype(a);                                                      \
@@ -540,7 +540,7 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
 // Exp: libm's expf of each lane; float spans and four-lane steps run expf's double-precision
 // steps on SIMD lanes (exp_lanes.h), bit-identical to calling it.
 template <typename T>
-inline void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+OPGEN_SIM_API void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
     opgen_sim::Unary("Exp", dst, src, count, opgen_sim::Vectorised(opgen_sim::ExpLane{}));
 }
 OPGEN_SIM_UNARY_VEC(Ln, std::log(a), opgen_sim::PerLane(a, [](float v) { return std::log(v); }))
@@ -556,7 +556,7 @@ OPGEN_SIM_UNARY(Not, ~a)
 
 // ---- Duplicate ---------------------------------------------------------------------------
 template <typename T>
-inline void Duplicate(const LocalTensor<T>& dst, const typename opgen_sim::Id<T>::type& scalarValue,
+OPGEN_SIM_API void Duplicate(const LocalTensor<T>& dst, const typename opgen_sim::Id<T>::type& scalarValue,
                       const int32_t& count) {
     constexpr const char* api = "Duplicate";
     opgen_sim::CheckCount(count, api);
@@ -921,7 +921,7 @@ inline uint64_t FastConvert(D*, const S*, uint64_t, RoundMode) { return 0; }
 // src * scale with the scale SetDeqScale gives, 1 before any: cast_more.h), rounding to nearest
 // even and saturating.
 template <typename T1, typename T2>
-inline void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
+OPGEN_SIM_API void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
                  const uint32_t count) {
     constexpr const char* api = "Cast";
     cast_detail::CheckPair<T1, T2>(round_mode);
@@ -1206,7 +1206,7 @@ inline bool RepeatSumLanes(const half* s, half* out) {
 // total is kept; CANN's implementation reads it from the accumulator of one counter-mode vcadd,
 // and the simulator keeps it in T. sharedTmpBuffer is not used (方式一).
 template <typename T, bool isSetMask = true>
-inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+OPGEN_SIM_API void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count) {
     opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
     reduce_detail::Check("ReduceSum", dst, src, sharedTmpBuffer, count, false);
@@ -1351,13 +1351,13 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
 }  // namespace reduce_detail
 
 template <typename T>
-inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+OPGEN_SIM_API void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count, bool calIndex = 0) {
     reduce_detail::Extreme("ReduceMax", dst, src, sharedTmpBuffer, count, calIndex, true);
 }
 
 template <typename T>
-inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+OPGEN_SIM_API void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count, bool calIndex = 0) {
     reduce_detail::Extreme("ReduceMin", dst, src, sharedTmpBuffer, count, calIndex, false);
 }
