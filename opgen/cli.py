@@ -177,15 +177,18 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_prebuild(args: argparse.Namespace) -> int:
+    from opgen.emit.common import precompile_templates
     from opgen_runtime.errors import BuildError
-    from opgen_runtime.prebuild import prebuild
+    from opgen_runtime.prebuild import building_into, prebuild, target_root
 
     try:
-        results = prebuild(Path(args.dir) if args.dir else None,
-                           frameworks=not args.no_frameworks)
+        root = target_root(Path(args.dir) if args.dir else None)
+        results = prebuild(root, frameworks=not args.no_frameworks)
     except BuildError as exc:
         print(f"opgen: error: {escape_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    with building_into(root):  # the generator's templates, compiled (`opgen generate`)
+        results.append((f"compiled templates ({precompile_templates()})", "ok"))
     for name, status in results:
         print(f"{name}: {status}")
     # the simulator's parts must build; a framework's glue header is an optional speed-up

@@ -96,16 +96,23 @@ class _TemplateCache(jinja2.BytecodeCache):
     """Compiled templates in opgen's cache directory (<cache root>/templates), written
     atomically: compiling every template costs more than a small project's generate. Jinja
     checks each entry against its template's source and recompiles a stale one; an unreadable
-    or unwritable cache only costs the compile."""
+    or unwritable cache only costs the compile. An entry the user cache lacks is read from the
+    install's prebuilt layer (`opgen prebuild` compiles every template into it)."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        from opgen_runtime.cachedir import cache_root
+        from opgen_runtime.cachedir import cache_root, prebuilt
 
-        try:
-            with open(cache_root() / "templates" / f"{bucket.key}.cache", "rb") as f:
-                bucket.load_bytecode(f)
-        except (OSError, ValueError, EOFError):
-            bucket.reset()
+        entry = cache_root() / "templates" / f"{bucket.key}.cache"
+        for path in (entry, prebuilt(entry)):
+            if path is None:
+                continue
+            try:
+                with open(path, "rb") as f:
+                    bucket.load_bytecode(f)
+            except (OSError, ValueError, EOFError):
+                bucket.reset()
+            if bucket.code is not None:
+                return
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         import contextlib
@@ -132,6 +139,16 @@ def environment() -> jinja2.Environment:
     )
     env.filters.update(FILTERS)  # every spec-derived value goes through one (escape.py)
     return env
+
+
+def precompile_templates() -> int:
+    """Compile every template into the bytecode cache of the current cache root (`opgen
+    prebuild` points it at the prebuilt layer); the number compiled."""
+    env = environment()
+    names = env.list_templates(filter_func=lambda n: n.endswith(".j2"))
+    for name in names:
+        env.get_template(name)
+    return len(names)
 
 
 def render(template: str, **context: Any) -> str:

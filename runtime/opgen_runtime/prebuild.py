@@ -17,8 +17,17 @@ from .cachedir import CACHE_ENV, PREBUILT_ENV, prebuilt_root
 from .errors import BuildError
 
 
+def target_root(root: Path | None) -> Path:
+    """`root`, or the prebuilt layer (BuildError when it is turned off)."""
+    target = root if root is not None else prebuilt_root()
+    if target is None:
+        raise BuildError(f"the prebuilt layer is turned off ({PREBUILT_ENV}=0); pass a "
+                         "directory")
+    return target
+
+
 @contextmanager
-def _into(root: Path) -> Iterator[None]:
+def building_into(root: Path) -> Iterator[None]:
     """Build into `root` as the cache, with the prebuilt layer itself not consulted."""
     saved = {k: os.environ.get(k) for k in (CACHE_ENV, PREBUILT_ENV)}
     os.environ[CACHE_ENV] = str(root)
@@ -66,15 +75,12 @@ def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
 def prebuild(root: Path | None = None, frameworks: bool = True) -> list[tuple[str, str]]:
     """Build every part into `root` (default: the prebuilt layer), on as many threads as the
     machine has cores; (part, "ok" or the reason it was skipped) for each."""
-    target = root if root is not None else prebuilt_root()
-    if target is None:
-        raise BuildError(f"the prebuilt layer is turned off ({PREBUILT_ENV}=0); pass a "
-                         "directory")
+    target = target_root(root)
     target.mkdir(parents=True, exist_ok=True)
     parts = _simulator_parts() + (_framework_parts() if frameworks else [])
     results: list[tuple[str, str]] = []
     kept: list[Path] = []
-    with _into(target), ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    with building_into(target), ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = [(name, pool.submit(fn)) for name, fn in parts]
         for name, fut in futures:
             try:

@@ -176,3 +176,33 @@ def test_prebuild_again_is_a_no_op_that_drops_stale_parts(layer: Path) -> None:
     assert not (stale[0].parent / (stale[0].name + ".lock")).exists()
     after = sorted(layer.rglob("*"))
     assert [p for p in before if not p.name.startswith("opgen-sim-runtime-0123")] == after
+
+
+def test_the_generators_templates_come_compiled_from_the_layer(layer: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    import os
+    import sys
+
+    assert main(["prebuild", "--dir", str(layer), "--no-frameworks"]) == 0
+    assert "compiled templates (" in capsys.readouterr().out
+    assert list((layer / "templates").glob("*.cache"))
+    # a fresh process with an empty cache renders every template without compiling one
+    probe = ("import jinja2\n"
+             "def refuse(*a, **k): raise SystemExit('compiled ' + str(a[1:2]))\n"
+             "jinja2.Environment.compile = refuse\n"
+             "from opgen.emit.common import environment\n"
+             "env = environment()\n"
+             "for n in env.list_templates(filter_func=lambda n: n.endswith('.j2')):\n"
+             "    env.get_template(n)\n")
+    env = {**os.environ, cachedir.CACHE_ENV: str(tmp_path / "cache"),
+           cachedir.PREBUILT_ENV: str(layer)}
+    proc = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert not (tmp_path / "cache" / "templates").exists()
+    # without the layer the same process compiles them
+    env[cachedir.PREBUILT_ENV] = "0"
+    proc = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode != 0 and "compiled" in proc.stderr
