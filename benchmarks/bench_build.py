@@ -30,6 +30,7 @@ from results import machine, table, write_section  # noqa: E402
 PY = sys.executable
 GENERATED = ROOT / "generated" / "python"
 DONE = re.compile(r"^opgen: (?P<what>.+?): done in (?P<secs>[\d.]+) s$")
+NOTHING_PREBUILT = {"OPGEN_PREBUILT_DIR": "0"}
 GOALS = {"register_all()": 10.0, "torch op import": 8.0, "TF library import": 8.0}
 WARM_GOAL = 0.5
 
@@ -93,6 +94,8 @@ def main() -> None:
     only = args.only.split(",")
     rows: list[list[object]] = []
     goals: list[str] = []
+    # the install's prebuilt layer, current (a no-op when it is): `make install` builds it
+    subprocess.run([PY, "-m", "opgen", "prebuild"], check=True, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="opgen-bench-build-") as tmp:
         base = Path(tmp)
         if "build" in only:
@@ -105,6 +108,10 @@ def main() -> None:
                 rows.append(["`opgen build` (6 example ops)", label, f"{wall:.1f}",
                              breakdown(steps)])
                 print(rows[-1], flush=True)
+            wall, steps = run(cmd, base / "c-build-bare", ROOT, NOTHING_PREBUILT)
+            rows.append(["`opgen build` (6 example ops)", "cold, nothing prebuilt", f"{wall:.1f}",
+                         breakdown(steps)])
+            print(rows[-1], flush=True)
         for name in ("register", "torch", "tf"):
             if name not in only:
                 continue
@@ -113,9 +120,11 @@ def main() -> None:
             cold, steps = run(cmd, cache, ROOT)
             warm, _ = run(cmd, cache, ROOT)
             # the same process with the libraries cached: the import alone, for the warm cost
+            bare, bsteps = run(cmd, base / f"c-{name}-bare", ROOT, NOTHING_PREBUILT)
             rows.append([title, "cold", f"{cold:.1f}", breakdown(steps)])
+            rows.append([title, "cold, nothing prebuilt", f"{bare:.1f}", breakdown(bsteps)])
             rows.append([title, "warm", f"{warm:.1f}", "process start and imports"])
-            print(rows[-2:], flush=True)
+            print(rows[-3:], flush=True)
             if name == "register":
                 # side by side: the same cold run without the precompiled simulator headers
                 plain, psteps = run(cmd, base / "c-register-no-pch", ROOT, {"OPGEN_SIM_PCH": "0"})
@@ -126,11 +135,15 @@ def main() -> None:
                              f"{cold / plain:.2f}x")
             goal = GOALS[title]
             goals.append(f"- {title} cold: {cold:.1f} s, goal <= {goal:g} s: "
-                         f"{'met' if cold <= goal else 'NOT met'}")
+                         f"{'met' if cold <= goal else 'NOT met'} (nothing prebuilt: "
+                         f"{bare:.1f} s)")
     body = (
         f"Machine: {machine()}; load average at the end {os.getloadavg()[0]:.1f} (the machine "
         "is shared: cold figures move by a factor of two between runs). Each row is a fresh "
-        "process; cold with an empty OPGEN_CACHE_DIR, warm with the cache the cold run filled. "
+        "process; cold with an empty OPGEN_CACHE_DIR and the install's prebuilt layer (`opgen "
+        "prebuild`, which `make install` runs: the simulator runtime, API instances and "
+        "precompiled headers), cold, nothing prebuilt with OPGEN_PREBUILT_DIR=0 as well (every "
+        "part compiled in the run), warm with the cache the cold run filled. "
         "The breakdown sums the progress lines of the steps over 1 s by kind (steps run in "
         "parallel on the cores, so the sum can exceed the wall time).\n\n"
         + table(["scenario", "cache", "wall s", "slow steps (count, summed seconds)"], rows)

@@ -729,11 +729,19 @@ def build_kernels(
         return []
     workers = max_workers or min(len(reqs) + 1, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        # the simulator runtime object first, on its own core while the kernels compile
-        if any(_separate_runtime(dict(r.defines or {}), tuple(r.extra_flags)) for r in reqs):
-            runtime = pool.submit(runtime_object)
-        else:
-            runtime = None
+        # the simulator runtime object first, on its own core while the kernels compile, then
+        # the API instances of the dtypes the kernels' DTYPE_ macros name (the likely ones:
+        # a kernel's link builds any other it calls)
+        shared = [r for r in reqs if _separate_runtime(dict(r.defines or {}),
+                                                       tuple(r.extra_flags))]
+        runtime = pool.submit(runtime_object) if shared else None
+        named = {v for r in shared for k, v in (r.defines or {}).items()
+                 if k.startswith("DTYPE_")}
+        # beside it the precompiled header (the kernels' first compile step), then the instances
+        pch = ([pool.submit(precompiled_header)] if shared and os.environ.get(PCH_ENV, "") != "0"
+               else [])
+        instances = pch + [pool.submit(instance_object, d) for d in INSTANCE_DTYPES
+                           if d in named]
         futures = [
             pool.submit(
                 build_kernel,
@@ -748,4 +756,6 @@ def build_kernels(
         ]
         if runtime is not None:
             runtime.result()
+        for f in instances:
+            f.result()
         return [f.result() for f in futures]

@@ -30,6 +30,7 @@ constexpr int32_t kFlagTimeline = 4;  // and phase spans per block (detail.h)
 
 using Ptr = uint8_t*;
 
+#if !OPGEN_SIM_KERNEL_UNIT  // the runtime object runs the blocks
 template <size_t I>
 using PtrAt = Ptr;
 
@@ -46,6 +47,8 @@ inline void CallEntry(void* fn, int32_t nargs, Ptr* args, std::index_sequence<N.
         [](void* f, Ptr* a) { CallWith(f, a, std::make_index_sequence<N>{}); }...};
     table[nargs](fn, args);
 }
+
+#endif
 
 struct Job {
     // Either a GM-pointer entry (the Python launch ABI) or a callable (ICPU_RUN_KF).
@@ -97,6 +100,7 @@ struct Job {
     }
 };
 
+#if !OPGEN_SIM_KERNEL_UNIT
 inline uint8_t* ThreadUb(uint64_t capacity) {
     return GuardedThreadUb(capacity);  // ends at an inaccessible page (faults.h)
 }
@@ -323,12 +327,16 @@ inline uint64_t& NextTilingKey() {
     return key;
 }
 
+#endif  // !OPGEN_SIM_KERNEL_UNIT
+
 // A host framework's own thread pool (opgen_sim_launch_with): parallel(ctx, n, body, arg) runs
 // body(arg) once on each of up to n threads, the calling thread included, and returns when all
 // have returned. Using the framework's pool keeps two pools from competing for the cores.
 using ParallelFn = void (*)(void* ctx, int32_t n, void (*body)(void*), void* arg);
 
+#if !OPGEN_SIM_KERNEL_UNIT
 inline void RunBlocksThunk(void* job) { RunBlocks(*static_cast<Job*>(job)); }
+#endif
 
 // Blocks run one after another on each thread; a block that waits for others (crosscore.h)
 // while blocks remain unstarted starts a helper thread that takes them, so every blockDim works
@@ -337,7 +345,9 @@ inline void RunBlocksThunk(void* job) { RunBlocks(*static_cast<Job*>(job)); }
 // Host threads when a launch does not say: OPGEN_SIM_THREADS, else one per CPU core. Both are
 // read once (hardware_concurrency reads /sys/devices/system/cpu/online on every call in glibc:
 // a few microseconds, more than a small launch).
-inline int32_t DefaultThreads() {
+OPGEN_SIM_OUTLINE int32_t DefaultThreads()
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     static const int32_t threads = [] {
         const char* env = std::getenv("OPGEN_SIM_THREADS");
         const int32_t n = env != nullptr ? static_cast<int32_t>(std::atoi(env)) : 0;
@@ -345,11 +355,16 @@ inline int32_t DefaultThreads() {
     }();
     return threads;
 }
+#else
+;
+#endif
 
 // Runs all blocks of a job on up to max_threads threads (0: DefaultThreads()): on the calling
 // thread alone, on the host's pool (`parallel`), or with this library's workers.
-inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
-                   void* parallel_ctx = nullptr) {
+OPGEN_SIM_OUTLINE void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
+                              void* parallel_ctx = nullptr)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
     int32_t hw = max_threads > 0 ? max_threads : DefaultThreads();
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
@@ -366,6 +381,9 @@ inline void RunJob(Job& job, int32_t max_threads, ParallelFn parallel = nullptr,
     }
     job.sync.JoinHelpers();
 }
+#else
+;
+#endif
 
 }  // namespace opgen_sim
 

@@ -47,6 +47,7 @@ OPGEN_SIM_OUTLINE bool RegisterSource(const char* path)
 ;
 #endif
 
+#if !OPGEN_SIM_KERNEL_UNIT
 namespace scan {
 
 inline std::string DirOf(const std::string& p) {
@@ -294,6 +295,7 @@ inline bool StoresRawPointers(const std::vector<std::string>& roots) {
 }
 
 }  // namespace scan
+#endif  // !OPGEN_SIM_KERNEL_UNIT
 
 // Verdicts given at compile time (source_verdict.h, which opgen's build force-includes from this
 // scan of the unit's source while the source is there): true for a unit that stores.
@@ -315,6 +317,7 @@ OPGEN_SIM_OUTLINE bool RegisterVerdict(bool stores)
 
 // The verdict for this program, computed at its first launch: from the verdicts its units were
 // compiled with, and a scan of the sources of units compiled without one.
+#if !OPGEN_SIM_KERNEL_UNIT
 inline bool ProgramStoresRawPointers() {
     static const bool verdict = [] {
         std::vector<std::string> roots;
@@ -332,6 +335,7 @@ inline bool ProgramStoresRawPointers() {
     }();
     return verdict;
 }
+#endif  // !OPGEN_SIM_KERNEL_UNIT
 
 }  // namespace opgen_sim
 
