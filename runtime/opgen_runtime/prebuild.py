@@ -59,7 +59,7 @@ def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
     except ImportError:
         pass
     else:
-        parts.append(("precompiled PyTorch glue header", torch_library.precompile_headers))
+        parts.append(("PyTorch glue header and support object", torch_library.precompile_headers))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up banner
     try:
         import tensorflow  # noqa: F401
@@ -90,8 +90,8 @@ def prebuild(root: Path | None = None, frameworks: bool = True) -> list[tuple[st
             else:
                 results.append((name, "ok" if built is not None else
                                 "skipped: the compiler could not build it (see the warning)"))
-                if isinstance(built, Path):
-                    kept.append(built)
+                kept += [b for b in (built if isinstance(built, list) else [built])
+                         if isinstance(b, Path)]
     _prune(target / "kernels", kept, frameworks)
     return results
 
@@ -102,7 +102,9 @@ def _prune(kernels: Path, kept: list[Path], frameworks: bool) -> None:
     keep = {p.resolve() for p in kept} | {p.parent.resolve() for p in kept}
     stale: list[Path] = [*(kernels / "runtime").glob("opgen-sim-*"), *(kernels / "pch").glob("*")]
     if frameworks:
-        stale += [*(kernels / "torch").glob("pch-*"), *(kernels / "tf").glob("pch-*")]
+        stale += [*(kernels / "torch").glob("pch-*"), *(kernels / "tf").glob("pch-*"),
+                  *(kernels / "torch").glob("opgen-torch-support-*"),
+                  *(kernels / "tf").glob("opgen-tf-support-*")]
     for path in stale:
         if path.resolve() in keep or path.suffix == ".lock":
             continue

@@ -213,7 +213,10 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, object]
     exe = d / "driver"
     tdir = _torch_dir()
     lib = tdir / "lib"
-    cmd = [_cxx(), "-std=c++20", "-O0", _abi(), "-DOPGEN_TORCH_NPU", "-fopenmp",
+    # one program: the glue's support functions (a library links them from their own object)
+    # are defined in this unit too
+    cmd = [_cxx(), "-std=c++20", "-O0", _abi(), "-DOPGEN_TORCH_NPU", "-DOPGEN_TORCH_SUPPORT_UNIT=1",
+           "-fopenmp",
            "-Wno-deprecated-declarations", f"-I{FAKE_INCLUDE}", f"-I{RUNTIME_INCLUDE}",
            f"-I{CC}", f"-I{GENERATED / 'cann' / 'aclnn'}",
            f"-isystem{tdir / 'include'}",

@@ -105,18 +105,17 @@ inline int64_t GeCode(c10::ScalarType t) {
     }
 }
 
-// A call's argument errors, in opgen_runtime.argcheck's words ("<op>(): ..."): a dtype is a
-// TypeError in Python, a value (shape, range, constraint, empty input) a ValueError; the
-// generated wrapper turns them into the runtime's OpCallError / OpValueError.
-[[noreturn]] inline void CallError(const OpDesc& d, const std::string& message) {
-    TORCH_CHECK_TYPE(false, d.checks.op_name, "(): ", message);
-    __builtin_unreachable();
-}
-
-[[noreturn]] inline void ValueError(const std::string& full_message) {
-    TORCH_CHECK_VALUE(false, full_message);
-    __builtin_unreachable();
-}
+// -- the support functions ---------------------------------------------------------------------
+// Compiled once per torch version into the support object (opgen_runtime.torch_library, built
+// and prebuilt like the simulator runtime) that every op library links; a library's unit, which
+// holds only its ops' descriptions and registrations, declares them (OPGEN_TORCH_SUPPORT_UNIT
+// is the support object's own unit).
+#if defined(OPGEN_TORCH_SUPPORT_UNIT)
+#define OPGEN_TORCH_SUPPORT_BODIES 1
+#else
+#define OPGEN_TORCH_SUPPORT_BODIES 0
+#endif
+#define OPGEN_TORCH_SUPPORT_FN
 
 // -- attrs --------------------------------------------------------------------------------------
 // An attr's value as the shape rules and the tiling policy use it.
@@ -124,7 +123,25 @@ struct AttrValueStore : opgen_host::AttrValue {
     c10::ScalarType dtype = c10::ScalarType::Undefined;  // kType
 };
 
-inline void ReadAttr(const c10::IValue& v, AttrKind kind, AttrValueStore* out) {
+using Dims = c10::SmallVector<int64_t, 6>;
+
+#if OPGEN_TORCH_SUPPORT_BODIES
+// A call's argument errors, in opgen_runtime.argcheck's words ("<op>(): ..."): a dtype is a
+// TypeError in Python, a value (shape, range, constraint, empty input) a ValueError; the
+// generated wrapper turns them into the runtime's OpCallError / OpValueError.
+[[noreturn]] OPGEN_TORCH_SUPPORT_FN void CallError(const OpDesc& d, const std::string& message) {
+    TORCH_CHECK_TYPE(false, d.checks.op_name, "(): ", message);
+    __builtin_unreachable();
+}
+
+[[noreturn]] OPGEN_TORCH_SUPPORT_FN void ValueError(const std::string& full_message) {
+    TORCH_CHECK_VALUE(false, full_message);
+    __builtin_unreachable();
+}
+
+// -- attrs --------------------------------------------------------------------------------------
+
+OPGEN_TORCH_SUPPORT_FN void ReadAttr(const c10::IValue& v, AttrKind kind, AttrValueStore* out) {
     using opgen_host::Value;
     switch (kind) {
         case AttrKind::kInt: out->value = Value::Int(v.toInt()); break;
@@ -147,12 +164,12 @@ inline void ReadAttr(const c10::IValue& v, AttrKind kind, AttrValueStore* out) {
 }
 
 // -- checks -------------------------------------------------------------------------------------
-inline std::string ShapeText(c10::IntArrayRef s) {  // Python's tuple repr: (), (8,), (2, 8)
+OPGEN_TORCH_SUPPORT_FN std::string ShapeText(c10::IntArrayRef s) {  // Python's tuple repr: (), (8,), (2, 8)
     return opgen_host::ShapeText({s.data(), s.size(), true});
 }
 
 // The column of the spec's dtype table this call selects; the error names every column.
-inline size_t ResolveVariant(const OpDesc& d, const at::Tensor* const* in,
+OPGEN_TORCH_SUPPORT_FN size_t ResolveVariant(const OpDesc& d, const at::Tensor* const* in,
                              const AttrValueStore* attrs) {
     const size_t ni = d.inputs.size(), no = d.outputs.size();
     for (size_t v = 0; v < d.variants.size(); ++v) {
@@ -190,9 +207,8 @@ inline size_t ResolveVariant(const OpDesc& d, const at::Tensor* const* in,
 }
 
 // -- output shapes ------------------------------------------------------------------------------
-using Dims = c10::SmallVector<int64_t, 6>;
 
-inline void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* const* in,
+OPGEN_TORCH_SUPPORT_FN void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* const* in,
                        const AttrValueStore* attrs, Dims* out) {
     opgen_host::ShapeRef shapes[opgen_host::kSimMaxArgs];
     for (size_t i = 0; i < d.inputs.size(); ++i) {
@@ -204,7 +220,7 @@ inline void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* co
 
 // -- the CPU kernel -----------------------------------------------------------------------------
 // The kernel variant of column `v`, loaded from the library's bytes on first use.
-inline const opgen_host::SimKernel& LoadVariant(const OpDesc& d, size_t v) {
+OPGEN_TORCH_SUPPORT_FN const opgen_host::SimKernel& LoadVariant(const OpDesc& d, size_t v) {
     thread_local const OpDesc* last_desc = nullptr;
     thread_local size_t last_variant = 0;
     thread_local opgen_host::SimKernel last;
@@ -222,13 +238,13 @@ inline const opgen_host::SimKernel& LoadVariant(const OpDesc& d, size_t v) {
 }
 
 // Bytes of t's storage from its data to the storage's end.
-inline int64_t Backed(const at::Tensor& t) {
+OPGEN_TORCH_SUPPORT_FN int64_t Backed(const at::Tensor& t) {
     return static_cast<int64_t>(t.storage().nbytes()) -
            t.storage_offset() * static_cast<int64_t>(t.element_size());
 }
 
 // A tensor with a device allocation's padding behind it (GmAllocation), for an output.
-inline at::Tensor EmptyGm(c10::IntArrayRef dims, c10::ScalarType dtype) {
+OPGEN_TORCH_SUPPORT_FN at::Tensor EmptyGm(c10::IntArrayRef dims, c10::ScalarType dtype) {
     int64_t numel = 1;
     for (int64_t d : dims) numel *= d;
     const int64_t item = static_cast<int64_t>(c10::elementSize(dtype));
@@ -241,7 +257,7 @@ inline at::Tensor EmptyGm(c10::IntArrayRef dims, c10::ScalarType dtype) {
 // A tensor as a GM buffer: contiguous and 32-byte aligned (torch's CPU allocator aligns to 64;
 // a view with a storage offset may not be), and, when it does not end on 32 bytes, with an
 // allocation's padding behind it (a kernel copies its tail in whole blocks); else a copy that is.
-inline at::Tensor AsGm(const at::Tensor& t) {
+OPGEN_TORCH_SUPPORT_FN at::Tensor AsGm(const at::Tensor& t) {
     const uintptr_t address = reinterpret_cast<uintptr_t>(t.data_ptr());
     const int64_t nbytes = static_cast<int64_t>(t.nbytes());
     if (t.is_contiguous() && address % opgen_host::kGmAlign == 0 &&
@@ -254,7 +270,7 @@ inline at::Tensor AsGm(const at::Tensor& t) {
 }
 
 // The GM buffer size of a tensor AsGm or EmptyGm gave: its allocation when backed.
-inline int64_t GmBytes(const at::Tensor& t) {
+OPGEN_TORCH_SUPPORT_FN int64_t GmBytes(const at::Tensor& t) {
     const int64_t nbytes = static_cast<int64_t>(t.nbytes());
     const int64_t full = opgen_host::GmAllocation(nbytes);
     return Backed(t) >= full ? full : nbytes;
@@ -263,13 +279,13 @@ inline int64_t GmBytes(const at::Tensor& t) {
 // The simulated cores run on torch's intra-op threads (at::parallel_for, sized by
 // torch.set_num_threads) rather than the kernel library's own: two pools spinning for the same
 // cores slow each other down when torch ops and opgen ops alternate, as in a training step.
-inline void TorchParallel(void*, int32_t n, void (*body)(void*), void* arg) {
+OPGEN_TORCH_SUPPORT_FN void TorchParallel(void*, int32_t n, void (*body)(void*), void* arg) {
     at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) body(arg);
     });
 }
 
-inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack) {
+OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack) {
     const size_t ni = d.inputs.size(), no = d.outputs.size(), na = d.attrs.size();
     const size_t n = ni + no;
     TORCH_CHECK(n + 2 <= static_cast<size_t>(opgen_host::kSimMaxArgs), d.qualname,
@@ -389,9 +405,25 @@ inline void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack*
     for (size_t o = 0; o < no; ++o) stack->emplace_back(std::move(gm[ni + o]));
 }
 
+// The GM argument names of an op's launches (opgen_host::GmNames), for its messages.
+OPGEN_TORCH_SUPPORT_FN std::string GmNamesOf(const OpDesc& d) {
+    return opgen_host::GmNames(d.inputs, d.outputs);
+}
+
+#else
+// declared: the support object defines them (what the generated code and npu_op.h call)
+[[noreturn]] void ValueError(const std::string& full_message);
+void ReadAttr(const c10::IValue& v, AttrKind kind, AttrValueStore* out);
+size_t ResolveVariant(const OpDesc& d, const at::Tensor* const* in, const AttrValueStore* attrs);
+void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* const* in,
+                const AttrValueStore* attrs, Dims* out);
+std::string GmNamesOf(const OpDesc& d);
+void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack);
+#endif  // OPGEN_TORCH_SUPPORT_BODIES
+
 template <const OpDesc& (*Desc)()>
 void CpuKernelFn(const c10::OperatorHandle&, torch::jit::Stack* stack) {
-    static const std::string names = opgen_host::GmNames(Desc().inputs, Desc().outputs);
+    static const std::string names = GmNamesOf(Desc());
     RunCpu(Desc(), names, stack);
 }
 
