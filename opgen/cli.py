@@ -193,8 +193,7 @@ def cmd_prebuild(args: argparse.Namespace) -> int:
         print(f"{name}: {status}")
     # the simulator's parts must build; a framework's glue header is an optional speed-up
     simulator = [status for name, status in results
-                 if not name.startswith(("PyTorch", "TensorFlow", "precompiled PyTorch",
-                                         "precompiled TensorFlow"))]
+                 if not name.startswith(("PyTorch", "TensorFlow"))]
     return EXIT_OK if all(status == "ok" for status in simulator) else EXIT_BAD_INPUT
 
 
@@ -429,8 +428,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "once, at install",
                        description="Build the parts of every kernel build that depend on nothing "
                        "a user writes (the simulator runtime object, the raw-pointer scan, the "
-                       "precompiled simulator header and the precompiled PyTorch and TensorFlow "
-                       "glue headers, for the frameworks installed) into the install's prebuilt "
+                       "precompiled simulator header, the API instance objects, the compiled "
+                       "templates and, for the frameworks installed, the PyTorch and TensorFlow "
+                       "glue's precompiled header and support object) into the install's prebuilt "
                        "layer ($OPGEN_PREBUILT_DIR, default <prefix>/share/opgen/prebuilt), so "
                        "the first build of an op compiles only its own code. `make install` runs "
                        "it; up to date, it returns at once.")

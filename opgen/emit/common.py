@@ -128,6 +128,10 @@ class _TemplateCache(jinja2.BytecodeCache):
 
 @functools.cache
 def environment() -> jinja2.Environment:
+    return _new_environment()
+
+
+def _new_environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(resources.files("opgen.templates"))),
         bytecode_cache=_TemplateCache(),
@@ -144,7 +148,7 @@ def environment() -> jinja2.Environment:
 def precompile_templates() -> int:
     """Compile every template into the bytecode cache of the current cache root (`opgen
     prebuild` points it at the prebuilt layer); the number compiled."""
-    env = environment()
+    env = _new_environment()  # not the process's: a template it holds would not be written
     names = env.list_templates(filter_func=lambda n: n.endswith(".j2"))
     for name in names:
         env.get_template(name)

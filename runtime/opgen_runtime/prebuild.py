@@ -68,7 +68,7 @@ def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
     else:
         from . import tf_support
 
-        parts.append(("precompiled TensorFlow glue header", tf_support.precompile_headers))
+        parts.append(("TensorFlow glue header and support object", tf_support.precompile_headers))
     return parts
 
 

@@ -115,6 +115,19 @@ inline int64_t GeCode(DataType t) {
     }
 }
 
+// -- the support functions ---------------------------------------------------------------------
+// Compiled once per TensorFlow version into the support object (opgen_runtime.tf_support, built
+// and prebuilt like the simulator runtime) that every op library links: the argument checks,
+// shape inference and the kernel's constructor and Compute. A library's unit, which holds only
+// its ops' descriptions and registrations, declares them (OPGEN_TF_SUPPORT_UNIT is the support
+// object's own unit).
+#if defined(OPGEN_TF_SUPPORT_UNIT)
+#define OPGEN_TF_SUPPORT_BODIES 1
+#else
+#define OPGEN_TF_SUPPORT_BODIES 0
+#endif
+
+#if OPGEN_TF_SUPPORT_BODIES
 // An argument error in opgen_runtime.argcheck's words: "<op>(): ..." (the generated wrapper
 // strips TensorFlow's decoration, tf_support.op_error).
 inline absl::Status OpError(const OpDesc& d, const std::string& message) {
@@ -245,7 +258,7 @@ inline absl::Status CheckKnownShapes(InferenceContext* c, const OpDesc& d,
     return err.empty() ? absl::OkStatus() : CheckError(err);
 }
 
-inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
+absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
     int variant = 0;
     TF_RETURN_IF_ERROR(ResolveVariant(c, d, &variant));
     std::vector<opgen_host::AttrValue> attrs(d.attrs.size());
@@ -348,181 +361,15 @@ inline absl::Status InferShapes(InferenceContext* c, const OpDesc& d) {
     }
     return absl::OkStatus();
 }
+#else
+absl::Status InferShapes(InferenceContext* c, const OpDesc& d);
+#endif  // OPGEN_TF_SUPPORT_BODIES
 
 // -- the kernel ---------------------------------------------------------------------------------
 class SimOpBase : public OpKernel {
 public:
-    SimOpBase(OpKernelConstruction* ctx, const OpDesc& d) : OpKernel(ctx), d_(d) {
-        if (d.tiling_hook != nullptr) {
-            ctx->CtxFailure(absl::UnimplementedError(
-                std::string(d.op_name) + ": the spec tiles with " + d.tiling_hook +
-                ", which a TensorFlow graph cannot call at run time; use the tf.numpy_function "
-                "fallback (docs/tensorflow.md, \"Fallback\")"));
-            return;
-        }
-        OP_REQUIRES_OK(ctx, ResolveVariant(ctx, d, &variant_));
-        attrs_.resize(d.attrs.size());
-        for (size_t k = 0; k < d.attrs.size(); ++k) {
-            OP_REQUIRES_OK(ctx, ReadAttr(ctx, d.attrs[k], &attrs_[k]));
-            if (attrs_[k].known) {
-                policy_attrs_.push_back({d.attrs[k].name, d.attrs[k].camel, attrs_[k].value});
-            }
-        }
-        // Flat input positions: an optional input is a list of 0 or 1 tensors.
-        int flat = 0;
-        for (const TensorDesc& t : d.inputs) {
-            int n = 1;
-            if (t.optional) {
-                int64_t count = 0;
-                OP_REQUIRES_OK(ctx, ctx->GetAttr(t.count_attr, &count));
-                OP_REQUIRES(ctx, count <= 1,
-                            OpError(d, std::string("optional input '") + t.name +
-                                           "' takes at most one tensor, got " +
-                                           std::to_string(count)));
-                n = static_cast<int>(count);
-            }
-            flat_index_.push_back(n == 1 ? flat : -1);
-            flat += n;
-        }
-        const Variant& v = d.variants[static_cast<size_t>(variant_)];
-        std::string label = std::string(d.op_name) + "-variant-" + std::to_string(variant_);
-        const std::string err =
-            opgen_host::LoadEmbeddedKernel(v.begin, v.end, label.c_str(), d.entry, &kernel_);
-        OP_REQUIRES(ctx, err.empty(), absl::InternalError(std::string(d.op_name) + ": " + err));
-        names_ = opgen_host::GmNames(d.inputs, d.outputs);
-        soc_ = opgen_host::FindSoc(opgen_host::kDefaultSoc);
-        if (d.host.begin != nullptr) {
-            for (size_t k = 0; k < d.attrs.size(); ++k) {
-                std::string text;
-                if (d.attrs[k].kind == AttrKind::kString) {
-                    OP_REQUIRES_OK(ctx, ctx->GetAttr(d.attrs[k].name, &text));
-                }
-                host_attrs_.push_back(opgen_host::ToHostAttr(d.attrs[k].kind, attrs_[k], text));
-            }
-        }
-    }
-
-    void Compute(OpKernelContext* ctx) override {
-        const OpDesc& d = d_;
-        const size_t ni = d.inputs.size(), no = d.outputs.size(), n = ni + no;
-        std::vector<const Tensor*> in(ni, nullptr);
-        std::vector<std::vector<int64_t>> dims(n);
-        for (size_t i = 0; i < ni; ++i) {
-            if (flat_index_[i] < 0) continue;
-            in[i] = &ctx->input(flat_index_[i]);
-            const TensorShape& s = in[i]->shape();
-            for (int k = 0; k < s.dims(); ++k) dims[i].push_back(s.dim_size(k));
-        }
-        std::vector<opgen_host::ShapeRef> shapes(ni);
-        for (size_t i = 0; i < ni; ++i) {
-            shapes[i] = {dims[i].data(), dims[i].size(), in[i] != nullptr};
-        }
-        {
-            const std::string err = opgen_host::CheckArgs(d.checks, d.inputs, shapes.data(), attrs_);
-            OP_REQUIRES(ctx, err.empty(), CheckError(err));
-        }
-        // An op with its own op_host: its InferShape (when it has one) gives the output shapes
-        // and its TilingFunc the launch (docs/op-host.md).
-        const Variant& var = d.variants[static_cast<size_t>(variant_)];
-        std::vector<opgen_host::HostArg> host_args(n);
-        bool host_shapes = false;
-        std::vector<bool> host_set;
-        if (d.host.begin != nullptr) {
-            for (size_t i = 0; i < ni; ++i) {
-                host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])), dims[i].data(),
-                                static_cast<int32_t>(dims[i].size()), in[i] != nullptr};
-            }
-            std::vector<std::vector<int64_t>> host_dims;
-            const std::string err = opgen_host::HostInferShapes(
-                d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
-                host_attrs_, *soc_, &host_dims, &host_shapes, &host_set);
-            OP_REQUIRES(ctx, err.empty(), OpError(d, std::string(d.host.op_type) + ": " + err));
-            for (size_t o = 0; host_shapes && o < no; ++o) {
-                if (host_set[o]) dims[ni + o] = host_dims[o];
-            }
-        }
-        for (size_t o = 0; o < no; ++o) {
-            if (host_shapes && host_set[o]) continue;
-            const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
-                                                           shapes.data(), attrs_, false,
-                                                           &dims[ni + o]);
-            OP_REQUIRES(ctx, err.empty(), OpError(d, err));
-        }
-        bool skip = false;
-        {
-            const std::string err = opgen_host::CheckEmpty(d.op_name, d.inputs, shapes.data(),
-                                                           d.outputs, dims.data() + ni, &skip);
-            OP_REQUIRES(ctx, err.empty(), CheckError(err));
-        }
-        std::vector<Tensor*> out(no, nullptr);
-        for (size_t o = 0; o < no; ++o) {
-            TensorShape shape;
-            OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(dims[ni + o], &shape));
-            OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(o), shape, &out[o]));
-        }
-        if (skip) return;  // the empty-tensor rule: nothing to compute, no launch
-
-        // GM arguments: 32-byte aligned (TF's allocator aligns to 64; a sliced input may not be).
-        uint8_t* args[opgen_host::kSimMaxArgs] = {};
-        int64_t sizes[opgen_host::kSimMaxArgs] = {};
-        std::vector<Tensor> copies;
-        copies.reserve(n);
-        std::vector<std::pair<Tensor*, Tensor*>> copy_back;
-        std::vector<opgen_host::TensorArg> targs(n);
-        for (size_t i = 0; i < n; ++i) {
-            const bool is_in = i < ni;
-            const TensorDesc& t = is_in ? d.inputs[i] : d.outputs[i - ni];
-            const Tensor* x = is_in ? in[i] : out[i - ni];
-            const DataType dt = d.variants[static_cast<size_t>(variant_)].dtypes[i];
-            targs[i] = {t.camel, is_in, x != nullptr,
-                        static_cast<int64_t>(::tensorflow::DataTypeSize(dt)), dims[i].data(),
-                        static_cast<int32_t>(dims[i].size())};
-            if (x == nullptr) continue;
-            uint8_t* p = static_cast<uint8_t*>(const_cast<void*>(
-                static_cast<const void*>(x->tensor_data().data())));
-            // A GM buffer is a device allocation (opgen_host::GmAllocation): a tensor that is
-            // not 32-byte aligned, or does not end on 32 bytes (a kernel copies its tail in
-            // whole blocks), runs from an aligned copy with the allocation's padding.
-            const int64_t nbytes = static_cast<int64_t>(x->TotalBytes());
-            int64_t size = nbytes;
-            if (reinterpret_cast<uintptr_t>(p) % opgen_host::kGmAlign != 0 ||
-                nbytes % opgen_host::kGmAlign != 0) {
-                size = opgen_host::GmAllocation(nbytes);
-                copies.emplace_back();
-                Tensor& c = copies.back();
-                const int64_t item = static_cast<int64_t>(::tensorflow::DataTypeSize(dt));
-                OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, TensorShape({size / item}), &c));
-                if (is_in) std::memcpy(c.data(), p, x->TotalBytes());
-                else copy_back.emplace_back(out[i - ni], &c);
-                p = static_cast<uint8_t*>(c.data());
-            }
-            args[i] = p;
-            sizes[i] = size;
-        }
-        bool tiling_failed = false;
-        int32_t block = -1;
-        std::string err;
-        if (d.host.begin != nullptr) {
-            int32_t out_dtypes[opgen_host::kSimMaxArgs];
-            for (size_t o = 0; o < no; ++o) {
-                out_dtypes[o] = static_cast<int32_t>(GeCode(var.dtypes[ni + o]));
-            }
-            err = opgen_host::HostTileAndLaunch(
-                kernel_, d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
-                out_dtypes, dims.data() + ni, host_attrs_, *soc_, names_.data(), args, sizes,
-                &tiling_failed, &block);
-        } else {
-            err = opgen_host::TileAndLaunch(
-                kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
-                static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
-                *soc_, names_.data(), args, sizes, &tiling_failed, &block);
-        }
-        OP_REQUIRES(ctx, !tiling_failed, OpError(d, err));
-        OP_REQUIRES(ctx, err.empty(),
-                    absl::InternalError(std::string(d.op_name) + ": kernel '" + d.entry +
-                                        "', block " + std::to_string(block) + ": " + err));
-        for (auto& [dst, src] : copy_back) std::memcpy(dst->data(), src->data(), dst->TotalBytes());
-    }
+    SimOpBase(OpKernelConstruction* ctx, const OpDesc& d);
+    void Compute(OpKernelContext* ctx) override;
 
 private:
     const OpDesc& d_;
@@ -535,6 +382,180 @@ private:
     std::string names_;
     const opgen_host::SocProfile* soc_ = nullptr;
 };
+
+#if OPGEN_TF_SUPPORT_BODIES
+SimOpBase::SimOpBase(OpKernelConstruction* ctx, const OpDesc& d) : OpKernel(ctx), d_(d) {
+    if (d.tiling_hook != nullptr) {
+        ctx->CtxFailure(absl::UnimplementedError(
+            std::string(d.op_name) + ": the spec tiles with " + d.tiling_hook +
+            ", which a TensorFlow graph cannot call at run time; use the tf.numpy_function "
+            "fallback (docs/tensorflow.md, \"Fallback\")"));
+        return;
+    }
+    OP_REQUIRES_OK(ctx, ResolveVariant(ctx, d, &variant_));
+    attrs_.resize(d.attrs.size());
+    for (size_t k = 0; k < d.attrs.size(); ++k) {
+        OP_REQUIRES_OK(ctx, ReadAttr(ctx, d.attrs[k], &attrs_[k]));
+        if (attrs_[k].known) {
+            policy_attrs_.push_back({d.attrs[k].name, d.attrs[k].camel, attrs_[k].value});
+        }
+    }
+    // Flat input positions: an optional input is a list of 0 or 1 tensors.
+    int flat = 0;
+    for (const TensorDesc& t : d.inputs) {
+        int n = 1;
+        if (t.optional) {
+            int64_t count = 0;
+            OP_REQUIRES_OK(ctx, ctx->GetAttr(t.count_attr, &count));
+            OP_REQUIRES(ctx, count <= 1,
+                        OpError(d, std::string("optional input '") + t.name +
+                                       "' takes at most one tensor, got " +
+                                       std::to_string(count)));
+            n = static_cast<int>(count);
+        }
+        flat_index_.push_back(n == 1 ? flat : -1);
+        flat += n;
+    }
+    const Variant& v = d.variants[static_cast<size_t>(variant_)];
+    std::string label = std::string(d.op_name) + "-variant-" + std::to_string(variant_);
+    const std::string err =
+        opgen_host::LoadEmbeddedKernel(v.begin, v.end, label.c_str(), d.entry, &kernel_);
+    OP_REQUIRES(ctx, err.empty(), absl::InternalError(std::string(d.op_name) + ": " + err));
+    names_ = opgen_host::GmNames(d.inputs, d.outputs);
+    soc_ = opgen_host::FindSoc(opgen_host::kDefaultSoc);
+    if (d.host.begin != nullptr) {
+        for (size_t k = 0; k < d.attrs.size(); ++k) {
+            std::string text;
+            if (d.attrs[k].kind == AttrKind::kString) {
+                OP_REQUIRES_OK(ctx, ctx->GetAttr(d.attrs[k].name, &text));
+            }
+            host_attrs_.push_back(opgen_host::ToHostAttr(d.attrs[k].kind, attrs_[k], text));
+        }
+    }
+}
+
+void SimOpBase::Compute(OpKernelContext* ctx) {
+    const OpDesc& d = d_;
+    const size_t ni = d.inputs.size(), no = d.outputs.size(), n = ni + no;
+    std::vector<const Tensor*> in(ni, nullptr);
+    std::vector<std::vector<int64_t>> dims(n);
+    for (size_t i = 0; i < ni; ++i) {
+        if (flat_index_[i] < 0) continue;
+        in[i] = &ctx->input(flat_index_[i]);
+        const TensorShape& s = in[i]->shape();
+        for (int k = 0; k < s.dims(); ++k) dims[i].push_back(s.dim_size(k));
+    }
+    std::vector<opgen_host::ShapeRef> shapes(ni);
+    for (size_t i = 0; i < ni; ++i) {
+        shapes[i] = {dims[i].data(), dims[i].size(), in[i] != nullptr};
+    }
+    {
+        const std::string err = opgen_host::CheckArgs(d.checks, d.inputs, shapes.data(), attrs_);
+        OP_REQUIRES(ctx, err.empty(), CheckError(err));
+    }
+    // An op with its own op_host: its InferShape (when it has one) gives the output shapes
+    // and its TilingFunc the launch (docs/op-host.md).
+    const Variant& var = d.variants[static_cast<size_t>(variant_)];
+    std::vector<opgen_host::HostArg> host_args(n);
+    bool host_shapes = false;
+    std::vector<bool> host_set;
+    if (d.host.begin != nullptr) {
+        for (size_t i = 0; i < ni; ++i) {
+            host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])), dims[i].data(),
+                            static_cast<int32_t>(dims[i].size()), in[i] != nullptr};
+        }
+        std::vector<std::vector<int64_t>> host_dims;
+        const std::string err = opgen_host::HostInferShapes(
+            d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
+            host_attrs_, *soc_, &host_dims, &host_shapes, &host_set);
+        OP_REQUIRES(ctx, err.empty(), OpError(d, std::string(d.host.op_type) + ": " + err));
+        for (size_t o = 0; host_shapes && o < no; ++o) {
+            if (host_set[o]) dims[ni + o] = host_dims[o];
+        }
+    }
+    for (size_t o = 0; o < no; ++o) {
+        if (host_shapes && host_set[o]) continue;
+        const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
+                                                       shapes.data(), attrs_, false,
+                                                       &dims[ni + o]);
+        OP_REQUIRES(ctx, err.empty(), OpError(d, err));
+    }
+    bool skip = false;
+    {
+        const std::string err = opgen_host::CheckEmpty(d.op_name, d.inputs, shapes.data(),
+                                                       d.outputs, dims.data() + ni, &skip);
+        OP_REQUIRES(ctx, err.empty(), CheckError(err));
+    }
+    std::vector<Tensor*> out(no, nullptr);
+    for (size_t o = 0; o < no; ++o) {
+        TensorShape shape;
+        OP_REQUIRES_OK(ctx, TensorShape::BuildTensorShape(dims[ni + o], &shape));
+        OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(o), shape, &out[o]));
+    }
+    if (skip) return;  // the empty-tensor rule: nothing to compute, no launch
+
+    // GM arguments: 32-byte aligned (TF's allocator aligns to 64; a sliced input may not be).
+    uint8_t* args[opgen_host::kSimMaxArgs] = {};
+    int64_t sizes[opgen_host::kSimMaxArgs] = {};
+    std::vector<Tensor> copies;
+    copies.reserve(n);
+    std::vector<std::pair<Tensor*, Tensor*>> copy_back;
+    std::vector<opgen_host::TensorArg> targs(n);
+    for (size_t i = 0; i < n; ++i) {
+        const bool is_in = i < ni;
+        const TensorDesc& t = is_in ? d.inputs[i] : d.outputs[i - ni];
+        const Tensor* x = is_in ? in[i] : out[i - ni];
+        const DataType dt = d.variants[static_cast<size_t>(variant_)].dtypes[i];
+        targs[i] = {t.camel, is_in, x != nullptr,
+                    static_cast<int64_t>(::tensorflow::DataTypeSize(dt)), dims[i].data(),
+                    static_cast<int32_t>(dims[i].size())};
+        if (x == nullptr) continue;
+        uint8_t* p = static_cast<uint8_t*>(const_cast<void*>(
+            static_cast<const void*>(x->tensor_data().data())));
+        // A GM buffer is a device allocation (opgen_host::GmAllocation): a tensor that is
+        // not 32-byte aligned, or does not end on 32 bytes (a kernel copies its tail in
+        // whole blocks), runs from an aligned copy with the allocation's padding.
+        const int64_t nbytes = static_cast<int64_t>(x->TotalBytes());
+        int64_t size = nbytes;
+        if (reinterpret_cast<uintptr_t>(p) % opgen_host::kGmAlign != 0 ||
+            nbytes % opgen_host::kGmAlign != 0) {
+            size = opgen_host::GmAllocation(nbytes);
+            copies.emplace_back();
+            Tensor& c = copies.back();
+            const int64_t item = static_cast<int64_t>(::tensorflow::DataTypeSize(dt));
+            OP_REQUIRES_OK(ctx, ctx->allocate_temp(dt, TensorShape({size / item}), &c));
+            if (is_in) std::memcpy(c.data(), p, x->TotalBytes());
+            else copy_back.emplace_back(out[i - ni], &c);
+            p = static_cast<uint8_t*>(c.data());
+        }
+        args[i] = p;
+        sizes[i] = size;
+    }
+    bool tiling_failed = false;
+    int32_t block = -1;
+    std::string err;
+    if (d.host.begin != nullptr) {
+        int32_t out_dtypes[opgen_host::kSimMaxArgs];
+        for (size_t o = 0; o < no; ++o) {
+            out_dtypes[o] = static_cast<int32_t>(GeCode(var.dtypes[ni + o]));
+        }
+        err = opgen_host::HostTileAndLaunch(
+            kernel_, d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
+            out_dtypes, dims.data() + ni, host_attrs_, *soc_, names_.data(), args, sizes,
+            &tiling_failed, &block);
+    } else {
+        err = opgen_host::TileAndLaunch(
+            kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
+            static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
+            *soc_, names_.data(), args, sizes, &tiling_failed, &block);
+    }
+    OP_REQUIRES(ctx, !tiling_failed, OpError(d, err));
+    OP_REQUIRES(ctx, err.empty(),
+                absl::InternalError(std::string(d.op_name) + ": kernel '" + d.entry +
+                                    "', block " + std::to_string(block) + ": " + err));
+    for (auto& [dst, src] : copy_back) std::memcpy(dst->data(), src->data(), dst->TotalBytes());
+}
+#endif  // OPGEN_TF_SUPPORT_BODIES
 
 // One kernel class per op: SimOp<&MyOpDesc>, where MyOpDesc() returns the op's OpDesc.
 template <const OpDesc& (*Desc)()>
