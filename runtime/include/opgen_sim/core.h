@@ -107,6 +107,20 @@ struct SimError {
 ;
 #endif
 
+// The same with a message that is a literal: the call site builds no std::string (a kernel unit
+// inlines many checks, and each string it built was code in every kernel).
+[[noreturn]] __attribute__((noinline, cold)) OPGEN_SIM_OUTLINE void Fail(ErrorKind kind, const char* api,
+                                                                        const char* message)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    SimError e{kind, api, message};
+    e.npcs = backtrace(e.pcs, kMaxFailPcs);
+    throw e;
+}
+#else
+;
+#endif
+
 // Per-block counters; plain integers summed by the host after the launch.
 enum Counter : int {
     kGmToUbBytes = 0,

@@ -115,6 +115,44 @@ OPGEN_SIM_OUTLINE void CheckLocalLive(const void* ptr, const Slot* slot, uint32_
 ;
 #endif
 
+// The queue and buffer calls' messages with numbers in them, built out of line (tensor.h's
+// TQue and TBuf are inlined into every kernel).
+[[noreturn]] OPGEN_SIM_OUTLINE void FailQueueFull(int32_t num)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::Queue, "TQue::AllocTensor",
+         "all " + std::to_string(num) +
+             " buffers of the queue are in use: more live tensors than the queue holds "
+             "(InitBuffer(que, " + std::to_string(num) +
+             ", len)); FreeTensor a tensor before allocating another");
+}
+#else
+;
+#endif
+
+[[noreturn]] OPGEN_SIM_OUTLINE void FailQueueDepth(int32_t count, int32_t depth)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::Queue, "TQue::EnQue",
+         "the queue already holds " + std::to_string(count) + " tensors, its depth is " +
+             std::to_string(depth) + "; DeQue before EnQue-ing another");
+}
+#else
+;
+#endif
+
+[[noreturn]] OPGEN_SIM_OUTLINE void FailTBufRange(uint64_t size, const char* type_name,
+                                                 uint64_t offset, uint64_t bytes)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Fail(ErrorKind::LocalMemoryOutOfBounds, "TBuf::Get",
+         "requested " + Str(size) + " x " + type_name + " at byte offset " + Str(offset) +
+             " but the TBuf holds " + Str(bytes) + " bytes");
+}
+#else
+;
+#endif
+
 [[noreturn]] OPGEN_SIM_OUTLINE void FailIndex(uint64_t i, uint64_t size, const char* type_name, const char* api)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
@@ -390,11 +428,7 @@ public:
                 return Make<T>(s);
             }
         }
-        opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::AllocTensor",
-                        "all " + std::to_string(num_) +
-                            " buffers of the queue are in use: more live tensors than the queue "
-                            "holds (InitBuffer(que, " + std::to_string(num_) +
-                            ", len)); FreeTensor a tensor before allocating another");
+        opgen_sim::FailQueueFull(num_);
     }
     template <typename T>
     bool EnQue(const LocalTensor<T>& t) {
@@ -408,10 +442,7 @@ public:
                             "again");
         }
         if (depth > 0 && count_ >= depth) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::EnQue",
-                            "the queue already holds " + std::to_string(count_) +
-                                " tensors, its depth is " + std::to_string(depth) +
-                                "; DeQue before EnQue-ing another");
+            opgen_sim::FailQueueDepth(count_, depth);
         }
         s->state = opgen_sim::SlotState::Enqueued;
         fifo_[(head_ + count_) % kMaxBuffers] = static_cast<int32_t>(s - slots_);
@@ -530,11 +561,7 @@ public:
         }
         if (static_cast<uint64_t>(bufOffset) + static_cast<uint64_t>(size) * sizeof(T) >
             slot_.bytes) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, "TBuf::Get",
-                            "requested " + opgen_sim::Str(size) + " x " +
-                                opgen_sim::TypeName<T>() + " at byte offset " +
-                                opgen_sim::Str(bufOffset) + " but the TBuf holds " +
-                                opgen_sim::Str(slot_.bytes) + " bytes");
+            opgen_sim::FailTBufRange(size, opgen_sim::TypeName<T>(), bufOffset, slot_.bytes);
         }
         LocalTensor<T> t;
         t.ptr_ = reinterpret_cast<T*>(slot_.addr + bufOffset);
