@@ -303,8 +303,11 @@ def _simulator_unit(cxx: str, what: str, fmt: str, unit_text: str, suffix: str,
             unit = Path(tmp) / "opgen_sim_unit.cpp"
             unit.write_text(unit_text)
             partial = Path(tmp) / final.name
+            # the unit's own lines are the simulator's, under its include directory: a fault
+            # report passes over them to the kernel's line (opgen_sim/faults.h, KernelSite; g++
+            # names the unit for some lines of an explicit instantiation's code)
             cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), "-DOPGEN_SIM_RUNTIME_UNIT=1",
-                   f"-I{include_dir()}", f"-fdebug-prefix-map={tmp}={KERNEL_DIR_TOKEN}",
+                   f"-I{include_dir()}", f"-fdebug-prefix-map={tmp}={include_dir() / 'opgen_sim'}",
                    *flags, "-o", str(partial), str(unit)]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
                                   env={**os.environ, "LC_ALL": "C"})

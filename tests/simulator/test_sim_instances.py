@@ -143,3 +143,62 @@ def test_a_violation_inside_an_instance_names_the_kernel_line(tmp_path: Path,
         _run(lib, np.zeros(256, np.float32), np.zeros(256, np.float16))
     line = KERNEL.splitlines().index("    Add(c, c, b, 256);") + 1
     assert "Add" in str(exc.value) and f"mix.cpp:{line}" in str(exc.value), str(exc.value)
+
+
+LEVEL0 = r"""#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void level0(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace,
+                                             GM_ADDR tiling)
+{
+    GlobalTensor<float> xGm, yGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, 256);
+    yGm.SetGlobalBuffer((__gm__ float*)y, 256);
+    zGm.SetGlobalBuffer((__gm__ float*)z, 256);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 3 * 256 * sizeof(float));
+    LocalTensor<float> a = buf.Get<float>();
+    LocalTensor<float> b = a[256];
+    LocalTensor<float> c = a[512];
+    DataCopy(a, xGm, 256);
+    DataCopy(b, yGm, 256);
+    uint64_t mask[2] = {0x00000000FFFFFFFFULL, 0};  // the first 32 of each repeat's 64 lanes
+    Duplicate(c, 0.0f, 256);
+    Add(c, a, b, mask, 4, {1, 1, 1, 8, 8, 8});
+    Muls(c, c, 2.0f, static_cast<uint64_t>(64), 4, {1, 1, 8, 8});
+    Abs(c, c, static_cast<uint64_t>(64), 4, {1, 1, 8, 8});
+    DataCopy(zGm, c, 256);
+}
+"""
+
+
+def test_the_mask_and_repeat_forms_are_instances_too(tmp_path: Path, cache: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "level0.cpp"
+    src.write_text(LEVEL0)
+    obj = tmp_path / "level0.o"
+    subprocess.run(build.unit_command(build._compiler(), src, obj, {}, [], [], runtime=True),
+                   check=True, capture_output=True)
+    demangled = subprocess.run(["c++filt"], input="\n".join(build._undefined_symbols(obj)),
+                               capture_output=True, text=True, check=True).stdout
+    for api in ("AscendC::Add<float, true>(", "AscendC::Muls<float, true>(",
+                "AscendC::Abs<float, true>("):
+        assert api in demangled, api
+
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-3, 3, 256).astype(np.float32)
+    y = rng.uniform(-3, 3, 256).astype(np.float32)
+    lanes = (np.arange(256) % 64) < 32
+    expected = np.abs(np.where(lanes, x + y, np.float32(0)) * np.float32(2)).astype(np.float32)
+
+    def run(lib: rt.KernelLibrary) -> np.ndarray:
+        gx, gy, gz = (rt.gm_empty(256, np.float32) for _ in range(3))
+        gx[...], gy[...] = x, y
+        rt.launch(lib, "level0", [gx, gy, gz], block_dim=1, tiling=b"")
+        return np.asarray(gz).copy()
+
+    out = run(rt.build_kernel(src, entry="level0"))
+    np.testing.assert_array_equal(out, expected)
+    monkeypatch.setenv(build.PCH_ENV, "0")
+    np.testing.assert_array_equal(run(rt.build_kernel(src, entry="level0",
+                                                      defines={"OPGEN_TEST_WHOLE": "1"})), out)

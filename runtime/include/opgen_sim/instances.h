@@ -87,15 +87,39 @@
     OPGEN_SIM_CAST_INSTANCE(I, int32_t, half)                                                  \
     OPGEN_SIM_CAST_INSTANCE(I, int32_t, float)
 
+// each element-wise API in its count form and its two mask/repeat forms (a bit mask, a
+// continuous count; CANN's level-0 calls, isSetMask true)
 #define OPGEN_SIM_BINARY_INSTANCE(I, NAME, T)                                                  \
     I(void AscendC::NAME<T>(const AscendC::LocalTensor<T>&, const AscendC::LocalTensor<T>&,    \
-                            const AscendC::LocalTensor<T>&, const int32_t&))
+                            const AscendC::LocalTensor<T>&, const int32_t&))                   \
+    I(void AscendC::NAME<T, true>(const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&, const uint64_t[],            \
+                                  const uint8_t, const AscendC::BinaryRepeatParams&))          \
+    I(void AscendC::NAME<T, true>(const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&, uint64_t, const uint8_t,     \
+                                  const AscendC::BinaryRepeatParams&))
 #define OPGEN_SIM_SCALAR_INSTANCE(I, NAME, T)                                                  \
     I(void AscendC::NAME<T>(const AscendC::LocalTensor<T>&, const AscendC::LocalTensor<T>&,    \
-                            const typename opgen_sim::Id<T>::type&, const int32_t&))
+                            const typename opgen_sim::Id<T>::type&, const int32_t&))           \
+    I(void AscendC::NAME<T, true>(const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&,                              \
+                                  const typename opgen_sim::Id<T>::type&, const uint64_t[],    \
+                                  const uint8_t, const AscendC::UnaryRepeatParams&))           \
+    I(void AscendC::NAME<T, true>(const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&,                              \
+                                  const typename opgen_sim::Id<T>::type&, uint64_t,            \
+                                  const uint8_t, const AscendC::UnaryRepeatParams&))
 #define OPGEN_SIM_UNARY_INSTANCE(I, NAME, T)                                                   \
     I(void AscendC::NAME<T>(const AscendC::LocalTensor<T>&, const AscendC::LocalTensor<T>&,    \
-                            const int32_t&))
+                            const int32_t&))                                                   \
+    I(void AscendC::NAME<T, true>(const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&, const uint64_t[],            \
+                                  const uint8_t, const AscendC::UnaryRepeatParams&))           \
+    I(void AscendC::NAME<T, true>(const AscendC::LocalTensor<T>&,                              \
+                                  const AscendC::LocalTensor<T>&, uint64_t, const uint8_t,     \
+                                  const AscendC::UnaryRepeatParams&))
 
 // Every instance of dtype T: what one instance object defines.
 #define OPGEN_SIM_ALL_INSTANCES_OF(I, T)                                                       \

@@ -461,7 +461,7 @@ namespace AscendC {
 // ---- binary, mask/repeat forms ---------------------------------------------------------------
 #define OPGEN_SIM_BINARY0(NAME, EXPR)                                                             \
     template <typename T, bool isSetMask = true>                                                  \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
                      const LocalTensor<T>& src1, const uint64_t mask[], const uint8_t repeatTime, \
                      const BinaryRepeatParams& repeatParams) {                                    \
         const opgen_sim::MaskSpec m =                                                             \
@@ -470,7 +470,7 @@ namespace AscendC {
                              [](auto a, auto b) { return EXPR; });                                \
     }                                                                                             \
     template <typename T, bool isSetMask = true>                                                  \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
                      const LocalTensor<T>& src1, uint64_t mask, const uint8_t repeatTime,         \
                      const BinaryRepeatParams& repeatParams) {                                    \
         const opgen_sim::MaskSpec m =                                                             \
@@ -504,7 +504,7 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
 // ---- tensor-scalar, mask/repeat forms ----------------------------------------------------------
 #define OPGEN_SIM_SCALAR0(NAME, EXPR)                                                             \
     template <typename T, bool isSetMask = true>                                                  \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
                      const typename opgen_sim::Id<T>::type& scalarValue, const uint64_t mask[],   \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);                  \
@@ -513,7 +513,7 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
         opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [s](auto a) { return EXPR; });      \
     }                                                                                             \
     template <typename T, bool isSetMask = true>                                                  \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
                      const typename opgen_sim::Id<T>::type& scalarValue, uint64_t mask,           \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);                  \
@@ -531,7 +531,7 @@ OPGEN_SIM_SCALAR0(LeakyRelu, a >= 0 ? a : a * s)
 // ---- unary, mask/repeat forms ------------------------------------------------------------------
 #define OPGEN_SIM_UNARY0(NAME, EXPR)                                                              \
     template <typename T, bool isSetMask = true>                                                  \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
@@ -541,7 +541,7 @@ OPGEN_SIM_SCALAR0(LeakyRelu, a >= 0 ? a : a * s)
         });                                                                                       \
     }                                                                                             \
     template <typename T, bool isSetMask = true>                                                  \
-    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,         \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,         \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
