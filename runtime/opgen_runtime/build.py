@@ -617,9 +617,13 @@ def _compile(
                              errors=compile_errors(proc.stderr))
         if runtime:
             try:
-                # the instance objects' unused sections are dropped (-Wl,--gc-sections)
-                instances = [str(instance_object(d, cxx))
-                             for d in instance_dtypes(_undefined_symbols(obj))]
+                # the instance objects' unused sections are dropped (-Wl,--gc-sections); without
+                # nm to say which dtypes the kernel calls, every instance object is linked
+                try:
+                    dtypes = instance_dtypes(_undefined_symbols(obj))
+                except OSError:
+                    dtypes = list(INSTANCE_DTYPES)
+                instances = [str(instance_object(d, cxx)) for d in dtypes]
                 link = [cxx, *BASE_FLAGS, "-o", str(tmp), str(obj), str(runtime_object(cxx)),
                         *instances, *(["-Wl,--gc-sections"] if instances else [])]
                 proc = subprocess.run(link, capture_output=True, text=True, check=False,

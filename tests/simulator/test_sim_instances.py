@@ -202,3 +202,17 @@ def test_the_mask_and_repeat_forms_are_instances_too(tmp_path: Path, cache: Path
     monkeypatch.setenv(build.PCH_ENV, "0")
     np.testing.assert_array_equal(run(rt.build_kernel(src, entry="level0",
                                                       defines={"OPGEN_TEST_WHOLE": "1"})), out)
+
+
+def test_without_nm_every_instance_object_is_linked(tmp_path: Path, cache: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_nm(obj: Path) -> list[str]:
+        raise FileNotFoundError(2, "No such file or directory", "nm")
+
+    monkeypatch.setattr(build, "_undefined_symbols", no_nm)
+    src = tmp_path / "mix.cpp"
+    src.write_text(KERNEL)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-3, 3, 256).astype(np.float32)
+    y = rng.uniform(-3, 3, 256).astype(np.float16)
+    np.testing.assert_array_equal(_run(rt.build_kernel(src, entry="mix"), x, y), _expected(x, y))
