@@ -181,14 +181,20 @@ def cmd_prebuild(args: argparse.Namespace) -> int:
     from opgen_runtime.errors import BuildError
     from opgen_runtime.prebuild import building_into, prebuild, target_root
 
+    root = None
     try:
         root = target_root(Path(args.dir) if args.dir else None)
         results = prebuild(root, frameworks=not args.no_frameworks)
+        with building_into(root):  # the generator's templates, compiled (`opgen generate`)
+            results.append((f"compiled templates ({precompile_templates()})", "ok"))
     except BuildError as exc:
         print(f"opgen: error: {escape_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    with building_into(root):  # the generator's templates, compiled (`opgen generate`)
-        results.append((f"compiled templates ({precompile_templates()})", "ok"))
+    except OSError as exc:  # the layer's folder cannot be written (a system install, say)
+        print(f"opgen: error: cannot write the prebuilt layer {root}: {exc.strerror or exc}; "
+              "pass --dir DIR or set OPGEN_PREBUILT_DIR to a folder you can write",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     for name, status in results:
         print(f"{name}: {status}")
     # the simulator's parts must build; a framework's glue header is an optional speed-up

@@ -206,3 +206,14 @@ def test_the_generators_templates_come_compiled_from_the_layer(layer: Path, tmp_
     proc = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True,
                           text=True, check=False)
     assert proc.returncode != 0 and "compiled" in proc.stderr
+
+
+def test_a_layer_that_cannot_be_written_is_a_clear_error(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    assert main(["prebuild", "--dir", str(blocker / "layer"), "--no-frameworks"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"opgen: error: cannot write the prebuilt layer {blocker / 'layer'}: ")
+    assert "--dir DIR or set OPGEN_PREBUILT_DIR" in err and "Traceback" not in err
