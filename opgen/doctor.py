@@ -76,6 +76,8 @@ def check_environment() -> list[Finding]:
     except Exception as exc:  # the library itself failing to load is what we report
         out.append(_fail("libclang", f"cannot load ({exc}); reinstall with "
                          "`pip install libclang==18.1.1`"))
+    if found is not None:
+        out.append(_prebuilt())
     out.extend(_framework("torch", TORCH_PIN, "torch", _torch_flags))
     out.extend(_framework("tensorflow", TF_PIN, "tf", _tf_flags))
     from opgen_runtime import oppkg
@@ -86,6 +88,23 @@ def check_environment() -> list[Finding]:
         out.append(_ok(subject, f"{path} is writable") if _writable(path) else
                    _fail(subject, f"{path} is not writable; set {env} to a writable folder"))
     return out
+
+
+def _prebuilt() -> Finding:
+    """Whether the simulator's shared parts are built (the install's prebuilt layer or the
+    cache): a first build compiles the missing ones before the ops' own code."""
+    from opgen_runtime.build import shared_parts_missing
+    from opgen_runtime.cachedir import prebuilt_root
+
+    layer = prebuilt_root()
+    missing = shared_parts_missing()
+    if not missing:
+        where = f"in {layer}" if layer is not None else "in the kernel cache"
+        return _ok("prebuilt parts", f"the simulator runtime, API instances and precompiled "
+                   f"header are built ({where} or the kernel cache)")
+    return _warn("prebuilt parts", f"not built yet: {', '.join(missing)}; the first kernel build "
+                 "compiles them (tens of seconds): run `opgen prebuild` once (`make install` "
+                 "does)")
 
 
 def _torch_flags() -> str:

@@ -279,16 +279,43 @@ def _separate_runtime(defines: Mapping[str, str], extra: Sequence[str]) -> bool:
     return not any(k in idents for k in defines)
 
 
-def _simulator_unit(cxx: str, what: str, fmt: str, unit_text: str, suffix: str,
-                    flags: Sequence[str]) -> Path:
-    """A unit of the simulator's own (``unit_text``) compiled with ``flags`` once per
-    compiler, flag set and simulator headers, into <cache>/kernels/runtime/ (cached)."""
+def _simulator_unit_path(cxx: str, fmt: str, unit_text: str, suffix: str,
+                         flags: Sequence[str]) -> Path:
+    """Where the cache keeps a simulator unit (_simulator_unit), built or not."""
     digest, _idents = _sim_headers()
     h = hashlib.sha256("\0".join((fmt, _compiler_identity(cxx), *BASE_FLAGS,
                                   *strict_build_flags(), str(include_dir()), digest,
                                   unit_text, *flags)).encode())
-    out_dir = cache_dir() / "runtime"
-    final = out_dir / f"{fmt.rsplit('-', 1)[0]}-{h.hexdigest()[:32]}{suffix}"
+    return cache_dir() / "runtime" / f"{fmt.rsplit('-', 1)[0]}-{h.hexdigest()[:32]}{suffix}"
+
+
+def shared_parts_missing(cxx: str | None = None) -> list[str]:
+    """The simulator's shared parts (runtime object, scan, API instances, precompiled header)
+    that neither the user cache nor the prebuilt layer holds for the current compiler, flags
+    and headers: what a first build compiles before the kernels' own code. Builds nothing."""
+    cxx = cxx or _compiler()
+    units = [("the simulator runtime object", RUNTIME_FORMAT, RUNTIME_UNIT, ".o", ["-c"]),
+             ("the raw-pointer scan", SCANNER_FORMAT, SCANNER_UNIT, ".so", ["-shared", "-O1"])]
+    units += [(f"the {d} API instances", INSTANCES_FORMAT.format(dtype=d), _instances_unit(d),
+               ".o", ["-c", "-DOPGEN_SIM_EXTERN_RUNTIME=1", "-ffunction-sections"])
+              for d in INSTANCE_DTYPES]
+    missing = []
+    for name, fmt, text, suffix, flags in units:
+        path = _simulator_unit_path(cxx, fmt, text, suffix, flags)
+        if not path.exists() and prebuilt(path) is None:
+            missing.append(name)
+    gch = _pch_dir(cxx) / (_PCH_STUB + ".gch")
+    if os.environ.get(PCH_ENV, "") != "0" and not gch.exists() and prebuilt(gch) is None:
+        missing.append("the precompiled simulator header")
+    return missing
+
+
+def _simulator_unit(cxx: str, what: str, fmt: str, unit_text: str, suffix: str,
+                    flags: Sequence[str]) -> Path:
+    """A unit of the simulator's own (``unit_text``) compiled with ``flags`` once per
+    compiler, flag set and simulator headers, into <cache>/kernels/runtime/ (cached)."""
+    final = _simulator_unit_path(cxx, fmt, unit_text, suffix, flags)
+    out_dir = final.parent
     if final.exists():
         return final
     shipped = prebuilt(final)
@@ -436,15 +463,19 @@ def _pch_fits(source: Path, extra: Sequence[str]) -> bool:
     return False
 
 
+def _pch_dir(cxx: str) -> Path:
+    digest, _idents = _sim_headers()
+    h = hashlib.sha256("\0".join((PCH_FORMAT, _compiler_identity(cxx), *_pch_flags(cxx),
+                                  digest)).encode())
+    return cache_dir() / "pch" / h.hexdigest()[:32]
+
+
 def precompiled_header(cxx: str | None = None) -> Path | None:
     """The precompiled simulator header (its stub's path, for `-include`) for the current
     compiler, flags and headers, built on first use; None where it cannot be built, and the
     kernels then compile without it."""
     cxx = cxx or _compiler()
-    digest, _idents = _sim_headers()
-    h = hashlib.sha256("\0".join((PCH_FORMAT, _compiler_identity(cxx), *_pch_flags(cxx),
-                                  digest)).encode())
-    out_dir = cache_dir() / "pch" / h.hexdigest()[:32]
+    out_dir = _pch_dir(cxx)
     stub = out_dir / _PCH_STUB
     gch = out_dir / (_PCH_STUB + ".gch")
     if gch.exists():

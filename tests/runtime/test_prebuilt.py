@@ -217,3 +217,21 @@ def test_a_layer_that_cannot_be_written_is_a_clear_error(tmp_path: Path,
     err = capsys.readouterr().err
     assert err.startswith(f"opgen: error: cannot write the prebuilt layer {blocker / 'layer'}: ")
     assert "--dir DIR or set OPGEN_PREBUILT_DIR" in err and "Traceback" not in err
+
+
+def test_doctor_says_whether_the_shared_parts_are_built(cold: Path, layer: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from opgen import doctor
+
+    def finding() -> doctor.Finding:
+        return next(f for f in doctor.check_environment() if f.subject == "prebuilt parts")
+
+    assert build.shared_parts_missing() == []
+    assert finding().status == "ok" and str(layer) in finding().detail
+    monkeypatch.setenv(cachedir.PREBUILT_ENV, "0")  # an install without the layer, cold cache
+    missing = build.shared_parts_missing()
+    assert "the simulator runtime object" in missing
+    assert "the precompiled simulator header" in missing
+    assert not (cold / "kernels" / "runtime").exists()  # asking builds nothing
+    f = finding()
+    assert f.status == "warn" and "run `opgen prebuild`" in f.detail
