@@ -113,9 +113,7 @@ struct SimError {
                                                                         const char* message)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
-    SimError e{kind, api, message};
-    e.npcs = backtrace(e.pcs, kMaxFailPcs);
-    throw e;
+    Fail(kind, api, std::string(message));  // one more frame of the simulator's in its report
 }
 #else
 ;
