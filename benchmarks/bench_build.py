@@ -40,6 +40,13 @@ SCENARIOS = {
               [PY, "-c", "from opgen_ops.torch.element_add import element_add"]),
     "tf": ("TF library import", [PY, "-c", "import opgen_ops.tf"]),
 }
+# What a warm run cannot avoid: starting Python and importing the framework (and, for the
+# registry, the runtime); the warm goal is on the time beyond it.
+BASELINES = {
+    "register": [PY, "-c", "import opgen_runtime.registry"],
+    "torch": [PY, "-c", "import torch"],
+    "tf": [PY, "-c", "import tensorflow"],
+}
 
 
 def kind(step: str) -> str:
@@ -118,12 +125,16 @@ def main() -> None:
             title, cmd = SCENARIOS[name]
             cache = base / f"c-{name}"
             cold, steps = run(cmd, cache, ROOT)
-            warm, _ = run(cmd, cache, ROOT)
+            # warm: the best of 3 (one process start each), against the best of 3 baselines
+            warm = min(run(cmd, cache, ROOT)[0] for _ in range(3))
+            base_s = min(run(BASELINES[name], cache, ROOT)[0] for _ in range(3))
             # the same process with the libraries cached: the import alone, for the warm cost
             bare, bsteps = run(cmd, base / f"c-{name}-bare", ROOT, NOTHING_PREBUILT)
             rows.append([title, "cold", f"{cold:.1f}", breakdown(steps)])
             rows.append([title, "cold, nothing prebuilt", f"{bare:.1f}", breakdown(bsteps)])
-            rows.append([title, "warm", f"{warm:.1f}", "process start and imports"])
+            rows.append([title, "warm", f"{warm:.2f}",
+                         f"process start and imports {base_s:.2f} s; beyond them "
+                         f"{warm - base_s:.2f} s"])
             print(rows[-3:], flush=True)
             if name == "register":
                 # side by side: the same cold run without the precompiled simulator headers
@@ -133,6 +144,9 @@ def main() -> None:
                 print(rows[-1], flush=True)
                 goals.append(f"- {title} cold with the precompiled headers / without: "
                              f"{cold / plain:.2f}x")
+            goals.append(f"- {title} warm: {warm - base_s:.2f} s beyond the process's start and "
+                         f"imports ({base_s:.2f} s), goal <= {WARM_GOAL} s: "
+                         f"{'met' if warm - base_s <= WARM_GOAL else 'NOT met'}")
             goal = GOALS[title]
             goals.append(f"- {title} cold: {cold:.1f} s, goal <= {goal:g} s: "
                          f"{'met' if cold <= goal else 'NOT met'} (nothing prebuilt: "
@@ -147,9 +161,7 @@ def main() -> None:
         "The breakdown sums the progress lines of the steps over 1 s by kind (steps run in "
         "parallel on the cores, so the sum can exceed the wall time).\n\n"
         + table(["scenario", "cache", "wall s", "slow steps (count, summed seconds)"], rows)
-        + "\nGoals (2 cores):\n" + "\n".join(goals) + "\n"
-        + f"- warm: goal <= {WARM_GOAL} s beyond the process's imports (the warm rows include "
-        "starting Python and importing torch or TensorFlow)\n")
+        + "\nGoals (2 cores):\n" + "\n".join(goals) + "\n")
     if not args.no_write:
         write_section("Build latency", body)
     print(body)

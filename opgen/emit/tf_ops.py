@@ -132,9 +132,13 @@ def _spec_attr_line(spec: OpSpec, a: AttrDesc) -> str:
 
 
 def op_lines(spec: OpSpec) -> list[str]:
-    """The REGISTER_OP builder calls, as C++ source (`Input("x: T")` ...)."""
+    """The op definition's lines as opgen_tf::OpLine initialisers, in REGISTER_OP's order
+    (`{::opgen_tf::OpLine::kInput, "x: T"}` ...)."""
     tensor_attr, type_attrs = dtype_attrs(spec)
     lines: list[str] = []
+
+    def line(kind: str, text: str) -> None:
+        lines.append(f"{{::opgen_tf::OpLine::k{kind}, {cxx_str(text)}}}")
 
     def type_of(t: TensorDesc) -> str:
         attr = tensor_attr[t.name]
@@ -142,19 +146,19 @@ def op_lines(spec: OpSpec) -> list[str]:
 
     for t in spec.inputs:
         if t.is_optional:
-            lines.append(f'Input("{t.name}: {names.count_attr(t.name)} * {type_of(t)}")')
+            line("Input", f"{t.name}: {names.count_attr(t.name)} * {type_of(t)}")
         else:
-            lines.append(f'Input("{t.name}: {type_of(t)}")')
+            line("Input", f"{t.name}: {type_of(t)}")
     for t in spec.outputs:
-        lines.append(f'Output("{t.name}: {type_of(t)}")')
+        line("Output", f"{t.name}: {type_of(t)}")
     for ta in type_attrs:
         default = f" = {names.tf_enum(ta.default)}" if ta.default is not None else ""
-        lines.append(f'Attr("{ta.name}: {_type_list(ta.allowed)}{default}")')
+        line("Attr", f"{ta.name}: {_type_list(ta.allowed)}{default}")
     for t in spec.inputs:
         if t.is_optional:
-            lines.append(f'Attr("{names.count_attr(t.name)}: int >= 0 = 0")')
+            line("Attr", f"{names.count_attr(t.name)}: int >= 0 = 0")
     for a in spec.attrs:
-        lines.append(f"Attr({cxx_str(_spec_attr_line(spec, a))})")
+        line("Attr", _spec_attr_line(spec, a))
     return lines
 
 
@@ -192,7 +196,7 @@ def source_view(spec: OpSpec, kernel: CheckedKernel, config: Config) -> OpSource
             inputs=[_tensor(spec, t, tensor_attr[t.name], True) for t in spec.inputs],
             outputs=[_tensor(spec, t, tensor_attr[t.name], False) for t in spec.outputs],
             blob_symbol=names.blob_symbol, host_symbol=names.host_blob_symbol,
-            dtype=lambda d: f"::tensorflow::{names.tf_enum(d)}"),
+            dtype=lambda d: f"::opgen_tf::Dtype::{names.tf_enum(d)}"),
         tiling_hook=host_desc.cstr(user_tiling(spec) or None),
         op_lines=tuple(op_lines(spec)),
     )

@@ -146,8 +146,8 @@ _SCALAR_TYPE_ENUM: dict[DType, str] = {
 
 
 def scalar_type(dtype: DType) -> str:
-    """float16 -> ::c10::ScalarType::Half"""
-    return f"::c10::ScalarType::{_SCALAR_TYPE_ENUM[dtype]}"
+    """float16 -> ::opgen_torch::Dtype::Half (c10::ScalarType's numbering, opgen_torch/op_desc.h)"""
+    return f"::opgen_torch::Dtype::{_SCALAR_TYPE_ENUM[dtype]}"
 
 
 def library_stem(package: str) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import functools
 import hashlib
 import json
 import logging
@@ -11,7 +13,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +193,18 @@ def _compiler() -> str:
     return found
 
 
+@functools.cache
+def linker_flags(cxx: str) -> tuple[str, ...]:
+    """gold when the compiler driver finds it: a kernel's link (its object, the runtime object,
+    the API instances, --gc-sections, compressed line tables) takes a third of GNU ld's time
+    (benchmarks/RESULTS.md, "Build latency"). GNU ld otherwise; the output means the same."""
+    if shutil.which("ld.gold") is None:
+        return ()
+    probe = subprocess.run([cxx, "-fuse-ld=gold", "-Wl,--version"], capture_output=True,
+                           text=True, check=False)
+    return ("-fuse-ld=gold",) if probe.returncode == 0 and "gold" in probe.stdout else ()
+
+
 def _compiler_identity(path: str) -> str:
     # The resolved binary and its stat identify the compiler version without running it.
     real = os.path.realpath(path)
@@ -243,14 +258,44 @@ def _keep_literal(m: re.Match[bytes]) -> bytes:
     return m.group(0) if m.group(0)[:1] in (b'"', b"'") else b" "
 
 
+_GLUE_HEADER_DIRS = frozenset({"opgen_torch", "opgen_tf"})
 _SIM_HEADERS: dict[Path, tuple[tuple[tuple[str, int, int], ...], str, frozenset[str]]] = {}
+
+
+_FROZEN_LOCK = threading.Lock()
+_FROZEN: dict[Path, tuple[int, tuple[str, frozenset[str]]]] = {}  # root -> (users, value)
+
+
+@contextlib.contextmanager
+def _headers_frozen() -> Iterator[None]:
+    """One look at the simulator headers for a batch of builds (build_kernels): each kernel's
+    cache key takes the batch's digest instead of walking and stat-ing the headers again."""
+    root = include_dir()
+    value = _sim_headers()
+    with _FROZEN_LOCK:
+        users = _FROZEN.get(root, (0, value))[0]
+        _FROZEN[root] = (users + 1, value if users == 0 else _FROZEN[root][1])
+    try:
+        yield
+    finally:
+        with _FROZEN_LOCK:
+            users, value = _FROZEN[root]
+            if users <= 1:
+                del _FROZEN[root]
+            else:
+                _FROZEN[root] = (users - 1, value)
 
 
 def _sim_headers() -> tuple[str, frozenset[str]]:
     """The simulator headers' content digest and every identifier they spell (read again
     only when a header's size or mtime changed)."""
     root = include_dir()
-    files = _headers_under(root, True)
+    frozen = _FROZEN.get(root)
+    if frozen is not None:
+        return frozen[1]
+    # the framework glue's headers are keyed by what is compiled from them (native_library)
+    files = [p for p in _headers_under(root, True)
+             if p.relative_to(root).parts[0] not in _GLUE_HEADER_DIRS]
     stamp = tuple((str(p), (st := p.stat()).st_size, st.st_mtime_ns) for p in files)
     known = _SIM_HEADERS.get(root)
     if known is None or known[0] != stamp:
@@ -545,7 +590,8 @@ def _cache_key(
     add("runtime", b"separate" if _separate_runtime(defines, extra) else b"whole")
     if template is not None:
         add("template", repr(template).encode())
-    header_files = _headers_under(include_dir(), True) + _headers_under(source.parent, False)
+    add("simulator headers", _sim_headers()[0].encode())
+    header_files = _headers_under(source.parent, False)
     for d in includes:
         add("include_dir", str(d).encode())
         header_files += _headers_under(d, True)
@@ -673,8 +719,9 @@ def _compile(
                 except OSError:
                     dtypes = list(INSTANCE_DTYPES)
                 instances = [str(instance_object(d, cxx)) for d in dtypes]
-                link = [cxx, *BASE_FLAGS, "-o", str(tmp), str(obj), str(runtime_object(cxx)),
-                        *instances, *(["-Wl,--gc-sections"] if instances else [])]
+                link = [cxx, *BASE_FLAGS, *linker_flags(cxx), "-o", str(tmp), str(obj),
+                        str(runtime_object(cxx)), *instances,
+                        *(["-Wl,--gc-sections"] if instances else [])]
                 proc = subprocess.run(link, capture_output=True, text=True, check=False,
                                       env=env)
             finally:
@@ -784,7 +831,7 @@ def build_kernels(
     if not reqs:
         return []
     workers = max_workers or min(len(reqs) + 1, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    with _headers_frozen(), ThreadPoolExecutor(max_workers=workers) as pool:
         # the simulator runtime object first, on its own core while the kernels compile, then
         # the API instances of the dtypes the kernels' DTYPE_ macros name (the likely ones:
         # a kernel's link builds any other it calls)

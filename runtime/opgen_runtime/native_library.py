@@ -15,7 +15,9 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,23 +83,78 @@ def cached(target: Path, produce: Callable[[Path], None], what: str | None = Non
     return target
 
 
-def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, int], str],
-             error: type[Exception]) -> list[Variant]:
-    """Every dtype column of every op, built by the runtime (the same builds the operator
-    libraries bundle), named `symbol(op_name, column)`, in the metadefs' order."""
+@dataclass(frozen=True)
+class _Built:
+    """What the variants of some metadefs built: (op, column) -> kernel library path, in order,
+    and each op's own op_host."""
+
+    kernels: tuple[tuple[str, int, Path], ...]
+    hosts: tuple[tuple[str, Path], ...]
+
+
+def _build(metadefs: Sequence[str | os.PathLike[str]], error: type[Exception]) -> _Built:
     requests: list[BuildRequest] = []
-    symbols: list[str] = []
-    hosts: list[Variant] = []
+    names: list[tuple[str, int]] = []
+    hosts: list[tuple[str, Path]] = []
     for path in metadefs:
         op = load_metadef(Path(path))
         for column, (_dtypes, request) in enumerate(kernel_builds(op, error)):
             requests.append(request)
-            symbols.append(symbol(op.op_name, column))
+            names.append((op.op_name, column))
         if op.op_host:  # the op's own op_host, embedded beside its kernels (docs/op-host.md)
-            host = build_op_host(op.op_host, name=op.op_name, include_dirs=op.host_include_dirs)
-            hosts.append(Variant(symbol(op.op_name, 0) + "_op_host", host))
+            hosts.append((op.op_name, build_op_host(op.op_host, name=op.op_name,
+                                                    include_dirs=op.host_include_dirs)))
     libs = build_kernels(requests)
-    return [Variant(s, lib.path) for s, lib in zip(symbols, libs, strict=True)] + hosts
+    return _Built(tuple((n, c, lib.path) for (n, c), lib in zip(names, libs, strict=True)),
+                  tuple(hosts))
+
+
+_PREFETCH_LOCK = threading.Lock()
+_PREFETCHED: dict[tuple[str, ...], Future[_Built]] = {}
+
+
+def _prefetch_key(metadefs: Sequence[str | os.PathLike[str]]) -> tuple[str, ...]:
+    return tuple(str(Path(m).resolve()) for m in metadefs)
+
+
+def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
+    """Start building the metadefs' kernel variants (and op_hosts) on a background thread and
+    return at once, so that the compiles run on the other cores while the framework imports
+    (the generated `_library` modules call this before importing torch or TensorFlow). The next
+    variants() of the same metadefs in this process takes the result. A failure here is not
+    reported: variants() then builds again and raises in its caller's thread."""
+    key = _prefetch_key(metadefs)
+    with _PREFETCH_LOCK:
+        if key in _PREFETCHED:
+            return
+        future: Future[_Built] = Future()
+        _PREFETCHED[key] = future
+
+    def run() -> None:
+        try:
+            future.set_result(_build(metadefs, RuntimeError))
+        except BaseException as exc:  # noqa: BLE001 - reported by variants()' own build
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="opgen-prefetch", daemon=True).start()
+
+
+def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, int], str],
+             error: type[Exception]) -> list[Variant]:
+    """Every dtype column of every op, built by the runtime (the same builds the operator
+    libraries bundle), named `symbol(op_name, column)`, in the metadefs' order."""
+    with _PREFETCH_LOCK:
+        pending = _PREFETCHED.pop(_prefetch_key(metadefs), None)
+    built: _Built | None = None
+    if pending is not None:
+        try:
+            built = pending.result()
+        except Exception:  # noqa: BLE001 - built again below, raising in this thread
+            built = None
+    if built is None:
+        built = _build(metadefs, error)
+    return ([Variant(symbol(n, c), p) for n, c, p in built.kernels]
+            + [Variant(symbol(n, 0) + "_op_host", p) for n, p in built.hosts])
 
 
 def variants_object(cxx: str, built: Sequence[Variant], subdir: str, stem: str, fmt: str,

@@ -59,7 +59,7 @@ def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
     except ImportError:
         pass
     else:
-        parts.append(("PyTorch glue header and support object", torch_library.precompile_headers))
+        parts.append(("PyTorch glue support object and description header", torch_library.precompile_headers))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up banner
     try:
         import tensorflow  # noqa: F401
@@ -68,7 +68,7 @@ def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
     else:
         from . import tf_support
 
-        parts.append(("TensorFlow glue header and support object", tf_support.precompile_headers))
+        parts.append(("TensorFlow glue support object and description header", tf_support.precompile_headers))
     return parts
 
 

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from . import namespaces, native_library
-from .build import _compiler, _compiler_identity, cache_dir, include_dir
+from .build import _compiler, _compiler_identity, cache_dir, include_dir, linker_flags
 from .errors import BuildError
 
-FORMAT = "opgen-tf-library-2"  # 2: the support functions in an object of their own
+FORMAT = "opgen-tf-library-3"  # 3: the unit without TensorFlow's headers (opgen_tf/op_desc.h)
 _MARKER = re.compile(rb"opgen-tf-library:([A-Za-z0-9_]+):tensorflow=([^;\x00]*);")
-# -O1: the unit is TensorFlow's headers and the per-call glue (the kernels are built apart); -O2
-# took 11.7 s against 10.0 s and made no call faster (benchmarks/RESULTS.md, "Build latency").
+# -O1: the per-call code is the support object's, which -O2 made no faster (benchmarks/RESULTS.md,
+# "Build latency").
 _OBJECT_FLAGS = ("-O1", "-std=c++17", "-fPIC", "-fvisibility=hidden",
                  # TensorFlow's own headers trip these; they are not about the generated code
                  "-Wno-deprecated-declarations", "-Wno-ignored-attributes", "-Wno-attributes",
@@ -90,9 +90,10 @@ def _unit_flags() -> list[str]:
             f"-I{include_dir()}"]
 
 
-def _glue_pch(cxx: str) -> native_library.GluePch:
-    """opgen_tf/sim_op.h (and TensorFlow's headers under it) precompiled for this TensorFlow."""
-    return native_library.GluePch(cxx, "opgen_tf/sim_op.h", tuple(_unit_flags()),
+def _desc_pch(cxx: str) -> native_library.GluePch:
+    """opgen_tf/op_desc.h precompiled (no TensorFlow headers under it: the standard library's
+    and opgen_host's are most of the unit's parse)."""
+    return native_library.GluePch(cxx, "opgen_tf/op_desc.h", tuple(_unit_flags()),
                                   (tensorflow_version().encode(), *_support_headers()), "tf")
 
 
@@ -107,14 +108,15 @@ def _support_object(cxx: str) -> Path:
 
 
 def precompile_headers() -> list[Path]:
-    """Precompile the glue header and compile the support object for the installed TensorFlow
-    (`opgen prebuild`): their paths."""
+    """Compile the support object and precompile the description header for the installed
+    TensorFlow (`opgen prebuild`): their paths."""
     cxx = _compiler()
-    return [_support_object(cxx), _glue_pch(cxx).build(TfSupportError)]
+    return [_support_object(cxx), _desc_pch(cxx).build(TfSupportError)]
 
 
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
-    """The generated translation unit, compiled against TensorFlow's headers (the slow step)."""
+    """The generated translation unit: the ops' descriptions and registrations, which include
+    none of TensorFlow's headers (opgen_tf/op_desc.h)."""
     tf = _tf()
     cflags = [str(f) for f in tf.sysconfig.get_compile_flags()]
     parts = [FORMAT.encode(), _compiler_identity(cxx).encode(), tf.__version__.encode(),
@@ -125,12 +127,12 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     target = cache_dir() / "tf" / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        pch = _glue_pch(cxx).include_flags(source)
+        pch = _desc_pch(cxx).include_flags(source)
         _run([cxx, *pch, *_unit_flags(), f"-I{source.parent}", "-c", str(source), "-o",
               str(out)], f"compiling the TensorFlow op library {source}")
 
     return native_library.cached(target, compile_, f"compiling the TensorFlow op library "
-                                 f"lib{stem}.so against TensorFlow's headers (once per change)")
+                                 f"lib{stem}.so's op descriptions (once per change)")
 
 
 def _variants(metadefs: Sequence[str | os.PathLike[str]]) -> list[native_library.Variant]:
@@ -175,8 +177,8 @@ def build_library(package: str, source: str | os.PathLike[str],
     target = cache_dir() / "tf" / f"lib{stem}-{key[:24]}.so"
 
     def link(out: Path) -> None:
-        _run([cxx, "-shared", "-o", str(out), str(ops), str(support), str(kernels), *lflags],
-             f"linking lib{stem}.so")
+        _run([cxx, "-shared", *linker_flags(cxx), "-o", str(out), str(ops), str(support),
+              str(kernels), *lflags], f"linking lib{stem}.so")
 
     return native_library.cached(target, link, f"linking lib{stem}.so")
 
@@ -256,6 +258,20 @@ def claim_op_types(package: str, source: str | os.PathLike[str],
     where = str(Path(source).resolve().parents[2])  # <package>/tf/cc/<stem>.cc
     namespaces.claim("TensorFlow", package, where, op_types, exists=_registered,
                      key="namespace")
+
+
+def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
+    """Start building the ops' kernel variants in the background (native_library.prefetch)
+    when the package's library will be built: the generated `_library` module calls this
+    before TensorFlow is imported, so that the import (about 4 s on one core) overlaps with the
+    compiles on the others. Nothing with OPGEN_TF_LIBRARY (a prebuilt library) or no compiler."""
+    if os.environ.get("OPGEN_TF_LIBRARY"):
+        return
+    try:
+        _compiler()
+    except BuildError:
+        return
+    native_library.prefetch(metadefs)
 
 
 def load_package_library(package: str, source: str | os.PathLike[str],

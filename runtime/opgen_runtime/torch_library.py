@@ -2,10 +2,10 @@
 between its CPU kernels and the Python fallback.
 
 One shared object per package (docs/pytorch.md, "The C++ kernel library"): the generated
-translation unit `torch/cc/<package>_torch.cc` compiled against the installed torch's headers
-(the include paths and flags of torch.utils.cpp_extension), linked with every kernel variant
-embedded as bytes. It registers, per op, a CPU kernel from C++
-(TORCH_LIBRARY_IMPL); the schemas, fake kernels and autograd formulas stay registered from
+translation unit `torch/cc/<package>_torch.cc` (the ops' descriptions, no torch headers), the
+support object compiled once per torch (the CPU kernel: checks, shapes, tiling, launch, and the
+registration), and every kernel variant embedded as bytes. It registers, per op, a CPU kernel
+from C++ when it loads; the schemas, fake kernels and autograd formulas stay registered from
 Python by the generated op modules. Builds go to `$OPGEN_CACHE_DIR/torch`, keyed by content
 hash: the source, the headers it includes, the flags, the compiler, the torch version and the
 kernel variants. Without a compiler, or with OPGEN_TORCH_KERNELS=python, the ops keep their
@@ -22,18 +22,15 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import torch
-
 from . import namespaces, native_library, torch_npu_build
-from .build import _compiler, _compiler_identity, cache_dir, include_dir
+from .build import _compiler, _compiler_identity, cache_dir, include_dir, linker_flags
 from .errors import BuildError
 
-FORMAT = "opgen-torch-library-2"  # 2: the support functions in an object of their own
+FORMAT = "opgen-torch-library-3"  # 3: the unit without torch's headers (opgen_torch/op_desc.h)
 SUBDIR = "torch"
 # The flags torch.utils.cpp_extension passes (C++20, PIC) plus optimisation and hidden
-# visibility: only the static registrations matter, nothing is exported. -O1, not -O2: the unit
-# is torch's headers and the per-call glue (the kernels are built apart); -O2 spent 2.5 s more
-# of its 10.6 s and made no call faster (benchmarks/RESULTS.md, "Build latency").
+# visibility: only the static registrations matter, nothing is exported. -O1, not -O2: the per-call
+# code is the support object's, which -O2 made no faster (benchmarks/RESULTS.md, "Build latency").
 _OBJECT_FLAGS = ("-O1", "-std=c++20", "-fPIC", "-fvisibility=hidden",
                  "-Wno-deprecated-declarations")
 _SUPPORT_HEADER_DIRS = ("opgen_host", "opgen_torch")
@@ -46,13 +43,23 @@ class TorchLibraryError(RuntimeError):
     """The C++ kernel library cannot be built or loaded."""
 
 
+def _torch_version() -> str:
+    import torch
+
+    return str(torch.__version__)
+
+
 def _torch_dir() -> Path:
+    import torch
+
     return Path(torch.__file__).resolve().parent
 
 
 def compile_flags() -> list[str]:
     """torch.utils.cpp_extension.include_paths("cpu") and its ABI define, computed without
     importing cpp_extension (which imports setuptools: slow, and only needed to build)."""
+    import torch
+
     inc = _torch_dir() / "include"
     abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
     # -fopenmp: at::parallel_for (the simulated cores run on torch's intra-op threads) is a
@@ -77,18 +84,12 @@ def _support_headers() -> list[bytes]:
     return native_library.support_headers(_SUPPORT_HEADER_DIRS)
 
 
-def _glue_pch(cxx: str) -> native_library.GluePch:
-    """opgen_torch/sim_op.h (and torch's headers under it) precompiled for this torch."""
-    return native_library.GluePch(
-        cxx, "opgen_torch/sim_op.h", (*_OBJECT_FLAGS, *compile_flags(), f"-I{include_dir()}"),
-        (torch.__version__.encode(), sysconfig.get_platform().encode(), *_support_headers()),
-        SUBDIR)
-
-
 def _support_object(cxx: str) -> Path:
     """The glue's support functions (opgen_torch/sim_op.h, OPGEN_TORCH_SUPPORT_UNIT: argument
     checks, output shapes, tiling, launch) compiled once per torch, flags and headers; every
     package's library links it (cached; prebuilt by `opgen prebuild`)."""
+    import torch
+
     return native_library.support_object(
         cxx, "opgen_torch/sim_op.h",
         (*_OBJECT_FLAGS, *compile_flags(), f"-I{include_dir()}", "-DOPGEN_TORCH_SUPPORT_UNIT=1"),
@@ -96,15 +97,28 @@ def _support_object(cxx: str) -> Path:
         SUBDIR, "PyTorch", TorchLibraryError)
 
 
+def _desc_pch(cxx: str) -> native_library.GluePch:
+    """opgen_torch/op_desc.h precompiled (no torch headers under it: the standard library's
+    and opgen_host's are most of the unit's parse)."""
+    return native_library.GluePch(
+        cxx, "opgen_torch/op_desc.h", (*_OBJECT_FLAGS, *compile_flags(), f"-I{include_dir()}"),
+        (_torch_version().encode(), sysconfig.get_platform().encode(), *_support_headers()),
+        SUBDIR)
+
+
 def precompile_headers() -> list[Path]:
-    """Precompile the glue header and compile the support object for the installed torch
-    (`opgen prebuild`): their paths."""
+    """Compile the support object and precompile the description header for the installed
+    torch (`opgen prebuild`): their paths."""
     cxx = _compiler()
-    return [_support_object(cxx), _glue_pch(cxx).build(TorchLibraryError)]
+    return [_support_object(cxx), _desc_pch(cxx).build(TorchLibraryError)]
 
 
 def _ops_object(cxx: str, source: Path, stem: str) -> Path:
-    """The generated translation unit, compiled against torch's headers (the slow step)."""
+    """The generated translation unit: the ops' descriptions and registrations, which include
+    none of torch's headers (opgen_torch/op_desc.h) unless the library is built with its NPU
+    kernels (OPGEN_TORCH_NPU, when torch_npu imports)."""
+    import torch
+
     cflags = compile_flags()
     inc = include_dir()
     parts = [FORMAT.encode(), _compiler_identity(cxx).encode(), torch.__version__.encode(),
@@ -116,13 +130,13 @@ def _ops_object(cxx: str, source: Path, stem: str) -> Path:
     target = cache_dir() / SUBDIR / f"{stem}-{native_library.content_hash(*parts)[:24]}.o"
 
     def compile_(out: Path) -> None:
-        pch = _glue_pch(cxx).include_flags(source)
+        pch = _desc_pch(cxx).include_flags(source)
         native_library.run([cxx, *pch, *_OBJECT_FLAGS, *cflags, f"-I{inc}", f"-I{source.parent}",
                             "-c", str(source), "-o", str(out)],
                            f"compiling the PyTorch kernel library {source}", TorchLibraryError)
 
     return native_library.cached(target, compile_, f"compiling the PyTorch kernel library "
-                                 f"lib{stem}.so against torch's headers (once per change)")
+                                 f"lib{stem}.so's op descriptions (once per change)")
 
 
 def build_library(package: str, source: str | os.PathLike[str],
@@ -150,8 +164,9 @@ def build_library(package: str, source: str | os.PathLike[str],
     target = cache_dir() / SUBDIR / f"lib{stem}-{key[:24]}.so"
 
     def link(out: Path) -> None:
-        native_library.run([cxx, "-shared", "-o", str(out), str(ops), str(support),
-                            str(kernels), *lflags], f"linking lib{stem}.so", TorchLibraryError)
+        native_library.run([cxx, "-shared", *linker_flags(cxx), "-o", str(out), str(ops),
+                            str(support), str(kernels), *lflags], f"linking lib{stem}.so",
+                           TorchLibraryError)
 
     return native_library.cached(target, link, f"linking lib{stem}.so")
 
@@ -160,8 +175,24 @@ _LOCK = threading.Lock()
 _LOADED: dict[str, Path | None] = {}
 
 
+def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
+    """Start building the ops' kernel variants in the background (native_library.prefetch)
+    when the package's library will be built: the generated `_library` module calls this
+    before anything imports torch, so that torch's import (about 2 s on one core) overlaps
+    with the compiles on the others. Nothing when the ops keep their Python kernels."""
+    if os.environ.get(KERNELS_ENV, "") == "python":
+        return
+    try:
+        _compiler()
+    except BuildError:
+        return
+    native_library.prefetch(metadefs)
+
+
 def _registered(qualname: str) -> bool:
     """torch knows `qualname` (namespace::op): a schema, or a CPU kernel registered for it."""
+    import torch
+
     try:
         torch._C._dispatch_find_schema_or_throw(qualname, "")
         return True
@@ -206,6 +237,8 @@ def load_package_library(package: str, source: str | os.PathLike[str],
                           "kernels (docs/pytorch.md, \"Fallback\")", package, exc)
             else:
                 path = build_library(package, source, metadefs)
+                import torch
+
                 torch.ops.load_library(str(path))  # type: ignore[no-untyped-call]
         _LOADED[package] = path
         return path

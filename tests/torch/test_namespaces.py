@@ -64,7 +64,7 @@ def test_the_namespace_defaults_to_the_package(projects: dict[str, Path]) -> Non
     text = (projects["nsb_ops"] / "nsb_ops" / "torch" / "leaky_relu.py").read_text()
     assert 'NAMESPACE = "nsb_ops"' in text and "torch.ops.nsb_ops_cpu.leaky_relu" in text
     tf_text = (projects["nsb_ops"] / "nsb_ops" / "tf" / "cc" / "leaky_relu.h").read_text()
-    assert 'REGISTER_OP("NsbOps>LeakyRelu")' in tf_text
+    assert 'Registration opgen_tf_leaky_relu_registration(\n    "NsbOps>LeakyRelu"' in tf_text
 
 
 def test_two_packages_with_the_same_op_names_in_one_process(

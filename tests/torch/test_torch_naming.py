@@ -41,8 +41,8 @@ def test_defaults() -> None:
 
 
 def test_kernel_library_names() -> None:
-    assert names.scalar_type(DType.FLOAT16) == "::c10::ScalarType::Half"
-    assert names.scalar_type(DType.INT8) == "::c10::ScalarType::Char"
+    assert names.scalar_type(DType.FLOAT16) == "::opgen_torch::Dtype::Half"
+    assert names.scalar_type(DType.INT8) == "::opgen_torch::Dtype::Char"
     assert names.library_stem("opgen_ops") == "opgen_ops_torch"
     assert names.cc_namespace("leaky_relu") == "opgen_torch_leaky_relu"
     assert names.blob_symbol("cast", 3) == "opgen_torch_blob_cast_3"

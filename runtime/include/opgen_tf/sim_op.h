@@ -1,12 +1,15 @@
-// opgen TensorFlow support: the shape function and the CPU OpKernel every generated TF op uses.
+// opgen TensorFlow support: the shape function, the CPU OpKernel and the registration every
+// generated TF op uses.
 //
-// A generated op (templates/python/tf/op.h.j2) is data: an OpDesc naming its tensors, attrs,
-// shape rules, tiling struct and kernel variants. This header turns that data into
+// A generated op is data (opgen_tf/op_desc.h, which its library's unit includes without
+// TensorFlow's headers): an OpDesc naming its tensors, attrs, shape rules, tiling struct and kernel
+// variants. This header turns that data into
 // - InferShapes: the spec's `infer:` rules on InferenceContext shapes, unknown dims tolerated;
-// - SimOp: an OpKernel that picks the kernel variant for the node's dtypes once (at
+// - SimOpBase: an OpKernel that picks the kernel variant for the node's dtypes once (at
 //   construction), and per call infers the output shapes, allocates the outputs (32-byte
 //   aligned for the simulator), fills the tiling struct with opgen_host's default policy and
-//   launches the simulator kernel. No Python runs at graph run time.
+//   launches the simulator kernel. No Python runs at graph run time;
+// - Registration: the op's definition, shape function and CPU kernel registered with TensorFlow.
 // See docs/tensorflow.md.
 #pragma once
 
@@ -18,6 +21,7 @@
 #include "opgen_host/arg_check.h"
 #include "opgen_host/host_client.h"
 #include "opgen_host/op_desc.h"
+#include "opgen_tf/op_desc.h"
 #include "tensorflow/core/framework/common_shape_fns.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
@@ -35,47 +39,18 @@ using ::tensorflow::shape_inference::DimensionHandle;
 using ::tensorflow::shape_inference::InferenceContext;
 using ::tensorflow::shape_inference::ShapeHandle;
 
-using ::opgen_host::AttrDesc;
-using ::opgen_host::AttrKind;
-using ::opgen_host::DimSpec;
-using ::opgen_host::RuleKind;
-using ::opgen_host::ShapeRule;
-
-// -- the op description the generated code fills in -----------------------------------------
-// (attrs and shape rules: opgen_host/op_desc.h)
-struct TensorDesc {
-    const char* name;
-    const char* camel;
-    bool optional;                 // inputs: a list input of 0 or 1 tensors
-    const char* count_attr;        // optional inputs: the list length attr (N_<name>)
-    const char* dtype_attr;        // the TF type attr giving its dtype; nullptr: fixed
-    int rank;                      // declared rank; -1: any
-    std::vector<int64_t> dims;     // declared dims (-1: any), when the rank is declared
-    ShapeRule rule;                // outputs
-};
-
-struct Variant {
-    std::vector<DataType> dtypes;  // inputs then outputs
-    const uint8_t* begin;          // the kernel shared object, embedded in the op library
-    const uint8_t* end;
-};
-
-struct OpDesc {
-    const char* op_name;           // snake_case spec name, for messages
-    const char* entry;             // the kernel's extern "C" entry
-    const char* tiling_struct;
-    std::vector<TensorDesc> inputs;
-    std::vector<TensorDesc> outputs;
-    std::vector<AttrDesc> attrs;
-    std::vector<opgen_host::FieldDesc> fields;
-    size_t tiling_size;
-    std::vector<Variant> variants;
-    const char* tiling_hook;       // non-null: the spec tiles with a Python hook
-    opgen_host::ArgChecks checks;  // declared shapes, attr ranges, constraints (arg_check.h)
-    opgen_host::HostImage host = {};  // the op's own op_host, when it tiles itself
-};
-
 // -- dtypes -------------------------------------------------------------------------------------
+inline DataType Tf(Dtype t) { return static_cast<DataType>(t); }
+#define OPGEN_TF_SAME_DTYPE(name) \
+    static_assert(static_cast<int>(Dtype::name) == static_cast<int>(::tensorflow::name), \
+                  "opgen_tf::Dtype::" #name " is not tensorflow::" #name);
+OPGEN_TF_SAME_DTYPE(DT_FLOAT) OPGEN_TF_SAME_DTYPE(DT_DOUBLE) OPGEN_TF_SAME_DTYPE(DT_INT32)
+OPGEN_TF_SAME_DTYPE(DT_UINT8) OPGEN_TF_SAME_DTYPE(DT_INT16) OPGEN_TF_SAME_DTYPE(DT_INT8)
+OPGEN_TF_SAME_DTYPE(DT_INT64) OPGEN_TF_SAME_DTYPE(DT_BOOL) OPGEN_TF_SAME_DTYPE(DT_BFLOAT16)
+OPGEN_TF_SAME_DTYPE(DT_UINT16) OPGEN_TF_SAME_DTYPE(DT_HALF) OPGEN_TF_SAME_DTYPE(DT_UINT32)
+OPGEN_TF_SAME_DTYPE(DT_UINT64)
+#undef OPGEN_TF_SAME_DTYPE
+
 inline const char* DtypeName(DataType t) {
     switch (t) {
         case ::tensorflow::DT_FLOAT: return "float32";
@@ -151,7 +126,7 @@ absl::Status ResolveVariant(Ctx* ctx, const OpDesc& d, int* variant) {
     for (size_t v = 0; v < d.variants.size(); ++v) {
         bool ok = true;
         for (size_t i = 0; i < n && ok; ++i) {
-            ok = got[i] == ::tensorflow::DT_INVALID || got[i] == d.variants[v].dtypes[i];
+            ok = got[i] == ::tensorflow::DT_INVALID || got[i] == Tf(d.variants[v].dtypes[i]);
         }
         if (ok) {
             *variant = static_cast<int>(v);
@@ -179,7 +154,7 @@ absl::Status ResolveVariant(Ctx* ctx, const OpDesc& d, int* variant) {
         for (size_t i = 0; i < n; ++i) {
             const TensorDesc& t = i < ni ? d.inputs[i] : d.outputs[i - ni];
             supported += std::string(i == 0 ? "" : i == ni ? " -> " : ", ") + t.name + "=" +
-                         DtypeName(v.dtypes[i]);
+                         DtypeName(Tf(v.dtypes[i]));
         }
     }
     return OpError(d, "no supported dtype combination for (" + have + "); " +
@@ -461,7 +436,7 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
     std::vector<bool> host_set;
     if (d.host.begin != nullptr) {
         for (size_t i = 0; i < ni; ++i) {
-            host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])), dims[i].data(),
+            host_args[i] = {static_cast<int32_t>(GeCode(Tf(var.dtypes[i]))), dims[i].data(),
                             static_cast<int32_t>(dims[i].size()), in[i] != nullptr};
         }
         std::vector<std::vector<int64_t>> host_dims;
@@ -505,7 +480,7 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
         const bool is_in = i < ni;
         const TensorDesc& t = is_in ? d.inputs[i] : d.outputs[i - ni];
         const Tensor* x = is_in ? in[i] : out[i - ni];
-        const DataType dt = d.variants[static_cast<size_t>(variant_)].dtypes[i];
+        const DataType dt = Tf(d.variants[static_cast<size_t>(variant_)].dtypes[i]);
         targs[i] = {t.camel, is_in, x != nullptr,
                     static_cast<int64_t>(::tensorflow::DataTypeSize(dt)), dims[i].data(),
                     static_cast<int32_t>(dims[i].size())};
@@ -537,7 +512,7 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
     if (d.host.begin != nullptr) {
         int32_t out_dtypes[opgen_host::kSimMaxArgs];
         for (size_t o = 0; o < no; ++o) {
-            out_dtypes[o] = static_cast<int32_t>(GeCode(var.dtypes[ni + o]));
+            out_dtypes[o] = static_cast<int32_t>(GeCode(Tf(var.dtypes[ni + o])));
         }
         err = opgen_host::HostTileAndLaunch(
             kernel_, d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
@@ -557,22 +532,36 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
 }
 #endif  // OPGEN_TF_SUPPORT_BODIES
 
-// One kernel class per op: SimOp<&MyOpDesc>, where MyOpDesc() returns the op's OpDesc.
-template <const OpDesc& (*Desc)()>
-class SimOp : public SimOpBase {
+// -- registration -------------------------------------------------------------------------------
+#if OPGEN_TF_SUPPORT_BODIES
+// The CPU kernel factory of one op: a SimOpBase over its description.
+class DescKernelFactory final : public ::tensorflow::kernel_factory::OpKernelFactory {
 public:
-    explicit SimOp(OpKernelConstruction* ctx) : SimOpBase(ctx, Desc()) {}
+    explicit DescKernelFactory(const OpDesc& d) : d_(d) {}
+    OpKernel* Create(OpKernelConstruction* ctx) override { return new SimOpBase(ctx, d_); }
+
+private:
+    const OpDesc& d_;
 };
 
-}  // namespace opgen_tf
+Registration::Registration(const char* op_type, std::initializer_list<OpLine> lines,
+                           const OpDesc& (*desc)()) {
+    const OpDesc& d = desc();
+    ::tensorflow::register_op::OpDefBuilderWrapper op(op_type);
+    for (const OpLine& line : lines) {
+        switch (line.kind) {
+            case OpLine::kInput: op.Input(line.text); break;
+            case OpLine::kOutput: op.Output(line.text); break;
+            case OpLine::kAttr: op.Attr(line.text); break;
+        }
+    }
+    op.SetShapeFn([&d](InferenceContext* c) { return InferShapes(c, d); });
+    op();  // what REGISTER_OP's static object does
+    ::tensorflow::kernel_factory::OpKernelRegistrar kernel(
+        ::tensorflow::register_kernel::Name(op_type).Device(::tensorflow::DEVICE_CPU).Build(),
+        "opgen_tf::SimOpBase", std::make_unique<DescKernelFactory>(d));
+    (void)kernel;
+}
+#endif  // OPGEN_TF_SUPPORT_BODIES
 
-// The TensorFlow version the library was compiled against, found by opgen_runtime.tf_support
-// in the file's bytes before it is loaded (a mismatched library is refused with a clear error).
-// The pip headers do not define the version macros; tf_support passes -DOPGEN_TF_VERSION.
-#ifndef OPGEN_TF_VERSION
-#error "compile with -DOPGEN_TF_VERSION=\"<tf.__version__>\" (opgen_runtime.tf_support does)"
-#endif
-#define OPGEN_TF_VERSION_MARKER(package)                                      \
-    extern "C" __attribute__((visibility("default"), used)) const char        \
-        opgen_tf_built_against[] =                                            \
-            "opgen-tf-library:" package ":tensorflow=" OPGEN_TF_VERSION ";"
+}  // namespace opgen_tf

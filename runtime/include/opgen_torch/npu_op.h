@@ -81,7 +81,7 @@ inline NpuOutputs NpuPrepare(const OpDesc& d, std::initializer_list<const at::Te
             opgen_host::FindSoc(opgen_host::kDefaultSoc);
         c10::SmallVector<opgen_host::HostArg, 8> host_args(ni + no);
         for (size_t j = 0; j < ni; ++j) {
-            host_args[j] = {static_cast<int32_t>(GeCode(var.dtypes[j])),
+            host_args[j] = {static_cast<int32_t>(GeCode(Scalar(var.dtypes[j]))),
                             in[j] ? in[j]->sizes().data() : nullptr,
                             in[j] ? static_cast<int32_t>(in[j]->dim()) : 0, in[j] != nullptr};
         }
@@ -98,7 +98,7 @@ inline NpuOutputs NpuPrepare(const OpDesc& d, std::initializer_list<const at::Te
         } else {
             OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[o]);
         }
-        out.tensors.push_back(at::empty(dims[o], first->options().dtype(var.dtypes[ni + o])));
+        out.tensors.push_back(at::empty(dims[o], first->options().dtype(Scalar(var.dtypes[ni + o]))));
     }
     bool skip = false;
     const std::string err = opgen_host::CheckEmpty(d.checks.op_name, d.inputs, in_shapes,

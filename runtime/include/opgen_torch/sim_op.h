@@ -1,8 +1,9 @@
 // opgen PyTorch support: the CPU kernel every generated torch op registers from C++.
 //
-// A generated op (templates/python/torch/op.h.j2) is data: an OpDesc naming its tensors, attrs,
-// shape rules, tiling struct and kernel variants. CpuKernel<&Desc> is a boxed dispatcher kernel
-// that, per call, picks the kernel variant for the call's dtypes (the error names the spec's
+// A generated op is data (opgen_torch/op_desc.h, which its library's unit includes without
+// torch's headers): an OpDesc naming its tensors, attrs, shape rules, tiling struct and kernel
+// variants, and a CpuKernels object that registers DescKernel, a boxed dispatcher kernel that,
+// per call, picks the kernel variant for the call's dtypes (the error names the spec's
 // combinations, in the words of opgen_runtime.torch_support.OpSignature), infers the output
 // shapes, allocates the outputs, fills the tiling struct with opgen_host's default policy and
 // launches the simulator kernel. The autograd formula stays registered from Python
@@ -25,46 +26,22 @@
 #include "opgen_host/arg_check.h"
 #include "opgen_host/host_client.h"
 #include "opgen_host/op_desc.h"
+#include "opgen_torch/op_desc.h"
 
 namespace opgen_torch {
 
-using ::opgen_host::AttrDesc;
-using ::opgen_host::AttrKind;
-using ::opgen_host::ShapeRule;
-
-// -- the op description the generated code fills in -----------------------------------------
-// (attrs and shape rules: opgen_host/op_desc.h)
-struct TensorDesc {
-    const char* name;
-    const char* camel;
-    bool optional;                 // inputs: `Tensor?`
-    int dtype_attr;                // outputs: the `type` attr giving its dtype (index), or -1
-    int rank;                      // inputs: the declared rank; -1: any
-    ShapeRule rule;                // outputs
-};
-
-struct Variant {
-    std::vector<c10::ScalarType> dtypes;  // inputs then outputs
-    const uint8_t* begin;                 // the kernel shared object, embedded in the library
-    const uint8_t* end;
-};
-
-struct OpDesc {
-    const char* qualname;          // namespace::op, for messages
-    const char* spec_path;
-    const char* entry;             // the kernel's extern "C" entry
-    const char* tiling_struct;
-    std::vector<TensorDesc> inputs;
-    std::vector<TensorDesc> outputs;
-    std::vector<AttrDesc> attrs;
-    std::vector<opgen_host::FieldDesc> fields;
-    size_t tiling_size;
-    std::vector<Variant> variants;
-    opgen_host::ArgChecks checks;  // declared shapes, attr ranges, constraints (arg_check.h)
-    opgen_host::HostImage host = {};  // the op's own op_host, when it tiles itself
-};
-
 // -- dtypes -------------------------------------------------------------------------------------
+inline c10::ScalarType Scalar(Dtype t) { return static_cast<c10::ScalarType>(t); }
+#define OPGEN_TORCH_SAME_DTYPE(name) \
+    static_assert(static_cast<int>(Dtype::name) == static_cast<int>(c10::ScalarType::name), \
+                  "opgen_torch::Dtype::" #name " is not c10::ScalarType::" #name);
+OPGEN_TORCH_SAME_DTYPE(Byte) OPGEN_TORCH_SAME_DTYPE(Char) OPGEN_TORCH_SAME_DTYPE(Short)
+OPGEN_TORCH_SAME_DTYPE(Int) OPGEN_TORCH_SAME_DTYPE(Long) OPGEN_TORCH_SAME_DTYPE(Half)
+OPGEN_TORCH_SAME_DTYPE(Float) OPGEN_TORCH_SAME_DTYPE(Double) OPGEN_TORCH_SAME_DTYPE(Bool)
+OPGEN_TORCH_SAME_DTYPE(BFloat16) OPGEN_TORCH_SAME_DTYPE(UInt16) OPGEN_TORCH_SAME_DTYPE(UInt32)
+OPGEN_TORCH_SAME_DTYPE(UInt64)
+#undef OPGEN_TORCH_SAME_DTYPE
+
 // torch's spelling without "torch." (opgen_runtime.torch_support.dtype_name).
 inline const char* DtypeName(c10::ScalarType t) {
     switch (t) {
@@ -176,11 +153,11 @@ OPGEN_TORCH_SUPPORT_FN size_t ResolveVariant(const OpDesc& d, const at::Tensor* 
         const Variant& var = d.variants[v];
         bool ok = true;
         for (size_t i = 0; i < ni && ok; ++i) {
-            ok = in[i] == nullptr || in[i]->scalar_type() == var.dtypes[i];
+            ok = in[i] == nullptr || in[i]->scalar_type() == Scalar(var.dtypes[i]);
         }
         for (size_t o = 0; o < no && ok; ++o) {
             const int a = d.outputs[o].dtype_attr;
-            ok = a < 0 || attrs[a].dtype == var.dtypes[ni + o];
+            ok = a < 0 || attrs[a].dtype == Scalar(var.dtypes[ni + o]);
         }
         if (ok) return v;
     }
@@ -199,7 +176,7 @@ OPGEN_TORCH_SUPPORT_FN size_t ResolveVariant(const OpDesc& d, const at::Tensor* 
         for (size_t i = 0; i < ni + no; ++i) {
             const TensorDesc& t = i < ni ? d.inputs[i] : d.outputs[i - ni];
             supported += std::string(i == 0 ? "" : i == ni ? " -> " : ", ") + t.name + "=" +
-                         DtypeName(var.dtypes[i]);
+                         DtypeName(Scalar(var.dtypes[i]));
         }
     }
     CallError(d, "no supported dtype combination for (" + have + "); " + d.spec_path +
@@ -330,7 +307,7 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
             host_attrs.push_back(opgen_host::ToHostAttr(d.attrs[k].kind, attrs[k], text));
         }
         for (size_t i = 0; i < ni; ++i) {
-            host_args[i] = {static_cast<int32_t>(GeCode(var.dtypes[i])),
+            host_args[i] = {static_cast<int32_t>(GeCode(Scalar(var.dtypes[i]))),
                             in[i] ? in[i]->sizes().data() : nullptr,
                             in[i] ? static_cast<int32_t>(in[i]->dim()) : 0, in[i] != nullptr};
         }
@@ -349,7 +326,7 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
         } else {
             OutputDims(d, d.outputs[o].rule, in, attrs.data(), &dims[ni + o]);
         }
-        gm[ni + o] = EmptyGm(dims[ni + o], var.dtypes[ni + o]);
+        gm[ni + o] = EmptyGm(dims[ni + o], Scalar(var.dtypes[ni + o]));
     }
     {
         bool skip = false;
@@ -372,7 +349,7 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
             }
             const bool present = gm[i].defined();
             targs[i] = {t.camel, is_in, present,
-                        static_cast<int64_t>(c10::elementSize(var.dtypes[i])), dims[i].data(),
+                        static_cast<int64_t>(c10::elementSize(Scalar(var.dtypes[i]))), dims[i].data(),
                         static_cast<int32_t>(dims[i].size())};
             if (!present) continue;
             args[i] = static_cast<uint8_t*>(gm[i].data_ptr());
@@ -384,7 +361,7 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
         if (own_host) {
             int32_t out_dtypes[opgen_host::kSimMaxArgs];
             for (size_t o = 0; o < no; ++o) {
-                out_dtypes[o] = static_cast<int32_t>(GeCode(var.dtypes[ni + o]));
+                out_dtypes[o] = static_cast<int32_t>(GeCode(Scalar(var.dtypes[ni + o])));
             }
             err = opgen_host::HostTileAndLaunch(
                 LoadVariant(d, variant), d.host, host_args.data(), static_cast<int>(ni),
@@ -410,6 +387,40 @@ OPGEN_TORCH_SUPPORT_FN std::string GmNamesOf(const OpDesc& d) {
     return opgen_host::GmNames(d.inputs, d.outputs);
 }
 
+// -- registration -------------------------------------------------------------------------------
+// The boxed CPU kernel of one op: its description, read when the library loads.
+class DescKernel final : public c10::OperatorKernel {
+public:
+    explicit DescKernel(const OpDesc& d) : desc_(d), names_(GmNamesOf(d)) {}
+    void operator()(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack* stack) {
+        RunCpu(desc_, names_, stack);
+    }
+
+private:
+    const OpDesc& desc_;
+    const std::string names_;
+};
+
+struct CpuKernels::Libraries {
+    torch::Library impl, cpu_def, cpu_impl;
+};
+
+CpuKernels::CpuKernels(const char* ns, const char* cpu_ns, const char* op, const char* schema,
+                       const OpDesc& (*desc)(), const char* file, uint32_t line)
+    : libraries_(new Libraries{
+          torch::Library(torch::Library::IMPL, ns, c10::DispatchKey::CPU, file, line),
+          torch::Library(torch::Library::FRAGMENT, cpu_ns, std::nullopt, file, line),
+          torch::Library(torch::Library::IMPL, cpu_ns, c10::DispatchKey::CPU, file, line)}) {
+    const OpDesc& d = desc();
+    libraries_->impl.impl(op, torch::CppFunction::makeFromBoxedFunctor(
+                                  std::make_unique<DescKernel>(d)));
+    libraries_->cpu_def.def(schema);
+    libraries_->cpu_impl.impl(op, torch::CppFunction::makeFromBoxedFunctor(
+                                      std::make_unique<DescKernel>(d)));
+}
+
+CpuKernels::~CpuKernels() { delete libraries_; }
+
 #else
 // declared: the support object defines them (what the generated code and npu_op.h call)
 [[noreturn]] void ValueError(const std::string& full_message);
@@ -420,16 +431,5 @@ void OutputDims(const OpDesc& d, const ShapeRule& r, const at::Tensor* const* in
 std::string GmNamesOf(const OpDesc& d);
 void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack);
 #endif  // OPGEN_TORCH_SUPPORT_BODIES
-
-template <const OpDesc& (*Desc)()>
-void CpuKernelFn(const c10::OperatorHandle&, torch::jit::Stack* stack) {
-    static const std::string names = GmNamesOf(Desc());
-    RunCpu(Desc(), names, stack);
-}
-
-template <const OpDesc& (*Desc)()>
-torch::CppFunction CpuKernel() {
-    return torch::CppFunction::makeFromBoxedFunction<&CpuKernelFn<Desc>>();
-}
 
 }  // namespace opgen_torch
