@@ -93,7 +93,7 @@ def field(f: TilingField) -> str:
 @dataclass(frozen=True)
 class VariantView:
     symbol: str
-    dtypes: str  # C++ initialiser: {::opgen_tf::Dtype::DT_FLOAT, ...} / {::opgen_torch::Dtype::Half}
+    dtypes: str  # C++: {::opgen_tf::Dtype::DT_FLOAT, ...} / {::opgen_torch::Dtype::Half, ...}
 
 
 @dataclass(frozen=True)

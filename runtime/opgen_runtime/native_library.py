@@ -133,7 +133,7 @@ def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
     def run() -> None:
         try:
             future.set_result(_build(metadefs, RuntimeError))
-        except BaseException as exc:  # noqa: BLE001 - reported by variants()' own build
+        except BaseException as exc:  # reported by variants()' own build
             future.set_exception(exc)
 
     threading.Thread(target=run, name="opgen-prefetch", daemon=True).start()
@@ -149,7 +149,7 @@ def variants(metadefs: Sequence[str | os.PathLike[str]], symbol: Callable[[str, 
     if pending is not None:
         try:
             built = pending.result()
-        except Exception:  # noqa: BLE001 - built again below, raising in this thread
+        except Exception:  # built again below, raising in this thread
             built = None
     if built is None:
         built = _build(metadefs, error)

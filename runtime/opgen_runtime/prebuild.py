@@ -55,11 +55,14 @@ def _simulator_parts() -> list[tuple[str, Callable[[], object]]]:
 def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
     parts: list[tuple[str, Callable[[], object]]] = []
     try:
-        from . import torch_library
+        import torch  # noqa: F401
     except ImportError:
         pass
     else:
-        parts.append(("PyTorch glue support object and description header", torch_library.precompile_headers))
+        from . import torch_library
+
+        parts.append(("PyTorch glue support object and description header",
+                      torch_library.precompile_headers))
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # TensorFlow's start-up banner
     try:
         import tensorflow  # noqa: F401
@@ -68,7 +71,8 @@ def _framework_parts() -> list[tuple[str, Callable[[], object]]]:
     else:
         from . import tf_support
 
-        parts.append(("TensorFlow glue support object and description header", tf_support.precompile_headers))
+        parts.append(("TensorFlow glue support object and description header",
+                      tf_support.precompile_headers))
     return parts
 
 

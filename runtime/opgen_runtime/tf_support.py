@@ -11,6 +11,7 @@ TensorFlow is imported only when a function here needs it.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -265,7 +266,7 @@ def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
     when the package's library will be built: the generated `_library` module calls this
     before TensorFlow is imported, so that the import (about 4 s on one core) overlaps with the
     compiles on the others. Nothing with OPGEN_TF_LIBRARY (a prebuilt library) or no compiler."""
-    if os.environ.get("OPGEN_TF_LIBRARY"):
+    if os.environ.get("OPGEN_TF_LIBRARY") or importlib.util.find_spec("tensorflow") is None:
         return
     try:
         _compiler()

@@ -14,6 +14,7 @@ Python CPU kernel (opgen_runtime.registry.call).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import sysconfig
@@ -180,7 +181,7 @@ def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
     when the package's library will be built: the generated `_library` module calls this
     before anything imports torch, so that torch's import (about 2 s on one core) overlaps
     with the compiles on the others. Nothing when the ops keep their Python kernels."""
-    if os.environ.get(KERNELS_ENV, "") == "python":
+    if os.environ.get(KERNELS_ENV, "") == "python" or importlib.util.find_spec("torch") is None:
         return
     try:
         _compiler()

@@ -139,9 +139,10 @@ struct GmRegion {
 };
 
 // UB contents the simulator has not produced yet (opgen_sim/deferred.h): a DataCopy
-// (GM->UB) still to be done (nsteps == 0), or a program of element-wise instructions (a chain:
-// the first reads its operands, each later one the result of the one before) whose result is
-// the UB range, computed from operands in GM or in UB ranges no entry produces.
+// (GM->UB) still to be done (nsteps == 0, no cast), or a program of element-wise instructions (a
+// chain: the first reads its operands, each later one the result of the one before), possibly
+// ending in a Cast to another element type, whose result is the UB range, computed from operands
+// in GM or in UB ranges no entry produces.
 struct Step {
     // d[i] = f(x[i]), f(x[i], other[i]), f(other[i], x[i]) or f(x[i], x[i]) for i < n, where
     // `other` is read from element `first` of the entry's operands on.
@@ -155,10 +156,12 @@ struct Pending {
     uint8_t* ub;
     uint64_t bytes;
     const uint8_t* gm;  // a copy's source; a program's first operand (its first step's x)
-    const void* type;   // a program's element type (deferred.h, TypeTag)
-    uint32_t elem;      // a program's element size
-    int32_t nsteps;     // 0: a copy
+    const void* type;   // a program's element type (deferred.h, TypeTag): its result's
+    uint32_t elem;      // a program's element size: its result's
+    int32_t nsteps;     // 0 (and no cast): a copy
     Step steps[kMaxSteps];
+    uint32_t in_elem;   // the element size of the steps and operands (elem, unless a cast)
+    Step cast;          // run non-null: the program ends converting in_elem- to elem-sized elements
 };
 constexpr int32_t kMaxPending = 16;
 

@@ -453,7 +453,9 @@ template <typename T, PaddingMode mode = PaddingMode::Normal>
 OPGEN_SIM_API void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                         const DataCopyExtParams& p) {
     constexpr const char* api = "DataCopyPad(UB->GM)";
-    opgen_sim::CheckUbAligned(src, api, "source");
+    // one burst: a recorded program producing it is computed straight into GM, as by DataCopy
+    const bool plain = p.blockCount == 1;
+    opgen_sim::CheckUbAligned(src, api, "source", !plain);
     if (p.blockLen % sizeof(T) != 0) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
                         "blockLen " + opgen_sim::Str(p.blockLen) +
@@ -468,7 +470,12 @@ OPGEN_SIM_API void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>&
     dst.CheckRange(((p.blockCount - 1) * dstep + p.blockLen) / sizeof(T), api);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
-    for (uint16_t i = 0; i < p.blockCount; ++i) {
+    if (plain && !opgen_sim::StoreDeferred(d, s, p.blockLen)) {
+        opgen_sim::FlushUb(src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T));
+        opgen_sim::GmStore(reinterpret_cast<T*>(d), reinterpret_cast<const T*>(s),
+                           p.blockLen / sizeof(T), api);
+    }
+    for (uint16_t i = 0; i < p.blockCount && !plain; ++i) {
         opgen_sim::GmStore(reinterpret_cast<T*>(d + i * dstep),
                            reinterpret_cast<const T*>(s + i * sstep), p.blockLen / sizeof(T), api);
     }

@@ -40,8 +40,29 @@ inline bool Overlaps(const uint8_t* a, uint64_t an, const uint8_t* b, uint64_t b
 // it stays in the host's L1 cache.
 constexpr uint64_t kChunkBytes = 4096;
 
+// A copy still to be done (not a program).
+inline bool IsCopy(const Pending& p) { return p.nsteps == 0 && p.cast.run == nullptr; }
+
+// The bytes of each of a program's operands (its GM source, the steps' other operands).
+inline uint64_t OperandBytes(const Pending& p) { return p.bytes / p.elem * p.in_elem; }
+
 // Elements [first, first + n) of program p's result into `out`.
 inline void EvalProgram(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
+    if (p.cast.run != nullptr) {  // the chain in in_elem-sized elements, then the conversion
+        alignas(64) uint8_t tmp[kChunkBytes];
+        const uint64_t chunk = kChunkBytes / (p.in_elem > p.elem ? p.in_elem : p.elem);
+        for (uint64_t i = 0; i < n; i += chunk) {
+            const uint64_t k = n - i < chunk ? n - i : chunk;
+            const uint8_t* x = p.gm + (first + i) * p.in_elem;
+            if (p.nsteps > 0) {
+                p.steps[0].run(p.steps[0], tmp, x, first + i, k);
+                for (int32_t s = 1; s < p.nsteps; ++s) p.steps[s].run(p.steps[s], tmp, tmp, first + i, k);
+                x = tmp;
+            }
+            p.cast.run(p.cast, out + i * p.elem, x, first + i, k);
+        }
+        return;
+    }
     const uint64_t chunk = kChunkBytes / p.elem;
     for (uint64_t i = 0; i < n; i += chunk) {
         const uint64_t k = n - i < chunk ? n - i : chunk;
@@ -55,7 +76,7 @@ inline void EvalProgram(const Pending& p, uint8_t* out, uint64_t first, uint64_t
 // entries walk the list downwards).
 inline void ApplyPending(Core& c, int32_t i) {
     const Pending& q = c.pending[i];
-    if (q.nsteps > 0) {
+    if (!IsCopy(q)) {
         EvalProgram(q, q.ub, 0, q.bytes / q.elem);
     } else {
         std::memcpy(q.ub, q.gm, q.bytes);
@@ -66,9 +87,10 @@ inline void ApplyPending(Core& c, int32_t i) {
 
 // Whether entry p reads [b, b + bytes) (GM, or UB: a program's operands may lie in either).
 inline bool Reads(const Pending& p, const uint8_t* b, uint64_t bytes) {
-    if (Overlaps(p.gm, p.bytes, b, bytes)) return true;
+    const uint64_t operand = OperandBytes(p);
+    if (Overlaps(p.gm, operand, b, bytes)) return true;
     for (int32_t s = 0; s < p.nsteps; ++s) {
-        if (p.steps[s].other != nullptr && Overlaps(p.steps[s].other, p.bytes, b, bytes)) return true;
+        if (p.steps[s].other != nullptr && Overlaps(p.steps[s].other, operand, b, bytes)) return true;
     }
     return false;
 }
@@ -81,7 +103,7 @@ inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
         const Pending& q = c->pending[i];
-        if (Overlaps(q.ub, q.bytes, b, bytes) || (readers && q.nsteps > 0 && Reads(q, b, bytes))) {
+        if (Overlaps(q.ub, q.bytes, b, bytes) || (readers && !IsCopy(q) && Reads(q, b, bytes))) {
             ApplyPending(*c, i);
         }
     }
@@ -143,7 +165,7 @@ OPGEN_SIM_OUTLINE void DiscardUb(const void* p, uint64_t bytes)
         const Pending& q = c->pending[i];
         if (q.ub >= b && q.ub + q.bytes <= b + bytes) {
             c->pending[i] = c->pending[--c->npending];
-        } else if (Overlaps(q.ub, q.bytes, b, bytes) || (q.nsteps > 0 && Reads(q, b, bytes))) {
+        } else if (Overlaps(q.ub, q.bytes, b, bytes) || (!IsCopy(q) && Reads(q, b, bytes))) {
             ApplyPending(*c, i);
         }
     }
@@ -168,6 +190,8 @@ inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
     e.type = nullptr;
     e.elem = 1;
     e.nsteps = 0;
+    e.in_elem = 1;
+    e.cast.run = nullptr;
 }
 
 // Where to read n elements of a UB source at p: in GM if they lie inside one deferred copy,
@@ -180,7 +204,7 @@ inline const T* LazySource(const T* p, uint64_t n) {
     const uint64_t bytes = n * sizeof(T);
     for (int32_t i = 0; i < c->npending; ++i) {
         const Pending& q = c->pending[i];
-        if (q.nsteps == 0 && b >= q.ub && b + bytes <= q.ub + q.bytes) {
+        if (IsCopy(q) && b >= q.ub && b + bytes <= q.ub + q.bytes) {
             return reinterpret_cast<const T*>(q.gm + (b - q.ub));
         }
     }
@@ -196,7 +220,7 @@ inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     FlushGm(dst, bytes);  // entries reading the GM about to change run first
     for (int32_t i = 0; i < c->npending; ++i) {
         const Pending& q = c->pending[i];
-        if (q.nsteps > 0 && src >= q.ub && src + bytes <= q.ub + q.bytes &&
+        if (!IsCopy(q) && src >= q.ub && src + bytes <= q.ub + q.bytes &&
             (src - q.ub) % q.elem == 0 && bytes % q.elem == 0) {
             EvalProgram(q, dst, static_cast<uint64_t>(src - q.ub) / q.elem, bytes / q.elem);
             return true;
@@ -231,10 +255,11 @@ inline SourceAt Locate(const Core& c, const uint8_t* p, uint64_t bytes, const vo
         const Pending& q = c.pending[i];
         if (!Overlaps(q.ub, q.bytes, p, bytes)) continue;
         if (p < q.ub || p + bytes > q.ub + q.bytes) return r;  // straddles entries: kNone
-        if (q.nsteps == 0) {
+        if (IsCopy(q)) {
             r.kind = SourceAt::kGm;
             r.ptr = q.gm + (p - q.ub);
-        } else if (q.type == type && q.elem == elem && static_cast<uint64_t>(p - q.ub) % elem == 0) {
+        } else if (q.cast.run == nullptr && q.type == type && q.elem == elem &&
+                   static_cast<uint64_t>(p - q.ub) % elem == 0) {  // a cast ends its program
             r.kind = SourceAt::kProgram;
             r.entry = i;
             r.offset = static_cast<uint64_t>(p - q.ub);
@@ -322,6 +347,58 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
     e.elem = elem;
     e.nsteps = 1;
     e.steps[0] = step;
+    e.in_elem = elem;
+    e.cast.run = nullptr;
+    return true;
+}
+#else
+;
+#endif
+
+// Records Cast writing UB [d, d + bytes) (elements of out_elem bytes) from the UB source src
+// (as many elements of in_elem bytes, of type in_type) with `run` (the conversion, its round mode
+// in fn) as the program's last step: the source must be a recorded copy, or a recorded program
+// of its type that does not end in a cast (the Cast ends it; an instruction reading the result
+// applies it); false (nothing changed but entries applied) when it must run now, as for
+// DeferElementwise. A DataCopy(UB->GM) of the result then converts straight into GM.
+OPGEN_SIM_OUTLINE bool DeferCast(uint8_t* d, uint64_t bytes, uint32_t out_elem, const void* out_type,
+                                 const uint8_t* src, uint32_t in_elem, const void* in_type, StepRun run,
+                                 const void* fn, size_t fn_size)
+#if OPGEN_SIM_OUTLINE_BODIES
+{
+    Core* c = tls_core;
+    if (c == nullptr || c->raw_gm || c->npending == kMaxPending || bytes == 0 || c->npending == 0) {
+        return false;
+    }
+    const uint64_t in_bytes = bytes / out_elem * in_elem;
+    if (Overlaps(src, in_bytes, d, bytes)) return false;
+    const SourceAt at = Locate(*c, src, in_bytes, in_type, in_elem);
+    Pending e{};
+    if (at.kind == SourceAt::kProgram) {
+        const Pending& q = c->pending[at.entry];
+        if (Overlaps(q.ub, q.bytes, d, bytes) || Reads(q, d, bytes)) return false;
+        e = q;  // the program continued at dst; q stays for whoever reads its range
+        const uint64_t off = at.offset;
+        e.gm += off;
+        for (int32_t s = 0; s < e.nsteps; ++s) {
+            if (e.steps[s].other != nullptr) e.steps[s].other += off;
+        }
+    } else if (at.kind == SourceAt::kGm) {
+        e.gm = at.ptr;
+        e.nsteps = 0;
+    } else {
+        return false;
+    }
+    e.ub = d;
+    e.bytes = bytes;
+    e.type = out_type;
+    e.elem = out_elem;
+    e.in_elem = in_elem;
+    e.cast = Step{};
+    e.cast.run = run;
+    std::memcpy(e.cast.fn, fn, fn_size);
+    DiscardUb(d, bytes);
+    c->pending[c->npending++] = e;
     return true;
 }
 #else

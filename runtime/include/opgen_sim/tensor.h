@@ -84,6 +84,19 @@ OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t 
 ;
 #endif
 
+// CheckLocalLive's passing case, inline (every operand of every API is checked): a buffer, not
+// one freed since, inside the Unified Buffer; false sends the caller to CheckLocalLive's report.
+inline bool LocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t bytes) {
+    if (ptr == nullptr || (slot != nullptr && (slot->gen != gen || slot->state == SlotState::Free))) {
+        return false;
+    }
+    const Core* c = tls_core;
+    if (c == nullptr) return true;
+    const auto* p = static_cast<const uint8_t*>(ptr);
+    return p < c->ub || p >= c->ub + c->ub_used ||
+           static_cast<uint64_t>(p - c->ub) + bytes <= c->ub_capacity;
+}
+
 // Checks that a LocalTensor (`bytes` at `ptr`, allocated in generation `gen` of `slot`) may be
 // used: it has a buffer, not one freed since, and inside the Unified Buffer (LocalTensor::CheckLive).
 OPGEN_SIM_OUTLINE void CheckLocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t bytes,
@@ -247,8 +260,9 @@ public:
         opgen_sim::FlushUb(ptr_, static_cast<uint64_t>(size_) * sizeof(T));
     }
     void CheckLive(const char* api) const {
-        opgen_sim::CheckLocalLive(ptr_, slot_, gen_, static_cast<uint64_t>(size_) * sizeof(T),
-                                  opgen_sim::TypeName<T>(), api);
+        const uint64_t bytes = static_cast<uint64_t>(size_) * sizeof(T);
+        if (opgen_sim::LocalLive(ptr_, slot_, gen_, bytes)) return;
+        opgen_sim::CheckLocalLive(ptr_, slot_, gen_, bytes, opgen_sim::TypeName<T>(), api);
     }
     uint64_t UbOffset() const {
         const opgen_sim::Core* c = opgen_sim::tls_core;

@@ -915,6 +915,23 @@ inline uint64_t FastConvert(D* d, const S* s, uint64_t n, RoundMode mode) {
 template <typename D, typename S>
 inline uint64_t FastConvert(D*, const S*, uint64_t, RoundMode) { return 0; }
 #endif
+
+// n elements of s converted into d with `mode` (already resolved from CAST_NONE); not the
+// dequantising int32_t -> half.
+template <typename T1, typename T2>
+inline void ConvertRange(T1* d, const T2* s, uint64_t n, RoundMode mode) {
+    const uint64_t done = FastConvert(d, s, n, mode);
+    for (uint64_t i = done; i < n; ++i) d[i] = Convert<T1>(s[i], mode);
+}
+
+// A recorded Cast's step (opgen_sim/deferred.h, DeferCast): the round mode in fn.
+template <typename T1, typename T2>
+inline void RunCastStep(const opgen_sim::Step& step, uint8_t* d, const uint8_t* x, uint64_t,
+                        uint64_t n) {
+    RoundMode mode;
+    std::memcpy(&mode, step.fn, sizeof(mode));
+    ConvertRange(reinterpret_cast<T1*>(d), reinterpret_cast<const T2*>(x), n, mode);
+}
 }  // namespace cast_detail
 
 // int32_t -> half runs the reference's dequantisation (the mode is ignored; the result is
@@ -925,27 +942,37 @@ OPGEN_SIM_API void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, 
                  const uint32_t count) {
     constexpr const char* api = "Cast";
     cast_detail::CheckPair<T1, T2>(round_mode);
-    opgen_sim::CheckOperand(dst, count, api, "dst");
+    opgen_sim::CheckOperand(dst, count, api, "dst", false);
     opgen_sim::CheckOperand(src, count, api, "src", false);
-    T1* d = dst.ptr_;
-    // read from GM while src is still a pending copy from there (as the element-wise
-    // instructions read it: deferred.h), after dst's pending work was applied
-    const T2* s = opgen_sim::LazySource(src.ptr_, count);
+    if constexpr (sizeof(T1) >= sizeof(T2)) {
+        opgen_sim::CountVector<T1>(count);
+    } else {
+        opgen_sim::CountVector<T2>(count);
+    }
     RoundMode mode = round_mode;
     if (mode == RoundMode::CAST_NONE || cast_detail::AllowedModes<T1, T2>() == cast_detail::kAnyMode) {
         mode = RoundMode::CAST_RINT;  // CAST_NONE: RINT where the conversion loses precision
     }
     if constexpr (std::is_same_v<T2, int32_t> && std::is_same_v<T1, half>) {
-        const float scale = opgen_sim::CurrentCore().deq_scale;
-        for (uint32_t i = 0; i < count; ++i) d[i] = cast_detail::Dequantize(s[i], scale);
+        dst.Check(api);  // dst's pending work applied before it is written
+        const T2* s = opgen_sim::LazySource(src.ptr_, count);
+        const float scale = opgen_sim::CurrentCore().deq_scale;  // at issue: never recorded
+        for (uint32_t i = 0; i < count; ++i) dst.ptr_[i] = cast_detail::Dequantize(s[i], scale);
     } else {
-        const uint32_t done = static_cast<uint32_t>(cast_detail::FastConvert(d, s, count, mode));
-        for (uint32_t i = done; i < count; ++i) d[i] = cast_detail::Convert<T1>(s[i], mode);
-    }
-    if constexpr (sizeof(T1) >= sizeof(T2)) {
-        opgen_sim::CountVector<T1>(count);
-    } else {
-        opgen_sim::CountVector<T2>(count);
+        // a source still to be copied in from GM, or a recorded program of T2, makes the Cast the
+        // program's last step (deferred.h); a DataCopy to GM of dst then converts straight there
+        if (count > 0 &&
+            opgen_sim::DeferCast(reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T1),
+                                 sizeof(T1), opgen_sim::TypeTag<T1>(),
+                                 reinterpret_cast<const uint8_t*>(src.ptr_), sizeof(T2), opgen_sim::TypeTag<T2>(),
+                                 &cast_detail::RunCastStep<T1, T2>, &mode, sizeof(mode))) {
+            return;
+        }
+        dst.Check(api);
+        // read from GM while src is still a pending copy from there (as the element-wise
+        // instructions read it: deferred.h), after dst's pending work was applied
+        const T2* s = opgen_sim::LazySource(src.ptr_, count);
+        cast_detail::ConvertRange(dst.ptr_, s, count, mode);
     }
 }
 
