@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "outline.h"
+
 namespace opgen_sim {
 
 constexpr int32_t kMaxApiStats = 32;
@@ -157,6 +159,7 @@ inline void NoteGm(Detail& d, const Region* regions, int32_t nregions, const cha
     }
 }
 
+#if !OPGEN_SIM_KERNEL_UNIT  // the runtime object merges and reports them
 // The detail of a whole launch: the blocks' tables merged (APIs and accesses by name), the
 // phases per block. Kept per launching thread until its next detailed launch.
 struct LaunchDetail {
@@ -258,5 +261,6 @@ struct LaunchDetail {
         return out;
     }
 };
+#endif  // !OPGEN_SIM_KERNEL_UNIT
 
 }  // namespace opgen_sim

@@ -17,7 +17,9 @@
 #include "core.h"
 #include "crosscore.h"
 #include "raw_gm_scan.h"
+#if !OPGEN_SIM_KERNEL_UNIT  // the fault, timeout and interrupt machinery of the block runner
 #include "faults.h"
+#endif
 #include "tensor.h"
 
 namespace opgen_sim {
@@ -47,8 +49,6 @@ inline void CallEntry(void* fn, int32_t nargs, Ptr* args, std::index_sequence<N.
         [](void* f, Ptr* a) { CallWith(f, a, std::make_index_sequence<N>{}); }...};
     table[nargs](fn, args);
 }
-
-#endif
 
 struct Job {
     // Either a GM-pointer entry (the Python launch ABI) or a callable (ICPU_RUN_KF).
@@ -100,7 +100,6 @@ struct Job {
     }
 };
 
-#if !OPGEN_SIM_KERNEL_UNIT
 inline uint8_t* ThreadUb(uint64_t capacity) {
     return GuardedThreadUb(capacity);  // ends at an inaccessible page (faults.h)
 }
@@ -336,7 +335,6 @@ using ParallelFn = void (*)(void* ctx, int32_t n, void (*body)(void*), void* arg
 
 #if !OPGEN_SIM_KERNEL_UNIT
 inline void RunBlocksThunk(void* job) { RunBlocks(*static_cast<Job*>(job)); }
-#endif
 
 // Blocks run one after another on each thread; a block that waits for others (crosscore.h)
 // while blocks remain unstarted starts a helper thread that takes them, so every blockDim works
@@ -384,6 +382,7 @@ OPGEN_SIM_OUTLINE void RunJob(Job& job, int32_t max_threads, ParallelFn parallel
 #else
 ;
 #endif
+#endif  // !OPGEN_SIM_KERNEL_UNIT
 
 }  // namespace opgen_sim
 
