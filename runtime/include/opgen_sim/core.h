@@ -161,6 +161,7 @@ struct Pending {
     int32_t nsteps;     // 0 (and no cast): a copy
     Step steps[kMaxSteps];
     uint32_t in_elem;   // the element size of the steps and operands (elem, unless a cast)
+    uint64_t in_bytes;  // the bytes of each operand (bytes, unless a cast)
     Step cast;          // run non-null: the program ends converting in_elem- to elem-sized elements
 };
 constexpr int32_t kMaxPending = 16;

@@ -44,7 +44,7 @@ constexpr uint64_t kChunkBytes = 4096;
 inline bool IsCopy(const Pending& p) { return p.nsteps == 0 && p.cast.run == nullptr; }
 
 // The bytes of each of a program's operands (its GM source, the steps' other operands).
-inline uint64_t OperandBytes(const Pending& p) { return p.bytes / p.elem * p.in_elem; }
+inline uint64_t OperandBytes(const Pending& p) { return p.in_bytes; }
 
 // Elements [first, first + n) of program p's result into `out`.
 inline void EvalProgram(const Pending& p, uint8_t* out, uint64_t first, uint64_t n) {
@@ -191,6 +191,7 @@ inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
     e.elem = 1;
     e.nsteps = 0;
     e.in_elem = 1;
+    e.in_bytes = bytes;
     e.cast.run = nullptr;
 }
 
@@ -323,6 +324,7 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
         const uint64_t off = at[program].offset;
         e.ub = d;
         e.bytes = bytes;
+        e.in_bytes = bytes;
         e.gm += off;
         for (int32_t s = 0; s < e.nsteps; ++s) {
             if (e.steps[s].other != nullptr) e.steps[s].other += off;
@@ -348,6 +350,7 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
     e.nsteps = 1;
     e.steps[0] = step;
     e.in_elem = elem;
+    e.in_bytes = bytes;
     e.cast.run = nullptr;
     return true;
 }
@@ -394,6 +397,7 @@ OPGEN_SIM_OUTLINE bool DeferCast(uint8_t* d, uint64_t bytes, uint32_t out_elem, 
     e.type = out_type;
     e.elem = out_elem;
     e.in_elem = in_elem;
+    e.in_bytes = in_bytes;
     e.cast = Step{};
     e.cast.run = run;
     std::memcpy(e.cast.fn, fn, fn_size);
