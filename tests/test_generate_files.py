@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -200,6 +201,13 @@ POOL_RUN = textwrap.dedent("""
 """)
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 def _alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -212,21 +220,24 @@ def _alive(pid: int) -> bool:
                     reason="prctl(PR_SET_PDEATHSIG); a pool needs two cores")
 def test_pool_workers_die_with_the_generate_process() -> None:
     proc = subprocess.Popen([sys.executable, "-c", POOL_RUN], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE)
     assert proc.stdout is not None and proc.stderr is not None
     try:
+        # each worker prints its pid once it runs a task; read with a deadline (never block on
+        # the pipe), and take the process's children if the prints do not both arrive
         workers: list[int] = []
-        for _ in range(20):  # each worker prints its pid; skip anything else on stdout
-            line = proc.stdout.readline()
-            if not line:
-                break
-            if line.strip().isdigit():
-                workers.append(int(line))
-            if len(workers) == 2:
-                break
-        if len(workers) < 2:
+        out = b""
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+            ready, _, _ = select.select([proc.stdout], [], [], 0.2)
+            if ready:
+                out += os.read(proc.stdout.fileno(), 4096)
+                workers = [int(w) for w in out.split() if w.isdigit()]
+        if len(workers) < 2 and proc.poll() is None:
+            workers = _children(proc.pid)
+        if not workers:
             proc.kill()
-            pytest.fail(f"no pool started: {proc.communicate()[1]}")
+            pytest.fail(f"no pool started: {proc.communicate()[1].decode(errors='replace')}")
         assert all(_alive(pid) for pid in workers)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)

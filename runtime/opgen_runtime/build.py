@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import hashlib
 import json
 import logging
@@ -193,16 +192,29 @@ def _compiler() -> str:
     return found
 
 
-@functools.cache
+_GOLD = {"usable": True}
+
+
 def linker_flags(cxx: str) -> tuple[str, ...]:
-    """gold when the compiler driver finds it: a kernel's link (its object, the runtime object,
-    the API instances, --gc-sections, compressed line tables) takes a third of GNU ld's time
-    (benchmarks/RESULTS.md, "Build latency"). GNU ld otherwise; the output means the same."""
-    if shutil.which("ld.gold") is None:
-        return ()
-    probe = subprocess.run([cxx, "-fuse-ld=gold", "-Wl,--version"], capture_output=True,
-                           text=True, check=False)
-    return ("-fuse-ld=gold",) if probe.returncode == 0 and "gold" in probe.stdout else ()
+    """gold when it is installed: a kernel's link (its object, the runtime object, the API
+    instances, --gc-sections, compressed line tables) takes a third of GNU ld's time
+    (benchmarks/RESULTS.md, "Build latency"). The output means the same. A link that fails with
+    it is run again without it (link()), and gold is not asked for again in this process."""
+    del cxx  # the driver's -fuse-ld= finds ld.gold on its own search path, as PATH does
+    return ("-fuse-ld=gold",) if _GOLD["usable"] and shutil.which("ld.gold") else ()
+
+
+def link(cmd: Sequence[str],
+         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a link command (linker_flags() in it): if it fails with gold, once more without."""
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False, env=env)
+    if proc.returncode != 0 and "-fuse-ld=gold" in cmd:
+        plain = [c for c in cmd if c != "-fuse-ld=gold"]
+        retry = subprocess.run(plain, capture_output=True, text=True, check=False, env=env)
+        if retry.returncode == 0:
+            _GOLD["usable"] = False
+        return retry
+    return proc
 
 
 def _compiler_identity(path: str) -> str:
@@ -719,11 +731,9 @@ def _compile(
                 except OSError:
                     dtypes = list(INSTANCE_DTYPES)
                 instances = [str(instance_object(d, cxx)) for d in dtypes]
-                link = [cxx, *BASE_FLAGS, *linker_flags(cxx), "-o", str(tmp), str(obj),
-                        str(runtime_object(cxx)), *instances,
-                        *(["-Wl,--gc-sections"] if instances else [])]
-                proc = subprocess.run(link, capture_output=True, text=True, check=False,
-                                      env=env)
+                proc = link([cxx, *BASE_FLAGS, *linker_flags(cxx), "-o", str(tmp), str(obj),
+                             str(runtime_object(cxx)), *instances,
+                             *(["-Wl,--gc-sections"] if instances else [])], env)
             finally:
                 obj.unlink(missing_ok=True)
             if proc.returncode != 0:

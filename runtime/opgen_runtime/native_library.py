@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import re
-import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
@@ -25,6 +24,7 @@ from filelock import FileLock
 
 from . import progress
 from .build import BuildRequest, _compiler_identity, build_kernels, cache_dir, include_dir
+from .build import link as build_link
 from .cachedir import prebuilt
 from .metadef import load as load_metadef
 from .ophost import build_op_host
@@ -53,9 +53,10 @@ def files(d: Path, suffixes: tuple[str, ...]) -> list[Path]:
 
 
 def run(cmd: Sequence[str], what: str, error: type[Exception]) -> None:
-    """Run a compiler command; on failure raise `error` with the error lines (framework
-    headers warn a lot; the errors are what the user needs)."""
-    proc = subprocess.run(list(cmd), capture_output=True, text=True, check=False)
+    """Run a compiler command (a link with gold that fails runs again without it: build.link);
+    on failure raise `error` with the error lines (framework headers warn a lot; the errors are
+    what the user needs)."""
+    proc = build_link(cmd)
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.splitlines() if "error" in ln]
         detail = "\n".join(lines[:40]) or proc.stderr[-4000:]
