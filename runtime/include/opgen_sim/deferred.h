@@ -272,6 +272,20 @@ inline SourceAt Locate(const Core& c, const uint8_t* p, uint64_t bytes, const vo
     return r;
 }
 
+// A copy of program q taken from `off` bytes into its range on, producing UB [d, d + bytes)
+// (its operands moved by the same offset): the program continued at another dst.
+inline Pending ContinuedAt(const Pending& q, uint64_t off, uint8_t* d, uint64_t bytes) {
+    Pending e = q;
+    e.ub = d;
+    e.bytes = bytes;
+    e.in_bytes = bytes;
+    e.gm += off;
+    for (int32_t s = 0; s < e.nsteps; ++s) {
+        if (e.steps[s].other != nullptr) e.steps[s].other += off;
+    }
+    return e;
+}
+
 // Records the element-wise instruction writing UB [d, d + bytes) from the nsrc (1 or 2) UB
 // sources src, each `bytes` long, with lane function fn (fn_size bytes) and runs[form] as its
 // step's code; false (nothing changed but entries applied) when it must run now: no source is
@@ -320,15 +334,7 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
             return true;
         }
         if (Overlaps(q.ub, q.bytes, d, bytes) || Reads(q, d, bytes)) return false;
-        Pending e = q;  // extended as a copy at dst; q stays for whoever reads its range
-        const uint64_t off = at[program].offset;
-        e.ub = d;
-        e.bytes = bytes;
-        e.in_bytes = bytes;
-        e.gm += off;
-        for (int32_t s = 0; s < e.nsteps; ++s) {
-            if (e.steps[s].other != nullptr) e.steps[s].other += off;
-        }
+        Pending e = ContinuedAt(q, at[program].offset, d, bytes);  // q stays for its readers
         e.steps[e.nsteps++] = step;
         DiscardUb(d, bytes);
         c->pending[c->npending++] = e;
@@ -380,12 +386,7 @@ OPGEN_SIM_OUTLINE bool DeferCast(uint8_t* d, uint64_t bytes, uint32_t out_elem, 
     if (at.kind == SourceAt::kProgram) {
         const Pending& q = c->pending[at.entry];
         if (Overlaps(q.ub, q.bytes, d, bytes) || Reads(q, d, bytes)) return false;
-        e = q;  // the program continued at dst; q stays for whoever reads its range
-        const uint64_t off = at.offset;
-        e.gm += off;
-        for (int32_t s = 0; s < e.nsteps; ++s) {
-            if (e.steps[s].other != nullptr) e.steps[s].other += off;
-        }
+        e = ContinuedAt(q, at.offset, d, bytes);  // q stays for whoever reads its range
     } else if (at.kind == SourceAt::kGm) {
         e.gm = at.ptr;
         e.nsteps = 0;
