@@ -23,9 +23,17 @@ from pathlib import Path
 from filelock import FileLock
 
 from . import progress
-from .build import BuildRequest, _compiler_identity, build_kernels, cache_dir, include_dir
+from .build import (
+    BuildRequest,
+    _compiler,
+    _compiler_identity,
+    build_kernels,
+    cache_dir,
+    include_dir,
+)
 from .build import link as build_link
 from .cachedir import prebuilt
+from .errors import BuildError
 from .metadef import load as load_metadef
 from .ophost import build_op_host
 from .oplib import kernel_builds
@@ -123,7 +131,12 @@ def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
     return at once, so that the compiles run on the other cores while the framework imports
     (the generated `_library` modules call this before importing torch or TensorFlow). The next
     variants() of the same metadefs in this process takes the result. A failure here is not
-    reported: variants() then builds again and raises in its caller's thread."""
+    reported: variants() then builds again and raises in its caller's thread. Nothing without a
+    compiler (the framework library will not be built)."""
+    try:
+        _compiler()
+    except BuildError:
+        return
     key = _prefetch_key(metadefs)
     with _PREFETCH_LOCK:
         if key in _PREFETCHED:

@@ -265,12 +265,8 @@ def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
     """Start building the ops' kernel variants in the background (native_library.prefetch)
     when the package's library will be built: the generated `_library` module calls this
     before TensorFlow is imported, so that the import (about 4 s on one core) overlaps with the
-    compiles on the others. Nothing with OPGEN_TF_LIBRARY (a prebuilt library) or no compiler."""
+    compiles on the others. Nothing with OPGEN_TF_LIBRARY (a prebuilt library)."""
     if os.environ.get("OPGEN_TF_LIBRARY") or importlib.util.find_spec("tensorflow") is None:
-        return
-    try:
-        _compiler()
-    except BuildError:
         return
     native_library.prefetch(metadefs)
 

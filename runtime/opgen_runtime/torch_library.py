@@ -183,10 +183,6 @@ def prefetch(metadefs: Sequence[str | os.PathLike[str]]) -> None:
     with the compiles on the others. Nothing when the ops keep their Python kernels."""
     if os.environ.get(KERNELS_ENV, "") == "python" or importlib.util.find_spec("torch") is None:
         return
-    try:
-        _compiler()
-    except BuildError:
-        return
     native_library.prefetch(metadefs)
 
 
