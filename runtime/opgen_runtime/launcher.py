@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import ctypes
 import os
 import time
@@ -105,10 +106,33 @@ def gm_allocation(nbytes: int) -> int:
 def aligned_empty(nbytes: int) -> np.ndarray:
     """A uint8 buffer of ``nbytes`` whose data starts on a 32-byte (GM) boundary, with the
     padding of a device allocation of that size behind it (gm_allocation)."""
+    return aligned_empty_at(nbytes)[0]
+
+
+def aligned_empty_at(nbytes: int) -> tuple[np.ndarray, int]:
+    """aligned_empty(nbytes) and its address."""
+    raw, off, addr = _aligned_raw(nbytes)
+    return raw[off : off + nbytes], addr
+
+
+def _aligned_raw(nbytes: int) -> tuple[np.ndarray, int, int]:
+    """A buffer holding a device allocation of ``nbytes`` (gm_allocation) on a 32-byte
+    boundary: the buffer, the allocation's offset in it and its address."""
     raw = np.empty(gm_allocation(nbytes) + GM_ALIGN, dtype=_UINT8)
     # ctypes' buffer address is several times cheaper than __array_interface__ (a dict)
-    off = -_addressof(_char_from_buffer(raw)) % GM_ALIGN
-    return raw[off : off + nbytes]
+    addr = _addressof(_char_from_buffer(raw))
+    off = -addr % GM_ALIGN
+    return raw, off, addr + off
+
+
+def gm_empty_at(shape: tuple[int, ...], dtype: np.dtype[Any]) -> tuple[np.ndarray, int]:
+    """gm_empty(shape, dtype) and its address."""
+    count = 1
+    for d in shape:
+        count *= d
+    raw, off, addr = _aligned_raw(count * dtype.itemsize)
+    # a view of the buffer itself (its base): the launch finds the allocation in one step
+    return np.ndarray(shape, dtype, raw, off), addr
 
 
 def _backed(a: np.ndarray, address: int) -> int:
@@ -126,16 +150,12 @@ def _backed(a: np.ndarray, address: int) -> int:
 def gm_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     """An uninitialised array whose data is 32-byte aligned, so launches need not copy it."""
     dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
-    dims = (shape,) if isinstance(shape, int) else shape
-    count = 1
-    for d in dims:
-        count *= d
-    out: np.ndarray = aligned_empty(count * dt.itemsize).view(dt).reshape(dims)
-    return out
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    return gm_empty_at(dims, dt)[0]
 
 
-def _aligned_tiling(tiling: bytes) -> int:
-    """Address of an aligned, cached copy of the tiling bytes (kept alive by the cache)."""
+def _aligned_tiling(tiling: bytes) -> tuple[np.ndarray, int]:
+    """An aligned, cached, read-only copy of the tiling bytes, and its address."""
     hit = _TILING_CACHE.get(tiling)
     if hit is None:
         buf = aligned_empty(max(len(tiling), 1))
@@ -144,7 +164,7 @@ def _aligned_tiling(tiling: bytes) -> int:
         hit = _TILING_CACHE[tiling] = (buf, buf.__array_interface__["data"][0])
         if len(_TILING_CACHE) > 256:
             _TILING_CACHE.popitem(last=False)
-    return hit[1]
+    return hit
 
 
 def _positional_names(n: int) -> tuple[str, ...]:
@@ -195,98 +215,155 @@ def launch(
             max_threads=max_threads,
             tiling_key=tiling_key,
         )
-    if block_dim < 1:
-        raise LaunchError(f"blockDim must be >= 1, got {block_dim}", kernel=entry)
-    loaded = _LOADED.get(str(lib.path)) or _loaded(lib.path)
-    addr = loaded.entries.get(entry) or loaded.entry(entry)
-
     if isinstance(gm_args, list | tuple) or not isinstance(gm_args, Mapping):
         arrays = list(gm_args)
         names = _positional_names(len(arrays))
     else:
         names = tuple(gm_args)
         arrays = list(gm_args.values())
-    n = len(arrays) + 2
-    if n > _MAX_ARGS:
-        raise LaunchError(f"at most {_MAX_ARGS - 2} GM arguments, got {len(arrays)}", kernel=entry)
-    ptrs = (ctypes.c_void_p * n)()
-    sizes = (ctypes.c_int64 * n)()
-    copies: list[tuple[np.ndarray, np.ndarray]] = []
-    for i, a in enumerate(arrays):
-        if a is None:
-            continue
-        if not isinstance(a, np.ndarray):
-            raise LaunchError(
-                f"{names[i]} must be a numpy array or None, got {type(a).__name__}", kernel=entry
-            )
-        try:  # the cheapest way to a writable contiguous array's address
-            p = _addressof(_char_from_buffer(a))
-        except (TypeError, ValueError, BufferError):
-            p = a.__array_interface__["data"][0] if a.flags.c_contiguous else 1
-        # A GM buffer is a device allocation of the array's size (gm_allocation). Memory the
-        # array does not have behind it is made real by a copy, for an array whose end is not
-        # on 32 bytes (a kernel copies its tail in whole blocks); an array ending on 32 bytes
-        # with nothing behind it is bounded by its own bytes.
-        nbytes = a.nbytes
-        size = gm_allocation(nbytes)
-        backed = _backed(a, p) if p % GM_ALIGN == 0 else 0
-        if p % GM_ALIGN or (backed < size and nbytes % GM_ALIGN):
-            c = gm_empty(a.shape, a.dtype)
-            c[...] = a
-            copies.append((a, c))
-            p = c.__array_interface__["data"][0]
-        elif backed < size:
-            size = nbytes
-        ptrs[i] = p
-        sizes[i] = size
-    ws = None
-    if workspace_size > 0:
-        ws = aligned_empty(workspace_size)
-        ws[:] = 0
-        ptrs[n - 2] = ws.__array_interface__["data"][0]
-        sizes[n - 2] = gm_allocation(workspace_size)
-    ptrs[n - 1] = _aligned_tiling(tiling)
-    sizes[n - 1] = len(tiling)
-    joined = _NAMES_CACHE.get(names)
-    if joined is None:
-        joined = _NAMES_CACHE[names] = b"".join(
-            s.encode() + b"\0" for s in (*names, "workspace", "tiling")
-        )
-    counters = (ctypes.c_int64 * (block_dim * NUM_COUNTERS))()
-    if tiling_key:
-        if not 0 <= tiling_key < 2**64:
+    key = (str(lib.path), entry, names, block_dim, tiling, workspace_size, profile.name,
+           profile.ub_bytes, strict_datacopy, max_threads, tiling_key)
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = Prepared(lib, entry, names, block_dim=block_dim, tiling=tiling,
+                            workspace_size=workspace_size, soc=profile,
+                            strict_datacopy=strict_datacopy, max_threads=max_threads,
+                            tiling_key=tiling_key)
+        if len(_PREPARED) > 256:
+            _PREPARED.clear()
+        _PREPARED[key] = prepared
+    return prepared.run(arrays)
+
+
+class Prepared:
+    """A launch with everything but the GM arrays decided: the entry's address, the argument
+    names, the tiling's aligned copy, the flags. `run` takes the arrays. What launch() makes
+    (and caches) for each new combination of its other arguments; the registry keeps one per
+    call signature."""
+
+    __slots__ = ("addr", "block_dim", "entry", "flags", "joined", "lib", "loaded", "max_threads",
+                 "n", "names", "profile", "tiling", "tiling_addr", "tiling_buf", "tiling_key",
+                 "workspace_size", "zero_counters")
+
+    def __init__(self, lib: KernelLibrary, entry: str, names: Sequence[str], *, block_dim: int,
+                 tiling: bytes, workspace_size: int = 0, soc: SocProfile,
+                 strict_datacopy: bool = True, max_threads: int = 0,
+                 tiling_key: int = 0) -> None:
+        if block_dim < 1:
+            raise LaunchError(f"blockDim must be >= 1, got {block_dim}", kernel=entry)
+        n = len(names) + 2
+        if n > _MAX_ARGS:
+            raise LaunchError(f"at most {_MAX_ARGS - 2} GM arguments, got {len(names)}",
+                              kernel=entry)
+        if tiling_key and not 0 <= tiling_key < 2**64:
             raise LaunchError(f"tiling_key {tiling_key} is not a uint64", kernel=entry)
-        loaded.set_tiling_key(tiling_key)
-    flags = _FLAG_STRICT_DATACOPY if strict_datacopy else 0
-    session = _profile.ACTIVE
-    if session is not None:
-        flags |= _FLAG_DETAIL | (_FLAG_TIMELINE if session.timeline else 0)
-    t0 = time.perf_counter_ns()
-    rc = loaded.launch(
-        addr,
-        n,
-        ptrs,
-        sizes,
-        joined,
-        block_dim,
-        profile.ub_bytes,
-        flags,
-        len(tiling),
-        max_threads,
-        counters,
-    )
-    wall = time.perf_counter_ns() - t0
-    if rc:
-        raise _error(loaded, entry, profile, lib.source)
-    for orig, c in copies:
-        if orig.flags.writeable:
-            orig[...] = c
-    prof = LaunchProfile(entry, profile.name, profile.ub_bytes, block_dim, counters, wall)
-    if session is not None:
-        prof.detail = _detail(loaded, (*names, "workspace", "tiling"), ptrs, sizes)
-        session.record(prof, (arrays, copies, ws))
-    del ws
-    return prof
+        self.loaded = _LOADED.get(str(lib.path)) or _loaded(lib.path)
+        self.addr = self.loaded.entries.get(entry) or self.loaded.entry(entry)
+        self.lib, self.entry, self.names, self.n = lib, entry, tuple(names), n
+        joined = _NAMES_CACHE.get(self.names)
+        if joined is None:
+            joined = _NAMES_CACHE[self.names] = b"".join(
+                s.encode() + b"\0" for s in (*self.names, "workspace", "tiling"))
+        self.joined = joined
+        self.block_dim, self.profile, self.tiling = block_dim, soc, tiling
+        # the buffer is held here too: the cache may drop it while this launch is kept
+        self.tiling_buf, self.tiling_addr = _aligned_tiling(tiling)
+        self.workspace_size = workspace_size
+        self.flags = _FLAG_STRICT_DATACOPY if strict_datacopy else 0
+        self.max_threads, self.tiling_key = max_threads, tiling_key
+        self.zero_counters = bytes(8 * block_dim * NUM_COUNTERS)
+
+    def run(self, arrays: Sequence[np.ndarray | None],
+            known: Sequence[tuple[np.ndarray, int]] = ()) -> LaunchProfile:
+        """Launch on `arrays` (the GM arguments, in order), then on the `known` ones: arrays
+        whose 32-byte aligned address is given, each with a whole device allocation
+        (gm_allocation) behind it, as the registry's outputs are."""
+        n = self.n
+        ptrs = [0] * n
+        sizes = [0] * n
+        copies: list[tuple[np.ndarray, np.ndarray]] = []
+        names = self.names
+        i = -1
+        for i, a in enumerate(arrays):
+            if a is None:
+                continue
+            if not isinstance(a, np.ndarray):
+                raise LaunchError(f"{names[i]} must be a numpy array or None, got "
+                                  f"{type(a).__name__}", kernel=self.entry)
+            try:  # the cheapest way to a writable contiguous array's address
+                p = _addressof(_char_from_buffer(a))
+            except (TypeError, ValueError, BufferError):
+                p = a.__array_interface__["data"][0] if a.flags.c_contiguous else 1
+            # A GM buffer is a device allocation of the array's size (gm_allocation). Memory
+            # the array does not have behind it is made real by a copy, for an array whose end
+            # is not on 32 bytes (a kernel copies its tail in whole blocks); an array ending
+            # on 32 bytes with nothing behind it is bounded by its own bytes.
+            nbytes = a.nbytes
+            size = (nbytes + 63) & ~31  # gm_allocation(nbytes)
+            base = a.base
+            if p & 31:
+                backed = 0
+            elif base is None:  # owns its memory, from its first byte: nothing behind it
+                backed = nbytes
+            elif base.__class__ is np.ndarray and base.base is None:  # a view of a buffer
+                try:
+                    backed = _addressof(_char_from_buffer(base)) + base.nbytes - p
+                except (TypeError, ValueError, BufferError):
+                    backed = _backed(a, p)
+            else:
+                backed = _backed(a, p)
+            if p & 31 or (backed < size and nbytes & 31):
+                c = gm_empty(a.shape, a.dtype)
+                c[...] = a
+                copies.append((a, c))
+                p = c.__array_interface__["data"][0]
+            elif backed < size:
+                size = nbytes
+            ptrs[i] = p
+            sizes[i] = size
+        for k, (a, p) in enumerate(known, i + 1):
+            ptrs[k] = p
+            sizes[k] = (a.nbytes + 63) & ~31
+        ws = None
+        if self.workspace_size > 0:
+            ws = aligned_empty(self.workspace_size)
+            ws[:] = 0
+            ptrs[n - 2] = ws.__array_interface__["data"][0]
+            sizes[n - 2] = gm_allocation(self.workspace_size)
+        ptrs[n - 1] = self.tiling_addr
+        sizes[n - 1] = len(self.tiling)
+        # one int64 array: the pointers, then the sizes (cheaper than two ctypes arrays)
+        args = array.array("q", ptrs + sizes)
+        at = args.buffer_info()[0]
+        counters = array.array("q", self.zero_counters)
+        loaded = self.loaded
+        if self.tiling_key:
+            loaded.set_tiling_key(self.tiling_key)
+        flags = self.flags
+        session = _profile.ACTIVE
+        if session is not None:
+            flags |= _FLAG_DETAIL | (_FLAG_TIMELINE if session.timeline else 0)
+        profile = self.profile
+        t0 = time.perf_counter_ns()
+        rc = loaded.launch(self.addr, n, at, at + 8 * n, self.joined, self.block_dim,
+                           profile.ub_bytes, flags, len(self.tiling), self.max_threads,
+                           counters.buffer_info()[0])
+        wall = time.perf_counter_ns() - t0
+        if rc:
+            raise _error(loaded, self.entry, profile, self.lib.source)
+        for orig, c in copies:
+            if orig.flags.writeable:
+                orig[...] = c
+        prof = LaunchProfile(self.entry, profile.name, profile.ub_bytes, self.block_dim,
+                             counters, wall)
+        if session is not None:
+            prof.detail = _detail(loaded, (*names, "workspace", "tiling"), ptrs, sizes)
+            session.record(prof, ([*arrays, *(a for a, _ in known)], copies, ws))
+        del ws
+        return prof
+
+
+_PREPARED: dict[tuple[Any, ...], Prepared] = {}
 
 
 def _detail(loaded: _Loaded, names: Sequence[str], ptrs: Any, sizes: Any) -> LaunchDetail | None:

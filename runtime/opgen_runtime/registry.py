@@ -26,7 +26,7 @@ import numpy as np
 
 from . import argcheck, oppkg, tensor_list
 from .errors import TilingError
-from .launcher import gm_allocation, gm_empty, launch
+from .launcher import Prepared, aligned_empty_at, gm_allocation, gm_empty_at
 from .metadef import AttrDef, OpDef, TensorDef, load
 from .ophost import HostTensor, OpHost, build_op_host, load_op_host
 from .oplib import KernelVariant, OperatorLibrary, open_library
@@ -119,6 +119,7 @@ class _Plan:
     launch: bool = True  # False: empty outputs, no launch (the empty-tensor rule)
     inplace: tuple[int, ...] = ()  # the inputs the kernel writes in place (their positions)
     lists: bool = True  # an input is dynamic (a list of tensors, packed before the launch)
+    prepared: tuple[str, Prepared] | None = None  # the launch, made on the first call (its SoC)
 
     def __post_init__(self) -> None:
         self.out_layout = tuple((int(np.prod(s, dtype=np.int64)) * d.itemsize, d, s)
@@ -331,22 +332,28 @@ class Registry:
                     op.plans.clear()
                 op.plans[key] = plan
             inputs = tuple(arrays[:len(inputs)])
-        outs = [_ALLOC(n, d, s) for n, d, s in plan.out_layout]
+        alloc = _ALLOC.at
+        known = [alloc(n, d, s) for n, d, s in plan.out_layout]
         if plan.inplace:  # the kernel writes a copy of each in-place input: the op's results
             inputs = tuple(np.array(a, order="C", copy=True) if i in plan.inplace else a
                            for i, a in enumerate(inputs))
             outs = [inputs[i] for i in plan.inplace]
+            known = []
+        else:
+            outs = [a for a, _ in known]
         if not plan.launch:  # the empty-tensor rule: empty outputs, nothing to compute
             empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
             return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
         # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list)
         gm_inputs = ([tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
                      if plan.lists else inputs)
-        gm = dict(zip(plan.names, [*gm_inputs, *plan.absent,
-                                   *(outs if not plan.inplace else ())], strict=True))
-        prof = launch(plan.kernel, plan.entry, gm, block_dim=plan.block_dim, tiling=plan.tiling,
-                      soc=self.soc, tiling_key=plan.tiling_key,
-                      workspace_size=plan.workspace_size)
+        prepared = plan.prepared
+        if prepared is None or prepared[0] != self.soc:
+            prepared = plan.prepared = (self.soc, Prepared(
+                plan.kernel, plan.entry, plan.names, block_dim=plan.block_dim,
+                tiling=plan.tiling, workspace_size=plan.workspace_size, soc=get_soc(self.soc),
+                tiling_key=plan.tiling_key))
+        prof = prepared[1].run([*gm_inputs, *plan.absent] if plan.absent else gm_inputs, known)
         result: Any = outs[0] if len(outs) == 1 else tuple(outs)
         return (result, prof) if profile else result
 
@@ -729,20 +736,27 @@ class _SlabAllocator(threading.local):
     SMALL = 1 << 16
 
     def __init__(self) -> None:
-        self.slab = gm_empty(self.SLAB, np.uint8)
+        self.slab, self.address = aligned_empty_at(self.SLAB)
         self.offset = 0
 
     def __call__(self, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Any:
+        return self.at(nbytes, dtype, shape)[0]
+
+    def at(self, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]
+           ) -> tuple[np.ndarray, int]:
+        """A new output and its address (32-byte aligned, a device allocation's bytes behind
+        it)."""
         if nbytes > self.SMALL:
-            return gm_empty(shape, dtype)
+            return gm_empty_at(shape, dtype)
         # each output owns a device allocation's bytes (gm_allocation): its padding is its own
         start = self.offset
-        end = start + gm_allocation(nbytes)
+        end = start + ((nbytes + 63) & ~31)  # gm_allocation(nbytes)
         if end > self.SLAB:
-            self.slab = gm_empty(self.SLAB, np.uint8)
+            self.slab, self.address = aligned_empty_at(self.SLAB)
             start, end = 0, gm_allocation(nbytes)
         self.offset = end
-        return self.slab[start:start + nbytes].view(dtype).reshape(shape)
+        return (np.ndarray(shape, dtype, self.slab.data, start),  # (the slab: its base)
+                self.address + start)
 
 
 _ALLOC = _SlabAllocator()

@@ -325,3 +325,48 @@ def test_a_gm_buffer_is_a_device_allocation(rules_lib: rt.KernelLibrary) -> None
     with pytest.raises(rt.GlobalMemoryOutOfBounds, match=r"GM buffer 'x' \(96 bytes\)"):
         rt.launch(rules_lib, "rules", {"x": x, "z": z}, block_dim=1,
                   tiling=LAYOUT.pack({"mode": 0, "n": 32, "badBlock": 1}))
+
+
+def test_a_prepared_launch_runs_on_new_arrays_each_time(rules_lib: rt.KernelLibrary) -> None:
+    # Prepared (what launch() caches and the registry keeps) holds everything but the arrays;
+    # its tiling copy outlives the launcher's tiling cache.
+    from opgen_runtime.launcher import _TILING_CACHE, Prepared, gm_empty_at
+
+    tiling = LAYOUT.pack({"mode": 0, "n": N, "badBlock": 1})
+    prepared = Prepared(rules_lib, "rules", ("x", "z"), block_dim=2, tiling=tiling,
+                        soc=rt.get_soc("ascend910b"))
+    _TILING_CACHE.clear()
+    for k in range(3):
+        x = np.arange(N, dtype=np.float32) * (k + 1)
+        z, address = gm_empty_at((N,), np.dtype(np.float32))
+        prof = prepared.run([x], [(z, address)])
+        np.testing.assert_array_equal(z, x + 1)
+        assert prof.block_dim == 2 and prof.gm_to_ub_bytes == 2 * N * 4  # each block reads x
+    # the arrays' names appear in its errors, as launch()'s do
+    bad = LAYOUT.pack({"mode": 5, "n": N, "badBlock": 1})
+    with pytest.raises(rt.GlobalMemoryOutOfBounds, match=r"GM buffer 'x' \(96 bytes\)"):
+        Prepared(rules_lib, "rules", ("x", "z"), block_dim=2, tiling=bad,
+                 soc=rt.get_soc("ascend910b")).run([np.zeros(N, np.float32),
+                                                    np.zeros(N, np.float32)])
+
+
+def test_a_view_of_a_gm_buffer_keeps_the_allocation_behind_it(
+        rules_lib: rt.KernelLibrary) -> None:
+    # a 40-byte view at the start of a gm_empty buffer of 64 bytes has the buffer's bytes and
+    # padding behind it: the kernel's whole-block read of 16 floats stays inside, no copy
+    buf = rt.gm_empty(16, np.float32)
+    buf[:] = np.arange(16, dtype=np.float32)
+    x = buf[:10]
+    z = np.zeros(N, np.float32)
+    rt.launch(rules_lib, "rules", {"x": x, "z": z}, block_dim=1,
+              tiling=LAYOUT.pack({"mode": 0, "n": N, "badBlock": 1}))
+    np.testing.assert_array_equal(z, np.arange(16, dtype=np.float32) + 1)
+    # a view of a view: the buffer is found through both
+    z[:] = 0
+    rt.launch(rules_lib, "rules", {"x": buf.reshape(4, 4)[:2].reshape(-1)[:10], "z": z},
+              block_dim=1, tiling=LAYOUT.pack({"mode": 0, "n": N, "badBlock": 1}))
+    np.testing.assert_array_equal(z, np.arange(16, dtype=np.float32) + 1)
+    # past the buffer's allocation (64 + 32 bytes) is an error
+    with pytest.raises(rt.GlobalMemoryOutOfBounds, match=r"GM buffer 'x' \(96 bytes\)"):
+        rt.launch(rules_lib, "rules", {"x": x, "z": np.zeros(32, np.float32)}, block_dim=1,
+                  tiling=LAYOUT.pack({"mode": 0, "n": 32, "badBlock": 1}))
