@@ -1,6 +1,11 @@
 // broadcast_add: z = x + y with numpy broadcasting. The output is walked row by row (rows = all
-// dims but the last), rows split over the blocks; each row is tiled along the last dim. An
-// operand that is broadcast along the last dim is a scalar per row and filled with Duplicate.
+// dims but the last), rows split over the blocks. When a row fills whole 32-byte blocks and
+// several fit in a tile, a tile holds a group of rows: an operand that is the same row for every
+// output row (broadcast along all the others) is loaded once and kept, one that has a row for
+// each output row is copied in with one DataCopy (rows in order) or one per row, and the add is
+// one instruction over the group (or one per row against a kept row). Otherwise each row is
+// tiled along the last dim; an operand broadcast along the last dim is a scalar per row and
+// filled with Duplicate.
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -65,6 +70,11 @@ public:
     }
     __aicore__ inline void Process()
     {
+        if (cols % ALIGN == 0 && cols > 0 && tileLength / cols >= 2 && xv.dims[rank - 1] == cols &&
+            yv.dims[rank - 1] == cols) {
+            ProcessGroups();
+            return;
+        }
         for (uint64_t r = rowStart; r < rowStart + rowCount; r++) {
             const uint64_t xRow = RowOffset(xv, r);
             const uint64_t yRow = RowOffset(yv, r);
@@ -78,6 +88,98 @@ public:
     }
 
 private:
+    // How an operand's rows map to the output's: one row for all (KEPT), its row r at r * cols
+    // (IN_ORDER), or anything else (SCATTERED: each row found by RowOffset).
+    enum RowKind : uint32_t { KEPT, IN_ORDER, SCATTERED };
+    __aicore__ inline RowKind Kind(const Operand& v) const
+    {
+        bool kept = true;
+        bool inOrder = true;
+        for (uint32_t d = 0; d + 1 < rank; d++) {
+            kept = kept && v.dims[d] == 1;
+            inOrder = inOrder && v.dims[d] == zv.dims[d];
+        }
+        return kept ? KEPT : (inOrder ? IN_ORDER : SCATTERED);
+    }
+    // Rows [g, g + n) of an operand into one tile, row i at i * cols.
+    __aicore__ inline void LoadRows(const LocalTensor<T>& dst, const GlobalTensor<T>& gm,
+                                    const Operand& v, RowKind kind, uint64_t g, uint32_t n)
+    {
+        if (kind == IN_ORDER) {
+            DataCopy(dst, gm[g * cols], n * cols);
+            return;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            DataCopy(dst[i * cols], gm[RowOffset(v, g + i)], cols);
+        }
+    }
+    __aicore__ inline void ProcessGroups()
+    {
+        const RowKind xKind = Kind(xv);
+        const RowKind yKind = Kind(yv);
+        const uint32_t groupRows = tileLength / cols;
+        LocalTensor<T> xKept;
+        LocalTensor<T> yKept;
+        if (xKind == KEPT) {
+            xKept = inQueueX.AllocTensor<T>();
+            DataCopy(xKept, xGm, cols);
+            inQueueX.EnQue(xKept);
+            xKept = inQueueX.DeQue<T>();
+        }
+        if (yKind == KEPT) {
+            yKept = inQueueY.AllocTensor<T>();
+            DataCopy(yKept, yGm, cols);
+            inQueueY.EnQue(yKept);
+            yKept = inQueueY.DeQue<T>();
+        }
+        for (uint64_t g = rowStart; g < rowStart + rowCount; g += groupRows) {
+            const uint32_t n = static_cast<uint32_t>(
+                rowStart + rowCount - g < groupRows ? rowStart + rowCount - g : groupRows);
+            LocalTensor<T> xLocal = xKept;
+            LocalTensor<T> yLocal = yKept;
+            if (xKind != KEPT) {
+                xLocal = inQueueX.AllocTensor<T>();
+                LoadRows(xLocal, xGm, xv, xKind, g, n);
+                inQueueX.EnQue(xLocal);
+            }
+            if (yKind != KEPT) {
+                yLocal = inQueueY.AllocTensor<T>();
+                LoadRows(yLocal, yGm, yv, yKind, g, n);
+                inQueueY.EnQue(yLocal);
+            }
+            if (xKind != KEPT) {
+                xLocal = inQueueX.DeQue<T>();
+            }
+            if (yKind != KEPT) {
+                yLocal = inQueueY.DeQue<T>();
+            }
+            LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
+            if (xKind != KEPT && yKind != KEPT) {
+                Add(zLocal, xLocal, yLocal, n * cols);
+            } else {
+                for (uint32_t i = 0; i < n; i++) {
+                    Add(zLocal[i * cols], xKind == KEPT ? xLocal : xLocal[i * cols],
+                        yKind == KEPT ? yLocal : yLocal[i * cols], cols);
+                }
+            }
+            outQueueZ.EnQue<T>(zLocal);
+            if (xKind != KEPT) {
+                inQueueX.FreeTensor(xLocal);
+            }
+            if (yKind != KEPT) {
+                inQueueY.FreeTensor(yLocal);
+            }
+            zLocal = outQueueZ.DeQue<T>();
+            DataCopy(zGm[g * cols], zLocal, n * cols);
+            outQueueZ.FreeTensor(zLocal);
+        }
+        if (xKind == KEPT) {
+            inQueueX.FreeTensor(xKept);
+        }
+        if (yKind == KEPT) {
+            inQueueY.FreeTensor(yKept);
+        }
+    }
     // GM offset of output row r's first element in an operand (broadcast dims contribute 0).
     __aicore__ inline uint64_t RowOffset(const Operand& v, uint64_t r) const
     {

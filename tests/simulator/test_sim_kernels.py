@@ -85,6 +85,13 @@ BROADCAST_SHAPES = [
     ((6, 1), (1, 9)),
     ((2, 1, 3, 20), (5, 1, 20)),
     ((4, 10_000), (10_000,)),
+    # rows of whole 32-byte blocks, several to a tile: grouped rows, the row operand kept, in
+    # order, or scattered (a middle dim broadcast); one side kept; both in order
+    ((37, 64), (64,)),
+    ((64,), (9, 5, 64)),
+    ((6, 4, 32), (4, 32)),
+    ((5, 1, 48), (5, 3, 48)),
+    ((3, 16), (3, 16)),
 ]
 
 
@@ -172,3 +179,23 @@ def test_misaligned_and_strided_arrays_are_copied(run_op) -> None:
     z = z_base[1:]
     run_op("element_add", {"x": x, "y": y}, {"z": z}, block_dim=2)
     np.testing.assert_array_equal(z, x + y)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_broadcast_add_groups_rows_of_whole_blocks(run_op, dtype: str) -> None:
+    # 12 rows of 64: a group per tile, one Add over the group when both sides are in order, one
+    # per row against a kept row; the per-row path (rows not of whole blocks) has one per row
+    x, y = rand((12, 64), dtype), rand((12, 64), dtype)
+    z = np.zeros((12, 64), dtype=dtype)
+    prof = run_op("broadcast_add", {"x": x, "y": y}, {"z": z}, block_dim=1)
+    np.testing.assert_array_equal(z, x + y)
+    assert prof.vector_instructions == 1
+    row = rand((64,), dtype)
+    prof = run_op("broadcast_add", {"x": x, "y": row}, {"z": z}, block_dim=1)
+    np.testing.assert_array_equal(z, x + row)
+    assert prof.vector_instructions == 12 and prof.gm_to_ub_bytes == 13 * 64 * z.itemsize
+    x5, y5 = rand((12, 60), dtype), rand((12, 60), dtype)
+    z5 = np.zeros((12, 60), dtype=dtype)
+    prof = run_op("broadcast_add", {"x": x5, "y": y5}, {"z": z5}, block_dim=1)
+    np.testing.assert_array_equal(z5, x5 + y5)
+    assert prof.vector_instructions == 12

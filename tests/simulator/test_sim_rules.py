@@ -346,8 +346,8 @@ def test_a_prepared_launch_runs_on_new_arrays_each_time(rules_lib: rt.KernelLibr
     bad = LAYOUT.pack({"mode": 5, "n": N, "badBlock": 1})
     with pytest.raises(rt.GlobalMemoryOutOfBounds, match=r"GM buffer 'x' \(96 bytes\)"):
         Prepared(rules_lib, "rules", ("x", "z"), block_dim=2, tiling=bad,
-                 soc=rt.get_soc("ascend910b")).run([np.zeros(N, np.float32),
-                                                    np.zeros(N, np.float32)])
+                 soc=rt.get_soc("ascend910b")).run([rt.gm_empty(N, np.float32),
+                                                    rt.gm_empty(N, np.float32)])
 
 
 def test_a_view_of_a_gm_buffer_keeps_the_allocation_behind_it(

@@ -164,7 +164,7 @@ struct Pending {
     uint64_t in_bytes;  // the bytes of each operand (bytes, unless a cast)
     Step cast;          // run non-null: the program ends converting in_elem- to elem-sized elements
 };
-constexpr int32_t kMaxPending = 16;
+constexpr int32_t kMaxPending = 32;
 
 // State of one simulated AI Core (vector core) while it runs one block.
 struct Core {

@@ -227,7 +227,35 @@ inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
             return true;
         }
     }
-    return false;
+    // A tile computed by several instructions laid end to end (one per row of a group, say):
+    // each program runs straight into its part of GM, when programs cover the range whole.
+    int32_t order[kMaxPending];
+    int32_t n = 0;
+    for (const uint8_t* at = src; at < src + bytes;) {
+        int32_t found = -1;
+        for (int32_t i = 0; i < c->npending; ++i) {
+            const Pending& q = c->pending[i];
+            if (!IsCopy(q) && at >= q.ub && at < q.ub + q.bytes) {
+                found = i;
+                break;
+            }
+        }
+        if (found < 0 || n == kMaxPending) return false;
+        const Pending& q = c->pending[found];
+        const uint8_t* end = std::min<const uint8_t*>(src + bytes, q.ub + q.bytes);
+        if ((at - q.ub) % q.elem != 0 || (end - at) % q.elem != 0) return false;
+        order[n++] = found;
+        at = end;
+    }
+    const uint8_t* at = src;
+    for (int32_t k = 0; k < n; ++k) {
+        const Pending& q = c->pending[order[k]];
+        const uint8_t* end = std::min<const uint8_t*>(src + bytes, q.ub + q.bytes);
+        EvalProgram(q, dst + (at - src), static_cast<uint64_t>(at - q.ub) / q.elem,
+                    static_cast<uint64_t>(end - at) / q.elem);
+        at = end;
+    }
+    return true;
 }
 
 // ---- Recording element-wise instructions ---------------------------------------------------
