@@ -119,6 +119,10 @@ extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR w
         iff.GetValue(0);
         t.mode -= 20;
     }
+    if (t.mode >= 160 && t.mode < 200) {  // the arithmetic on UB operands
+        iff.GetValue(0);
+        t.mode -= 100;
+    }
     switch (t.mode) {
         // the reductions: dst at out[0], sharedTmpBuffer at out[2048]
         case 10: ReduceMax(of, iff, wf, n, false); break;
@@ -169,6 +173,30 @@ extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR w
         case 117: ModelExtreme(oh, ih, wh, n, true, false); break;
         case 118: ModelSum(of, iff, n); break;
         case 119: ModelSum(oh, ih, n); break;
+        // the element-wise arithmetic (eight float lanes a step with AVX): src0 = in[0, n), src1
+        // = in[16 KiB, 16 KiB + n) (as T); 60-70 float, 80-90 half, +100: on UB operands
+        case 60: Add(of, iff, iff[4096], n); break;
+        case 61: Sub(of, iff, iff[4096], n); break;
+        case 62: Mul(of, iff, iff[4096], n); break;
+        case 63: Div(of, iff, iff[4096], n); break;
+        case 64: Max(of, iff, iff[4096], n); break;
+        case 65: Min(of, iff, iff[4096], n); break;
+        case 66: Adds(of, iff, 1.5f, n); break;
+        case 67: Muls(of, iff, -0.75f, n); break;
+        case 68: Maxs(of, iff, 0.5f, n); break;
+        case 69: Mins(of, iff, 0.5f, n); break;
+        case 70: LeakyRelu(of, iff, 0.1f, n); break;
+        case 80: Add(oh, ih, ih[8192], n); break;
+        case 81: Sub(oh, ih, ih[8192], n); break;
+        case 82: Mul(oh, ih, ih[8192], n); break;
+        case 83: Div(oh, ih, ih[8192], n); break;
+        case 84: Max(oh, ih, ih[8192], n); break;
+        case 85: Min(oh, ih, ih[8192], n); break;
+        case 86: Adds(oh, ih, static_cast<half>(1.5f), n); break;
+        case 87: Muls(oh, ih, static_cast<half>(-0.75f), n); break;
+        case 88: Maxs(oh, ih, static_cast<half>(0.5f), n); break;
+        case 89: Mins(oh, ih, static_cast<half>(0.5f), n); break;
+        case 90: LeakyRelu(oh, ih, static_cast<half>(0.1f), n); break;
         // the instruction, its source still a pending copy from GM
         case 0: Exp(of, iff, n); break;
         case 1: Exp(oh, ih, n); break;
@@ -391,3 +419,65 @@ def test_lanes_build_clean_with_warnings_as_errors(tmp_path: Path, opt: str) -> 
     subprocess.run(["g++", "-std=c++17", "-Wall", "-Wextra", "-Werror", opt, "-fPIC", "-c",
                     "-DASCENDC_CPU_DEBUG=1", f"-I{rt.include_dir()}", str(src), "-o",
                     str(tmp_path / "use.o")], check=True)
+
+
+ARITH = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Adds", "Muls", "Maxs", "Mins", "LeakyRelu"]
+
+
+def arith_model(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The lane expressions of vector.h in numpy, computed in float32 (a half lane computes in
+    float and rounds once)."""
+    f = np.float32
+    with np.errstate(all="ignore"):
+        return {
+            "Add": lambda: a + b, "Sub": lambda: a - b, "Mul": lambda: a * b,
+            "Div": lambda: a / b, "Max": lambda: np.where(a > b, a, b),
+            "Min": lambda: np.where(a < b, a, b), "Adds": lambda: a + f(1.5),
+            "Muls": lambda: a * f(-0.75), "Maxs": lambda: np.where(a > f(0.5), a, f(0.5)),
+            "Mins": lambda: np.where(a < f(0.5), a, f(0.5)),
+            "LeakyRelu": lambda: np.where(a >= 0, a, a * f(0.1)),
+        }[op]()
+
+
+def same_bits_but_nan_payloads(got: np.ndarray, want: np.ndarray) -> None:
+    """Equal bit for bit, except that a NaN may carry either operand's payload."""
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    bits = {2: np.uint16, 4: np.uint32}[got.itemsize]
+    np.testing.assert_array_equal(got[~nan].view(bits), want[~nan].view(bits))
+
+
+@pytest.mark.parametrize("n", [4096, 4095, 4089, 17, 9, 8, 7, 1])
+@pytest.mark.parametrize("ub", [False, True])
+@pytest.mark.parametrize("op", ARITH)
+def test_float_arithmetic_lanes_equal_the_model(lib: rt.KernelLibrary, op: str, n: int,
+                                                ub: bool) -> None:
+    x = float_inputs()
+    x[:64] = np.array([np.nan, 1.0, -0.0, 0.0, np.inf, -np.inf, 3.0, -2.0] * 8, np.float32)
+    x[4096:4096 + 64] = np.array([1.0, np.nan, 0.0, -0.0, -np.inf, np.inf, 0.0, -0.0] * 8,
+                                 np.float32)
+    got = np.frombuffer(run(lib, 60 + ARITH.index(op) + (100 if ub else 0), x, n,
+                            np.zeros(1, np.float32)), np.float32)[:n]
+    same_bits_but_nan_payloads(got, arith_model(op, x[:n], x[4096:4096 + n]))
+
+
+@pytest.mark.parametrize("n", [8192, 8191, 8185, 17, 9, 8, 7, 1])
+@pytest.mark.parametrize("ub", [False, True])
+@pytest.mark.parametrize("op", ARITH)
+def test_half_arithmetic_lanes_equal_the_model(lib: rt.KernelLibrary, op: str, n: int,
+                                               ub: bool) -> None:
+    x = half_inputs(1)
+    got = np.frombuffer(run(lib, 80 + ARITH.index(op) + (100 if ub else 0), x, n,
+                            np.zeros(1, np.float16)), np.float16)[:n]
+    a, b = x[:n].astype(np.float32), x[8192:8192 + n].astype(np.float32)
+    if op in ("Adds", "Muls", "Maxs", "Mins", "LeakyRelu"):  # the scalar is a half
+        scalar = {"Adds": 1.5, "Muls": -0.75, "Maxs": 0.5, "Mins": 0.5, "LeakyRelu": 0.1}[op]
+        want = arith_model(op, a, b)
+        if op == "LeakyRelu":
+            with np.errstate(all="ignore"):
+                want = np.where(a >= 0, a, a * np.float32(np.float16(scalar)))
+    else:
+        want = arith_model(op, a, b)
+    with np.errstate(all="ignore"):  # overflow to inf, as the lanes round
+        want = want.astype(np.float16)
+    same_bits_but_nan_payloads(got, want)

@@ -113,6 +113,13 @@ template <typename F>
 struct HasSpan<F, std::void_t<decltype(&F::Span)>> : std::true_type {};
 template <typename F>
 struct IsVec<Vec<F>> : std::true_type {};
+// A float lane function with a member `kWide` also takes eight-lane vectors (F8, an overload
+// compiled for AVX): the binary and tensor-scalar arithmetic, whose float lanes then run eight
+// at a time where the CPU has AVX.
+template <typename F, typename = void>
+struct IsWide : std::false_type {};
+template <typename F>
+struct IsWide<F, std::void_t<decltype(F::kWide)>> : std::true_type {};
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define OPGEN_SIM_SIMD_LANES 1
@@ -154,6 +161,36 @@ inline void MapFloat(float* d, const float* x, const float* y, uint64_t n, const
     }
 }
 
+// MapFloat on eight lanes per step (AVX), for a Wide lane function: the same IEEE operation on
+// each lane (no FMA is enabled, so nothing is contracted), bit-identical to four lanes a step.
+typedef float F8 __attribute__((vector_size(32)));
+template <int N, typename F>
+__attribute__((target("avx"))) inline void MapFloat8(float* d, const float* x, const float* y,
+                                                     uint64_t n, const F f) {
+    const uint64_t n8 = n & ~uint64_t{7};
+    uint64_t i = 0;
+#pragma GCC unroll 4
+    for (; i < n8; i += 8) {
+        F8 a, r;
+        std::memcpy(&a, x + i, sizeof a);
+        if constexpr (N == 1) {
+            r = f(a);
+        } else {
+            F8 b;
+            std::memcpy(&b, y + i, sizeof b);
+            r = f(a, b);
+        }
+        std::memcpy(d + i, &r, sizeof r);
+    }
+    for (; i < n; ++i) {
+        if constexpr (N == 1) {
+            d[i] = f(x[i]);
+        } else {
+            d[i] = f(x[i], y[i]);
+        }
+    }
+}
+
 __attribute__((target("f16c"))) inline F4 LoadHalf4(const half* p) {
     __m128i h;
     std::memcpy(&h, p, 8);
@@ -170,7 +207,7 @@ __attribute__((target("f16c"))) inline void StoreHalf4(half* p, F4 v) {
 }
 
 inline bool HasAvx() {
-    static const bool ok = __builtin_cpu_supports("avx") != 0 && HasF16c();
+    static const bool ok = __builtin_cpu_supports("avx") != 0;
     return ok;
 }
 // Eight halves converted at once (AVX's 256-bit F16C forms), as two four-lane vectors.
@@ -248,7 +285,7 @@ __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, cons
                                                     const F f) {
     const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
-    if (HasAvx()) i = MapHalf8<N>(d, x, y, n, f);
+    if (HasAvx()) i = MapHalf8<N>(d, x, y, n, f);  // (HasF16c() holds: the caller checked)
 #pragma GCC unroll 4
     for (; i < n4; i += 4) {
         if constexpr (N == 1) {
@@ -281,6 +318,12 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
         if constexpr (std::is_same_v<T, float>) {
             if constexpr (N == 1 && HasSpan<decltype(f.f)>::value) {
                 if (f.f.Span(d, x, n)) return true;
+            }
+            if constexpr (IsWide<std::decay_t<decltype(f.f)>>::value) {
+                if (HasAvx()) {
+                    MapFloat8<N>(d, x, y, n, f.f);
+                    return true;
+                }
             }
             MapFloat<N>(d, x, y, n, f.f);
             return true;
@@ -471,18 +514,41 @@ enum class SELMODE : uint8_t {
 };
 
 // ---- binary ------------------------------------------------------------------------------
-#define OPGEN_SIM_BINARY(NAME, EXPR)                                                            \
+// Each lane function is a functor whose F8 overload is compiled for AVX (IsWide, MapFloat8).
+#ifdef OPGEN_SIM_SIMD_LANES
+#define OPGEN_SIM_WIDE_OVERLOAD_2(EXPR)                                                         \
+    static constexpr bool kWide = true;                                                         \
+    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a, opgen_sim::F8 b) const { return EXPR; }
+#define OPGEN_SIM_WIDE_OVERLOAD_1(EXPR)                                                         \
+    static constexpr bool kWide = true;                                                         \
+    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a) const { return EXPR; }
+#else
+#define OPGEN_SIM_WIDE_OVERLOAD_2(EXPR)
+#define OPGEN_SIM_WIDE_OVERLOAD_1(EXPR)
+#endif
+// WEXPR: EXPR on eight float lanes (plain float arithmetic: no Wrap, which is for integers)
+#define OPGEN_SIM_BINARY(NAME, EXPR, WEXPR)                                                     \
+    struct OpgenSim##NAME##Lane {                                                               \
+        template <typename A, typename B>                                                       \
+        auto operator()(A a, B b) const { return EXPR; }                                        \
+        OPGEN_SIM_WIDE_OVERLOAD_2(WEXPR)                                                        \
+    };                                                                                          \
     template <typename T>                                                                       \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,              \
                      const LocalTensor<T>& src1, const int32_t& count) {                        \
-        opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised([](auto a, auto b) { return EXPR; })); \
+        opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised(OpgenSim##NAME##Lane{})); \
     }
-OPGEN_SIM_BINARY(Add, opgen_sim::Wrap(a, b, std::plus<>()))
-OPGEN_SIM_BINARY(Sub, opgen_sim::Wrap(a, b, std::minus<>()))
-OPGEN_SIM_BINARY(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()))
-OPGEN_SIM_BINARY(Max, a > b ? a : b)
-OPGEN_SIM_BINARY(Min, a < b ? a : b)
+OPGEN_SIM_BINARY(Add, opgen_sim::Wrap(a, b, std::plus<>()), a + b)
+OPGEN_SIM_BINARY(Sub, opgen_sim::Wrap(a, b, std::minus<>()), a - b)
+OPGEN_SIM_BINARY(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()), a * b)
+OPGEN_SIM_BINARY(Max, a > b ? a : b, a > b ? a : b)
+OPGEN_SIM_BINARY(Min, a < b ? a : b, a < b ? a : b)
 #undef OPGEN_SIM_BINARY
+struct OpgenSimDivLane {
+    template <typename A, typename B>
+    auto operator()(A a, B b) const { return a / b; }
+    OPGEN_SIM_WIDE_OVERLOAD_2(a / b)
+};
 
 // Div takes half and float only on the simulated SoCs (reference, Div, 数据类型); an integer
 // Div is refused before any lane divides, so an integer division by zero cannot happen.
@@ -490,7 +556,7 @@ template <typename T>
 OPGEN_SIM_API void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 const int32_t& count) {
     opgen_sim::CheckHalfOrFloat<T>("Div");
-    opgen_sim::Binary("Div", dst, src0, src1, count, opgen_sim::Vectorised([](auto a, auto b) { return a / b; }));
+    opgen_sim::Binary("Div", dst, src0, src1, count, opgen_sim::Vectorised(OpgenSimDivLane{}));
 }
 
 }  // namespace AscendC
@@ -535,19 +601,29 @@ OPGEN_SIM_WHOLE_TENSOR_OPERATOR(Div, /)
 #undef OPGEN_SIM_WHOLE_TENSOR_OPERATOR
 
 // ---- tensor-scalar -----------------------------------------------------------------------
-#define OPGEN_SIM_SCALAR(NAME, EXPR)                                                           \
+#define OPGEN_SIM_SCALAR(NAME, EXPR, WEXPR)                                                    \
+    template <typename S>                                                                      \
+    struct OpgenSim##NAME##Lane {                                                              \
+        S s;                                                                                   \
+        template <typename A>                                                                  \
+        auto operator()(A a) const { return EXPR; }                                            \
+        OPGEN_SIM_WIDE_OVERLOAD_1(WEXPR)                                                       \
+    };                                                                                         \
     template <typename T>                                                                      \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,              \
                      const typename opgen_sim::Id<T>::type& scalarValue, const int32_t& count) { \
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);               \
-        opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised([s](auto a) { return EXPR; })); \
+        opgen_sim::Unary(#NAME, dst, src, count,                                               \
+                         opgen_sim::Vectorised(OpgenSim##NAME##Lane<opgen_sim::Acc<T>>{s}));   \
     }
-OPGEN_SIM_SCALAR(Adds, opgen_sim::Wrap(a, s, std::plus<>()))
-OPGEN_SIM_SCALAR(Muls, opgen_sim::Wrap(a, s, std::multiplies<>()))
-OPGEN_SIM_SCALAR(Maxs, a > s ? a : s)
-OPGEN_SIM_SCALAR(Mins, a < s ? a : s)
-OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
+OPGEN_SIM_SCALAR(Adds, opgen_sim::Wrap(a, s, std::plus<>()), a + s)
+OPGEN_SIM_SCALAR(Muls, opgen_sim::Wrap(a, s, std::multiplies<>()), a * s)
+OPGEN_SIM_SCALAR(Maxs, a > s ? a : s, a > s ? a : s)
+OPGEN_SIM_SCALAR(Mins, a < s ? a : s, a < s ? a : s)
+OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s, a >= 0 ? a : a * s)
 #undef OPGEN_SIM_SCALAR
+#undef OPGEN_SIM_WIDE_OVERLOAD_1
+#undef OPGEN_SIM_WIDE_OVERLOAD_2
 
 // ---- unary -------------------------------------------------------------------------------
 #define OPGEN_SIM_UNARY(NAME, EXPR)                                                     \
