@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -208,13 +208,19 @@ class GenerateCache:
             return
         entries = {**self._raw}
         for k, e in self.entries.items():
-            entries[k] = {"key": e.key, "deps": e.deps, "ops": [asdict(o) for o in e.ops],
+            entries[k] = {"key": e.key, "deps": e.deps, "ops": [_record_dict(o) for o in e.ops],
                           "diagnostics": e.diagnostics}
         data = {"fingerprint": fingerprint(), "settings": self.settings,
                 "entries": dict(sorted(entries.items())), "package": self.package}
         with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
             atomic_write(self.path, json.dumps(data))
         self.dirty = False
+
+
+def _record_dict(o: OpRecord) -> dict[str, Any]:
+    """asdict(o) for JSON, without asdict's deep copy of every tuple in `outputs`: the same
+    document (json writes tuples and lists alike)."""
+    return {f.name: getattr(o, f.name) for f in fields(o)}
 
 
 def record_outputs(outputs: dict[str, tuple[str, int, int]], files: dict[str, str],

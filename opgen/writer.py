@@ -106,16 +106,20 @@ def _temp_path(path: Path) -> Path:
     return path.parent / f".{path.name}.opgen-{os.getpid()}-{threading.get_ident()}.tmp"
 
 
-def atomic_write(path: Path, content: str | bytes) -> None:
+def atomic_write(path: Path, content: str | bytes, *, fresh: bool = False) -> None:
     """Write via a temp file in the same directory and rename: readers never see half a file.
     A run killed between the two leaves the temp file (.NAME.opgen-PID-TID.tmp), which the next
-    `opgen generate` removes from its output directory."""
+    `opgen generate` removes from its output directory. `fresh`: the caller knows that nothing
+    is at `path` and that its directory exists (no mode to keep, no directory to make)."""
     data = content.encode("utf-8") if isinstance(content, str) else content
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
+    if fresh:
         mode = 0o644
-        path.parent.mkdir(parents=True, exist_ok=True)
+    else:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+            path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _temp_path(path)
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
@@ -232,6 +236,7 @@ class Plan:
     removed: list[str] = field(default_factory=list)
     diff: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)  # hand-edited: written/removed only by force
+    created: set[str] = field(default_factory=set)  # written where the plan found nothing
     temp_files: list[str] = field(default_factory=list)  # left by a killed run: removed
 
     @property
@@ -361,6 +366,8 @@ class FileManager:
             if old == new:
                 plan.unchanged.append(rel)
                 continue
+            if raw is None:
+                plan.created.add(rel)
             if raw is not None:
                 state = banner_state(raw)
                 if state is Banner.NONE:
@@ -420,7 +427,7 @@ class FileManager:
             if folder not in made:
                 os.makedirs(os.path.join(root, folder), exist_ok=True)
                 made.add(folder)
-            atomic_write(self.output_dir / rel, self.files[rel])
+            atomic_write(self.output_dir / rel, self.files[rel], fresh=rel in plan.created)
         for rel in plan.removed:
             path = self.output_dir / rel
             with contextlib.suppress(FileNotFoundError):

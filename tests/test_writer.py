@@ -212,6 +212,22 @@ def test_atomic_write_leaves_no_temp_files_and_keeps_mode(tmp_path: Path) -> Non
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
 
 
+def test_a_commit_creates_new_files_and_keeps_the_modes_of_changed_ones(tmp_path: Path) -> None:
+    # files the plan found absent are written without a look at the path (fresh); a changed
+    # one keeps its mode
+    fm = FileManager(tmp_path)
+    fm.add("a/b/new.h", GEN)
+    fm.add("old.h", GEN)
+    (tmp_path / "old.h").write_text(GEN + "\n")
+    os.chmod(tmp_path / "old.h", 0o600)
+    plan = fm.plan()
+    assert plan.created == {"a/b/new.h", MANIFEST}
+    assert sorted(plan.written) == sorted(["a/b/new.h", "old.h", MANIFEST])
+    fm.commit(plan)
+    assert ((tmp_path / "a/b/new.h").stat().st_mode & 0o777) == 0o644
+    assert ((tmp_path / "old.h").stat().st_mode & 0o777) == 0o600
+
+
 def test_atomic_write_failure_keeps_the_old_file(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "f.txt"
