@@ -152,17 +152,20 @@ struct Step {
 };
 constexpr int32_t kMaxSteps = 8;
 
+// The fields the scans of the list read (ub, bytes, gm, in_bytes, nsteps, the first step's
+// operand) lie in the entry's first 64 bytes.
 struct Pending {
     uint8_t* ub;
     uint64_t bytes;
     const uint8_t* gm;  // a copy's source; a program's first operand (its first step's x)
+    uint64_t in_bytes;  // the bytes of each operand (bytes, unless a cast)
     const void* type;   // a program's element type (deferred.h, TypeTag): its result's
     uint32_t elem;      // a program's element size: its result's
     int32_t nsteps;     // 0 (and no cast): a copy
     Step steps[kMaxSteps];
     uint32_t in_elem;   // the element size of the steps and operands (elem, unless a cast)
-    uint64_t in_bytes;  // the bytes of each operand (bytes, unless a cast)
     Step cast;          // run non-null: the program ends converting in_elem- to elem-sized elements
+    // (a new field: copy it in MoveEntry, deferred.h)
 };
 constexpr int32_t kMaxPending = 32;
 
