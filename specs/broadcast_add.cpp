@@ -113,6 +113,15 @@ private:
             DataCopy(dst[i * cols], gm[RowOffset(v, g + i)], cols);
         }
     }
+    // One tile of an operand's rows into its queue (a kept row: row 0, once per block).
+    __aicore__ inline void CopyInRows(TQue<QuePosition::VECIN, BUFFER_NUM>& que,
+                                      const GlobalTensor<T>& gm, const Operand& v, RowKind kind,
+                                      uint64_t g, uint32_t n)
+    {
+        LocalTensor<T> tile = que.AllocTensor<T>();
+        LoadRows(tile, gm, v, kind, g, n);
+        que.EnQue(tile);
+    }
     __aicore__ inline void ProcessGroups()
     {
         const RowKind xKind = Kind(xv);
@@ -121,38 +130,24 @@ private:
         LocalTensor<T> xKept;
         LocalTensor<T> yKept;
         if (xKind == KEPT) {
-            xKept = inQueueX.AllocTensor<T>();
-            DataCopy(xKept, xGm, cols);
-            inQueueX.EnQue(xKept);
+            CopyInRows(inQueueX, xGm, xv, KEPT, 0, 1);
             xKept = inQueueX.DeQue<T>();
         }
         if (yKind == KEPT) {
-            yKept = inQueueY.AllocTensor<T>();
-            DataCopy(yKept, yGm, cols);
-            inQueueY.EnQue(yKept);
+            CopyInRows(inQueueY, yGm, yv, KEPT, 0, 1);
             yKept = inQueueY.DeQue<T>();
         }
         for (uint64_t g = rowStart; g < rowStart + rowCount; g += groupRows) {
             const uint32_t n = static_cast<uint32_t>(
                 rowStart + rowCount - g < groupRows ? rowStart + rowCount - g : groupRows);
-            LocalTensor<T> xLocal = xKept;
-            LocalTensor<T> yLocal = yKept;
             if (xKind != KEPT) {
-                xLocal = inQueueX.AllocTensor<T>();
-                LoadRows(xLocal, xGm, xv, xKind, g, n);
-                inQueueX.EnQue(xLocal);
+                CopyInRows(inQueueX, xGm, xv, xKind, g, n);
             }
             if (yKind != KEPT) {
-                yLocal = inQueueY.AllocTensor<T>();
-                LoadRows(yLocal, yGm, yv, yKind, g, n);
-                inQueueY.EnQue(yLocal);
+                CopyInRows(inQueueY, yGm, yv, yKind, g, n);
             }
-            if (xKind != KEPT) {
-                xLocal = inQueueX.DeQue<T>();
-            }
-            if (yKind != KEPT) {
-                yLocal = inQueueY.DeQue<T>();
-            }
+            LocalTensor<T> xLocal = xKind == KEPT ? xKept : inQueueX.DeQue<T>();
+            LocalTensor<T> yLocal = yKind == KEPT ? yKept : inQueueY.DeQue<T>();
             LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
             if (xKind != KEPT && yKind != KEPT) {
                 Add(zLocal, xLocal, yLocal, n * cols);

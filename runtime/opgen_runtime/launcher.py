@@ -299,7 +299,7 @@ class Prepared:
             # is not on 32 bytes (a kernel copies its tail in whole blocks); an array ending
             # on 32 bytes with nothing behind it is bounded by its own bytes.
             nbytes = a.nbytes
-            size = (nbytes + 63) & ~31  # gm_allocation(nbytes)
+            size = gm_allocation(nbytes)
             base = a.base
             if p & 31:
                 backed = 0
@@ -323,7 +323,7 @@ class Prepared:
             sizes[i] = size
         for k, (a, p) in enumerate(known, i + 1):
             ptrs[k] = p
-            sizes[k] = (a.nbytes + 63) & ~31
+            sizes[k] = gm_allocation(a.nbytes)
         ws = None
         if self.workspace_size > 0:
             ws = aligned_empty(self.workspace_size)

@@ -739,9 +739,6 @@ class _SlabAllocator(threading.local):
         self.slab, self.address = aligned_empty_at(self.SLAB)
         self.offset = 0
 
-    def __call__(self, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]) -> Any:
-        return self.at(nbytes, dtype, shape)[0]
-
     def at(self, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]
            ) -> tuple[np.ndarray, int]:
         """A new output and its address (32-byte aligned, a device allocation's bytes behind
@@ -750,10 +747,11 @@ class _SlabAllocator(threading.local):
             return gm_empty_at(shape, dtype)
         # each output owns a device allocation's bytes (gm_allocation): its padding is its own
         start = self.offset
-        end = start + ((nbytes + 63) & ~31)  # gm_allocation(nbytes)
+        size = gm_allocation(nbytes)
+        end = start + size
         if end > self.SLAB:
             self.slab, self.address = aligned_empty_at(self.SLAB)
-            start, end = 0, gm_allocation(nbytes)
+            start, end = 0, size
         self.offset = end
         return (np.ndarray(shape, dtype, self.slab.data, start),  # (the slab: its base)
                 self.address + start)

@@ -122,7 +122,8 @@ inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
         const Pending& q = c->pending[i];
-        if (Overlaps(q.ub, q.bytes, b, bytes) || (readers && !IsCopy(q) && Reads(q, b, bytes))) {
+        if (Overlaps(q.ub, q.bytes, b, bytes) || (readers && Reads(q, b, bytes))) {  // (a copy's
+            // source is GM: Reads is false for it here, as in DiscardUb)
             ApplyPending(*c, i);
         }
     }
@@ -237,18 +238,11 @@ inline const T* LazySource(const T* p, uint64_t n) {
 // program produces the whole range, computes it straight into GM and returns true.
 inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     Core* c = tls_core;
-    if (c == nullptr || c->npending == 0 || c->atomic_op != 0) return false;
+    if (c == nullptr || c->npending == 0 || c->atomic_op != 0 || bytes == 0) return false;
     FlushGm(dst, bytes);  // entries reading the GM about to change run first
-    for (int32_t i = 0; i < c->npending; ++i) {
-        const Pending& q = c->pending[i];
-        if (!IsCopy(q) && src >= q.ub && src + bytes <= q.ub + q.bytes &&
-            (src - q.ub) % q.elem == 0 && bytes % q.elem == 0) {
-            EvalProgram(q, dst, static_cast<uint64_t>(src - q.ub) / q.elem, bytes / q.elem);
-            return true;
-        }
-    }
-    // A tile computed by several instructions laid end to end (one per row of a group, say):
-    // each program runs straight into its part of GM, when programs cover the range whole.
+    // The programs covering the range whole, in order: one (a CopyIn -> Compute -> CopyOut
+    // tile), or several laid end to end (a tile computed by one instruction per row, say). Each
+    // runs straight into its part of GM.
     int32_t order[kMaxPending];
     int32_t n = 0;
     for (const uint8_t* at = src; at < src + bytes;) {
