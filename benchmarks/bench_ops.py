@@ -1,15 +1,21 @@
-"""Every example op through ``torch.ops.opgen_ops.<op>`` against its native torch equivalent on
-4096x1024 float32 and float16, and per-instruction-family throughput of the simulator as a
-fraction of a plain C++ loop over the same bytes compiled in the same run; writes the
-"Ops vs native" section of benchmarks/RESULTS.md.
+"""Every op of a project's spec index through ``torch.ops.<namespace>.<op>`` against its native
+torch equivalent on 4096x1024 float32 and float16, and per-instruction-family throughput of the
+simulator as a fraction of a plain C++ loop over the same bytes compiled in the same run; writes
+the "Ops vs native" section of benchmarks/RESULTS.md.
 
-    .venv/bin/python benchmarks/bench_ops.py
+    .venv/bin/python benchmarks/bench_ops.py                  # this repository's specs/
+    .venv/bin/python benchmarks/bench_ops.py --project DIR    # another project (opgen generate
+                                                              # run there; results printed only)
 
+The example ops are timed against hand-picked torch functions; any other op of the index
+against its spec's `reference` printed as eager torch (benchmarks/op_index.py), its inputs
+built from the spec's shapes, dtypes and attr defaults.
 Goals: each op <= 1.5x native; each instruction family >= 0.7 of the plain loop.
 """
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import subprocess
 import sys
@@ -22,14 +28,13 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "generated" / "python"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from op_index import Case, Index, load_index, op_cases  # noqa: E402
 from results import machine, table, write_section  # noqa: E402
 
 import opgen_runtime as rt  # noqa: E402
 
-OPS = ("element_add", "broadcast_add", "leaky_relu", "softmax", "layer_norm", "cast")
 SHAPE = (4096, 1024)
 OP_GOAL, FAMILY_GOAL = 1.5, 0.7
 TILE = 8192  # elements per operand of a family kernel: UB-resident, as an instruction's operands
@@ -109,7 +114,11 @@ def best_pair(ours: Callable[[], object], native: Callable[[], object],
     return min(a), min(b), ratios[len(ratios) // 2]
 
 
-def op_cases(dtype: torch.dtype) -> dict[str, tuple[Callable[[], object], Callable[[], object]]]:
+Pair = tuple[Callable[[], object], Callable[[], object]]
+
+
+def example_cases(dtype: torch.dtype) -> dict[str, Pair]:
+    """The example ops (this repository's specs/) against hand-picked torch functions."""
     ops = torch.ops.opgen_ops
     g = torch.Generator().manual_seed(0)
     x = torch.randn(SHAPE, generator=g).to(dtype)
@@ -130,22 +139,37 @@ def op_cases(dtype: torch.dtype) -> dict[str, tuple[Callable[[], object], Callab
     }
 
 
-def bench_ops() -> tuple[list[tuple[str, ...]], bool]:
-    for op in OPS:
-        __import__(f"opgen_ops.registration.{op}")
-        __import__(f"opgen_ops.torch.{op}")
+def cases(index: Index, own: bool, dtype: torch.dtype) -> list[Case]:
+    """Every op of the index: the example ops' hand-picked cases when `index` is this
+    repository's, the printed reference for the others."""
+    hand = example_cases(dtype) if own else {}
+    return ([Case(op, ours, native) for op, (ours, native) in hand.items()]
+            + op_cases(index, dtype, SHAPE, skip=tuple(hand)))
+
+
+def bench_ops(index: Index, own: bool) -> tuple[list[tuple[str, ...]], bool]:
+    sys.path.insert(0, str(index.python_dir))
+    package = index.config.package
+    for spec in index.specs:
+        __import__(f"{package}.registration.{spec.op_name}")
+        __import__(f"{package}.torch.{spec.op_name}")
     rows, ok = [], True
     for dtype in (torch.float32, torch.float16):
-        for op, (ours, native) in op_cases(dtype).items():
+        for case in cases(index, own, dtype):
+            op, ours, native = case.op, case.ours, case.native
+            name = str(dtype).removeprefix("torch.")
+            if ours is None or native is None:
+                rows.append((op, name, "-", "-", "-", case.skipped))
+                continue
             try:
                 ours()
             except TypeError:  # a dtype the op's spec does not list
-                rows.append((op, str(dtype).removeprefix("torch."), "-", "-", "-", "not in spec"))
+                rows.append((op, name, "-", "-", "-", "not in spec"))
                 continue
             native()
             t_ours, t_native, ratio = best_pair(ours, native)
             ok &= ratio <= OP_GOAL
-            rows.append((op, str(dtype).removeprefix("torch."), f"{t_ours * 1e3:.2f}",
+            rows.append((op, name, f"{t_ours * 1e3:.2f}",
                          f"{t_native * 1e3:.2f}", f"{ratio:.2f}x",
                          "yes" if ratio <= OP_GOAL else "no"))
     return rows, ok
@@ -192,15 +216,27 @@ def bench_families(tmp: Path) -> tuple[list[tuple[str, ...]], bool]:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", type=Path, default=ROOT,
+                        help="the project whose spec index to benchmark (default: this repository)")
+    args = parser.parse_args()
+    index = load_index(args.project)
+    own = index.config.root == ROOT
     torch.set_num_threads(2)
-    op_rows, ops_ok = bench_ops()
+    op_rows, ops_ok = bench_ops(index, own)
     with tempfile.TemporaryDirectory() as tmp:
         fam_rows, fam_ok = bench_families(Path(tmp))
     body = (
         f"`benchmarks/bench_ops.py` on {machine()}, torch {torch.__version__}, "
-        f"{torch.get_num_threads()} threads for both. Each example op through "
-        f"`torch.ops.opgen_ops.<op>` against its native torch equivalent on {SHAPE[0]}x{SHAPE[1]} "
-        "(element_add flattened; broadcast_add adds a row; cast to the other float type), timed in "
+        f"{torch.get_num_threads()} threads for both. Each op of the spec index "
+        f"({index.config.display(index.config.spec_dir)}/) through "
+        f"`torch.ops.{index.config.namespace}.<op>` against its native torch equivalent on "
+        f"{SHAPE[0]}x{SHAPE[1]} ("
+        + ("the example ops against hand-picked torch functions: element_add flattened, "
+           "broadcast_add adds a row, cast to the other float type; any other op " if own else
+           "each op ")
+        + "against its spec's reference printed as eager torch, inputs from its spec's shapes), "
+        "timed in "
         f"alternation {BEST_OF} times: the best milliseconds per call of each, and the ratio as "
         f"the median of the {BEST_OF} back-to-back pairs' ratios (robust to the shared machine's "
         f"load); "
@@ -215,7 +251,8 @@ def main() -> int:
         + table(("family", "simulator GB/s (src)", "simulator ms", "loop ms", "fraction", "met"),
                 fam_rows))
     print(body)
-    write_section("Ops vs native", body)
+    if own:
+        write_section("Ops vs native", body)
     return 0 if ops_ok and fam_ok else 1
 
 
