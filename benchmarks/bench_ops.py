@@ -34,6 +34,7 @@ from op_index import Case, Index, load_index, op_cases  # noqa: E402
 from results import machine, table, write_section  # noqa: E402
 
 import opgen_runtime as rt  # noqa: E402
+from opgen.diagnostics import OpgenError  # noqa: E402
 
 SHAPE = (4096, 1024)
 OP_GOAL, FAMILY_GOAL = 1.5, 0.7
@@ -220,7 +221,11 @@ def main() -> int:
     parser.add_argument("--project", type=Path, default=ROOT,
                         help="the project whose spec index to benchmark (default: this repository)")
     args = parser.parse_args()
-    index = load_index(args.project)
+    try:
+        index = load_index(args.project)
+    except OpgenError as exc:
+        print(f"bench_ops: error: {exc}", file=sys.stderr)
+        return 2
     own = index.config.root == ROOT
     torch.set_num_threads(2)
     op_rows, ops_ok = bench_ops(index, own)

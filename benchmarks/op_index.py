@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from opgen.diagnostics import DiagnosticSink
+from opgen.diagnostics import DiagnosticSink, OpgenError
 from opgen.dtypes import DType
 from opgen.expr_translate import TORCH, to_source
 from opgen.model import OpSpec, TensorDesc
@@ -33,13 +33,22 @@ class Index:
 
 
 def load_index(project: Path) -> Index:
-    """Every valid op of the project at `project` (its pyproject.toml's [tool.opgen]), sorted by
-    name; a spec with errors raises DiagnosticError naming them."""
+    """Every op of the project at `project` (its pyproject.toml's [tool.opgen]), sorted by
+    name. A spec with errors raises DiagnosticError naming them; a project without specs, or
+    whose generated Python package is missing, an OpgenError saying what to run."""
+    if not project.is_dir():
+        raise OpgenError(f"{project}: no such project directory")
     config = load_config(project)
     sink = DiagnosticSink()
     specs = load_specs(discover(config.spec_dir), config, sink)
     sink.raise_if_errors()
-    return Index(config, tuple(sorted(specs, key=lambda s: s.op_name)))
+    if not specs:
+        raise OpgenError(f"{config.spec_dir}: no op specs here (the project's spec_dir)")
+    index = Index(config, tuple(sorted(specs, key=lambda s: s.op_name)))
+    if not (index.python_dir / config.package).is_dir():
+        raise OpgenError(f"{index.python_dir / config.package}: the generated package is missing; "
+                         f"run `opgen generate` in {config.root}")
+    return index
 
 
 def input_shape(desc: TensorDesc, primary: tuple[int, ...]) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT
 from opgen import api
+from opgen.diagnostics import DiagnosticError, OpgenError
 
 torch = pytest.importorskip("torch")
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -76,6 +77,9 @@ def test_a_users_project(tmp_path: Path) -> None:
         + "attr_desc:\n  - name: k\n    type: float\nreference: x * k\n")
     (tmp_path / "ops" / "hard_swish.yaml").write_text(
         "op_name: hard_swish\n" + common + "reference: x * minimum(maximum(x + 3, 0), 6) / 6\n")
+    with pytest.raises(OpgenError, match="the generated package is missing; run `opgen generate`"):
+        load_index(tmp_path)
+    (tmp_path / "generated" / "python" / "mine").mkdir(parents=True)
     index = load_index(tmp_path)
     assert index.config.namespace == "mine_ns"
     assert index.python_dir == tmp_path / "generated" / "python"
@@ -89,3 +93,15 @@ def test_a_users_project(tmp_path: Path) -> None:
     np.testing.assert_allclose(y.float().numpy(), (x * (x + 3).clamp(0, 6) / 6).numpy(),
                                rtol=1e-2, atol=1e-2)
     assert all(c.skipped == "not in spec" for c in op_cases(index, torch.float32, (4, 4)))
+
+
+def test_a_project_that_cannot_be_benchmarked(tmp_path: Path) -> None:
+    with pytest.raises(OpgenError, match="no such project directory"):
+        load_index(tmp_path / "absent")
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    (tmp_path / "specs").mkdir()
+    with pytest.raises(OpgenError, match="no op specs here"):
+        load_index(tmp_path)
+    (tmp_path / "specs" / "bad.yaml").write_text("op_name: Bad-Name\n")
+    with pytest.raises(DiagnosticError, match=r"specs/bad.yaml:1:10: error: op_name 'Bad-Name'"):
+        load_index(tmp_path)
