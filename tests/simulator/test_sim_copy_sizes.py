@@ -1,0 +1,110 @@
+"""Byte copies of every size through DataCopy and DataCopyPad (opgen_sim/copy_bytes.h): copies of
+256 bytes up to 16 KiB take a 128-byte vector loop with an overlapping last step on x86 with
+AVX, the others memcpy/memmove. Each size around those edges, each alignment of the GM side and
+each copy direction must move exactly its bytes: the data intact, nothing before or after it
+written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen_runtime as rt
+
+KERNEL_CPP = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+struct CopySizesTilingData {
+    uint32_t mode;
+    uint32_t count;  // float elements copied
+    uint32_t offset; // elements into x (and z) where the copied row starts
+};
+REGISTER_TILING_DEFAULT(CopySizesTilingData);
+
+constexpr uint32_t kUb = 8192;  // floats in each UB buffer (32 KiB)
+
+extern "C" __global__ __aicore__ void copy_sizes(GM_ADDR x, GM_ADDR z, GM_ADDR ws, GM_ADDR tiling)
+{
+    GET_TILING_DATA(t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECIN> inBuf;
+    TBuf<TPosition::VECOUT> outBuf;
+    pipe.InitBuffer(inBuf, kUb * sizeof(float));
+    pipe.InitBuffer(outBuf, kUb * sizeof(float));
+    GlobalTensor<float> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, kUb + 64);
+    zGm.SetGlobalBuffer((__gm__ float*)z, kUb + 64);
+    LocalTensor<float> a = inBuf.Get<float>();
+    LocalTensor<float> b = outBuf.Get<float>();
+    DataCopyExtParams row{1, t.count * static_cast<uint32_t>(sizeof(float)), 0, 0, 0};
+    if (t.mode == 0) {  // byte-exact bursts both ways, GM at any 4-byte offset
+        DataCopyPad(a, xGm[t.offset], row, DataCopyPadExtParams<float>{false, 0, 0, 0});
+    } else {            // 32-byte DataCopy both ways (count a multiple of 8 floats)
+        DataCopy(a, xGm[t.offset], t.count);
+    }
+    event_t v = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_V));
+    SetFlag<HardEvent::MTE2_V>(v);
+    WaitFlag<HardEvent::MTE2_V>(v);
+    const uint32_t aligned = (t.count + 7) / 8 * 8;
+    if (t.mode == 2) {  // UB -> UB in between
+        DataCopy(b, a, aligned);
+    } else {
+        Adds(b, a, 0.0f, t.count);
+    }
+    event_t o = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE3));
+    SetFlag<HardEvent::V_MTE3>(o);
+    WaitFlag<HardEvent::V_MTE3>(o);
+    if (t.mode == 0) {
+        DataCopyPad(zGm[t.offset], b, row);
+    } else {
+        DataCopy(zGm[t.offset], b, t.count);
+    }
+}
+"""
+
+TOTAL = 8192 + 64
+
+# bytes around the loop's edges (256 and 16 KiB), its 128-byte step and a 4 KiB row
+BYTE_SIZES = [4, 124, 128, 252, 256, 260, 380, 384, 388, 4092, 4096, 4100, 16380, 16384, 16388,
+              32768]
+BLOCK_SIZES = [32, 224, 256, 288, 384, 416, 4096, 4128, 16352, 16384, 16416, 32768]
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
+    src = Path(tmp_path_factory.mktemp("copy_sizes")) / "copy_sizes.cpp"
+    src.write_text(KERNEL_CPP)
+    return rt.build_kernel(src, entry="copy_sizes")
+
+
+def run(lib: rt.KernelLibrary, mode: int, count: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    x = np.random.default_rng(count * 7 + offset).standard_normal(TOTAL).astype(np.float32)
+    z = np.full(TOTAL, -7.0, np.float32)
+    rt.launch(lib, "copy_sizes", [x, z], block_dim=1,
+              tiling=np.array([mode, count, offset], np.uint32).tobytes())
+    return x, z
+
+
+def check(x: np.ndarray, z: np.ndarray, count: int, offset: int) -> None:
+    np.testing.assert_array_equal(z[offset:offset + count], x[offset:offset + count])
+    np.testing.assert_array_equal(z[:offset], -7.0)  # nothing written before the row
+    np.testing.assert_array_equal(z[offset + count:], -7.0)  # nor after it
+
+
+@pytest.mark.parametrize("nbytes", BYTE_SIZES)
+@pytest.mark.parametrize("offset", [0, 1, 3, 8])
+def test_data_copy_pad_moves_exactly_its_bytes(lib: rt.KernelLibrary, nbytes: int,
+                                               offset: int) -> None:
+    x, z = run(lib, 0, nbytes // 4, offset)
+    check(x, z, nbytes // 4, offset)
+
+
+@pytest.mark.parametrize("nbytes", BLOCK_SIZES)
+@pytest.mark.parametrize("mode", [1, 2], ids=["gm-ub-gm", "gm-ub-ub-gm"])
+def test_data_copy_moves_exactly_its_blocks(lib: rt.KernelLibrary, nbytes: int,
+                                            mode: int) -> None:
+    x, z = run(lib, mode, nbytes // 4, 8)
+    check(x, z, nbytes // 4, 8)
