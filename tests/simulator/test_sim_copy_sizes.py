@@ -1,8 +1,9 @@
-"""Byte copies of every size through DataCopy and DataCopyPad (opgen_sim/copy_bytes.h): copies of
-256 bytes up to 16 KiB take a 128-byte vector loop with an overlapping last step on x86 with
-AVX, the others memcpy/memmove. Each size around those edges, each alignment of the GM side and
-each copy direction must move exactly its bytes: the data intact, nothing before or after it
-written."""
+"""Byte copies of every size through DataCopy and DataCopyPad (opgen_sim/copy_bytes.h): in a
+launch whose GM arguments add up to 4 MiB or more, copies of 256 bytes up to 16 KiB take a
+128-byte vector loop with an overlapping last step on x86 with AVX; the others, and every copy
+of a smaller launch, memcpy. Each size around those edges, each alignment of the GM side, each
+copy direction and both footprints must move exactly its bytes: the data intact, nothing before
+or after it written."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ extern "C" __global__ __aicore__ void copy_sizes(GM_ADDR x, GM_ADDR z, GM_ADDR w
 """
 
 TOTAL = 8192 + 64
+STREAMING = (4 << 20) // 4  # floats of an x that makes the launch's footprint 4 MiB
 
 # bytes around the loop's edges (256 and 16 KiB), its 128-byte step and a 4 KiB row
 BYTE_SIZES = [4, 124, 128, 252, 256, 260, 380, 384, 388, 4092, 4096, 4100, 16380, 16384, 16388,
@@ -80,8 +82,10 @@ def lib(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
     return rt.build_kernel(src, entry="copy_sizes")
 
 
-def run(lib: rt.KernelLibrary, mode: int, count: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
-    x = np.random.default_rng(count * 7 + offset).standard_normal(TOTAL).astype(np.float32)
+def run(lib: rt.KernelLibrary, mode: int, count: int, offset: int,
+        streaming: bool) -> tuple[np.ndarray, np.ndarray]:
+    size = STREAMING if streaming else TOTAL
+    x = np.random.default_rng(count * 7 + offset).standard_normal(size).astype(np.float32)
     z = np.full(TOTAL, -7.0, np.float32)
     rt.launch(lib, "copy_sizes", [x, z], block_dim=1,
               tiling=np.array([mode, count, offset], np.uint32).tobytes())
@@ -94,17 +98,22 @@ def check(x: np.ndarray, z: np.ndarray, count: int, offset: int) -> None:
     np.testing.assert_array_equal(z[offset + count:], -7.0)  # nor after it
 
 
+FOOTPRINTS = pytest.mark.parametrize("streaming", [False, True], ids=["cached", "streaming"])
+
+
+@FOOTPRINTS
 @pytest.mark.parametrize("nbytes", BYTE_SIZES)
 @pytest.mark.parametrize("offset", [0, 1, 3, 8])
 def test_data_copy_pad_moves_exactly_its_bytes(lib: rt.KernelLibrary, nbytes: int,
-                                               offset: int) -> None:
-    x, z = run(lib, 0, nbytes // 4, offset)
+                                               offset: int, streaming: bool) -> None:
+    x, z = run(lib, 0, nbytes // 4, offset, streaming)
     check(x, z, nbytes // 4, offset)
 
 
+@FOOTPRINTS
 @pytest.mark.parametrize("nbytes", BLOCK_SIZES)
 @pytest.mark.parametrize("mode", [1, 2], ids=["gm-ub-gm", "gm-ub-ub-gm"])
 def test_data_copy_moves_exactly_its_blocks(lib: rt.KernelLibrary, nbytes: int,
-                                            mode: int) -> None:
-    x, z = run(lib, mode, nbytes // 4, 8)
+                                            mode: int, streaming: bool) -> None:
+    x, z = run(lib, mode, nbytes // 4, 8, streaming)
     check(x, z, nbytes // 4, 8)

@@ -1,12 +1,14 @@
-// opgen NPU simulator: the byte copies behind DataCopy and DataCopyPad (GM <-> UB, UB <-> UB).
+// opgen NPU simulator: the byte copies behind DataCopy and DataCopyPad between GM and UB.
 //
 // Every such copy is bounded by the Unified Buffer's size, and most are one row or one tile:
-// hundreds of bytes to a few KiB, read from GM that is not in the core's cache. On x86 glibc
-// picks its widest memmove for those sizes, which on some CPUs (AMD EPYC with AVX-512, where a
-// 512-bit access is two halves) runs at half the rate of a plain 256-bit loop from L3 or memory
-// (benchmarks/RESULTS.md, "Ops vs native"). Copies of 256 bytes up to 16 KiB therefore go through
-// a four-register AVX loop when the CPU has AVX; smaller and larger ones, overlapping ones and
-// other CPUs keep memcpy/memmove, which are as fast or faster there.
+// hundreds of bytes to a few KiB. On x86 glibc moves those with `rep movsb` where the CPU has
+// fast short rep-movs (FSRM): the fastest copy of bytes in the core's L1 or L2, but on some CPUs
+// (AMD EPYC) half the rate of a plain 256-bit loop when the source is in L3 or memory
+// (benchmarks/RESULTS.md, "Ops vs native": 4 KiB rows of a 16 MiB tensor 1.5-2.5x slower; the
+// same rows of a 32 KiB buffer 1.4x faster). So a launch whose GM arguments together exceed any
+// core's L2 (kStreamFootprint: its rows come from L3 or memory) copies 256 bytes up to 16 KiB
+// through a four-register AVX loop when the CPU has AVX; every other copy, and every copy on
+// other CPUs, is memcpy's.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,11 @@
 
 namespace opgen_sim {
 
-constexpr uint64_t kCopyLoopMin = 256;         // below: memcpy's short-copy paths are as fast
-constexpr uint64_t kCopyLoopMax = 16 * 1024;   // from here glibc's rep-movs path is faster
+constexpr uint64_t kCopyLoopMin = 256;        // below: memcpy's short-copy paths are as fast
+constexpr uint64_t kCopyLoopMax = 16 * 1024;  // from here memcpy is as fast from L3 too
+// GM bytes of a launch's arguments from which its copies stream from L3 or memory (larger than
+// the L2 of one core of current x86 server CPUs: 1 MiB on AMD EPYC, 2 MiB on Intel Xeon)
+constexpr uint64_t kStreamFootprint = 4u << 20;
 
 #if defined(OPGEN_SIM_COPY_LOOP)
 inline bool CopyLoopAvailable() {
@@ -49,26 +54,17 @@ __attribute__((target("avx"))) inline void CopyLoop(uint8_t* d, const uint8_t* s
 }
 #endif
 
-// memcpy's contract: [dst, dst + n) and [src, src + n) do not overlap.
-inline void CopyBytes(void* dst, const void* src, uint64_t n) {
+// memcpy's contract: [dst, dst + n) and [src, src + n) do not overlap. `streaming`: the launch's
+// GM footprint is at least kStreamFootprint (Core::stream_copies).
+inline void CopyBytes(void* dst, const void* src, uint64_t n, bool streaming) {
 #if defined(OPGEN_SIM_COPY_LOOP)
-    if (n >= kCopyLoopMin && n < kCopyLoopMax && CopyLoopAvailable()) {
+    if (streaming && n >= kCopyLoopMin && n < kCopyLoopMax && CopyLoopAvailable()) {
         CopyLoop(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), n);
         return;
     }
 #endif
+    (void)streaming;
     std::memcpy(dst, src, n);
-}
-
-// memmove's contract: the ranges may overlap (UB -> UB copies).
-inline void MoveBytes(void* dst, const void* src, uint64_t n) {
-    const auto d = reinterpret_cast<uintptr_t>(dst);
-    const auto s = reinterpret_cast<uintptr_t>(src);
-    if (d + n <= s || s + n <= d) {
-        CopyBytes(dst, src, n);
-        return;
-    }
-    std::memmove(dst, src, n);
 }
 
 }  // namespace opgen_sim

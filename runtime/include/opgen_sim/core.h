@@ -206,6 +206,9 @@ struct Core {
     // The kernel took a raw GM pointer (GlobalTensor::address_): it may store through it at any
     // later time, unseen, so from then on this block defers nothing (deferred.h).
     bool raw_gm = false;
+    // The launch's GM arguments add up to kStreamFootprint or more: its GM <-> UB copies come
+    // from L3 or memory, not the core's cache (copy_bytes.h)
+    bool stream_copies = false;
     Detail* detail = nullptr;  // launch detail for `opgen profile` (detail.h), null if not asked
 };
 

@@ -177,7 +177,7 @@ inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
     const Core& c = CurrentCore();
     FlushGm(dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
-        CopyBytes(dst, src, n * sizeof(T));
+        CopyBytes(dst, src, n * sizeof(T), c.stream_copies);
         return;
     }
     if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) FailAtomicType(c.atomic_type, TypeName<T>(), api);
@@ -313,7 +313,7 @@ OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
     opgen_sim::CheckUbExtent(dst, bytes, api, "destination");
     opgen_sim::CheckUbExtent(src, bytes, api, "source");
-    opgen_sim::MoveBytes(dst.ptr_, src.ptr_, bytes);
+    std::memmove(dst.ptr_, src.ptr_, bytes);
 }
 
 // ---- DataCopy with DataCopyParams: blockCount bursts of blockLen 32-byte blocks ------------
@@ -330,8 +330,11 @@ OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& sr
     src.CheckRange(((p.blockCount - 1) * sstep + len) / sizeof(T), api);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
-    for (uint16_t i = 0; i < p.blockCount; ++i) opgen_sim::CopyBytes(d + i * dstep, s + i * sstep, len);
-    opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] +=
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
+    for (uint16_t i = 0; i < p.blockCount; ++i) {
+        opgen_sim::CopyBytes(d + i * dstep, s + i * sstep, len, c.stream_copies);
+    }
+    c.counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(len * p.blockCount);
     opgen_sim::NoteGmCopy(api, src.ptr_, len, p.blockCount, sstep, false);
 }
@@ -372,7 +375,7 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     opgen_sim::CheckUbExtent(dst, (p.blockCount - 1) * dstep + len, api, "destination");
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
-    for (uint16_t i = 0; i < p.blockCount; ++i) opgen_sim::MoveBytes(d + i * dstep, s + i * sstep, len);
+    for (uint16_t i = 0; i < p.blockCount; ++i) std::memmove(d + i * dstep, s + i * sstep, len);
 }
 
 // ---- DataCopyPad: byte-exact bursts; each burst occupies whole 32-byte blocks in UB ---------
@@ -431,9 +434,10 @@ OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>&
     opgen_sim::CheckUbExtent(dst, (p.blockCount - 1) * dstep + row, api, "destination");
     src.CheckRange(((p.blockCount - 1) * sstep + p.blockLen) / sizeof(T), api);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
+    const bool streaming = opgen_sim::CurrentCore().stream_copies;
     for (uint16_t i = 0; i < p.blockCount; ++i) {
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_) + i * dstep;
-        opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen);
+        opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming);
         T* e = reinterpret_cast<T*>(d);
         const uint64_t data_begin = left / sizeof(T);
         const uint64_t data_end = (left + p.blockLen) / sizeof(T);

@@ -99,7 +99,7 @@ inline void ApplyPending(Core& c, int32_t i) {
     if (!IsCopy(q)) {
         EvalProgram(q, q.ub, 0, q.bytes / q.elem);
     } else {
-        CopyBytes(q.ub, q.gm, q.bytes);
+        CopyBytes(q.ub, q.gm, q.bytes, c.stream_copies);
     }
     if (i != c.npending - 1) MoveEntry(c.pending[i], c.pending[c.npending - 1]);
     --c.npending;
@@ -202,7 +202,7 @@ inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
     DiscardUb(ub, bytes);
     Core& c = CurrentCore();
     if (c.npending == kMaxPending || c.raw_gm) {
-        CopyBytes(ub, gm, bytes);
+        CopyBytes(ub, gm, bytes, c.stream_copies);
         return;
     }
     Pending& e = c.pending[c.npending++];

@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "copy_bytes.h"
 #include "core.h"
 #include "crosscore.h"
 #include "raw_gm_scan.h"
@@ -126,6 +127,9 @@ inline void RunBlock(Job& job, int32_t b) {
     core.icpu = job.icpu;
     core.tiling_key = job.tiling_key;
     core.raw_gm = ProgramStoresRawPointers();  // raw stores the simulator cannot see: no deferral
+    uint64_t footprint = 0;
+    for (int32_t r = 0; r < job.num_regions; ++r) footprint += job.regions[r].size;
+    core.stream_copies = footprint >= kStreamFootprint;
     std::unique_ptr<Detail> detail;
     if (job.detail != nullptr) {
         detail.reset(new Detail());
