@@ -1422,6 +1422,40 @@ template <bool kMax>
 inline __m128 Pick(__m128 a, __m128 b) {
     return kMax ? _mm_max_ps(a, b) : _mm_min_ps(a, b);
 }
+// The main pass of ExtremeLanesF16c on AVX's eight lanes: from element i, sixteen at a time while
+// they fit below n4, starting from `first` (the first four elements, a valid start for any
+// extreme); the two accumulators' halves folded to four lanes each, and the NaN lanes seen.
+// Named registers, not arrays (see RepeatSumLanesAvx).
+struct Extreme8 {
+    __m128 acc0, acc1, nan;
+    int32_t end;
+};
+template <typename T>
+__attribute__((target("avx,f16c"))) inline __m256 Load8Float(const T* p) {
+    if constexpr (std::is_same_v<T, half>) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    } else {
+        return _mm256_loadu_ps(p);
+    }
+}
+template <typename T, bool kMax>
+__attribute__((target("avx,f16c"))) inline Extreme8 ExtremeLanes8(const T* s, int32_t i, int32_t n4,
+                                                                 __m128 first) {
+    __m256 a0 = _mm256_insertf128_ps(_mm256_castps128_ps256(first), first, 1);
+    __m256 a1 = a0;
+    __m256 n0 = _mm256_setzero_ps(), n1 = _mm256_setzero_ps();
+    for (; i + 16 <= n4; i += 16) {
+        const __m256 v0 = Load8Float(s + i), v1 = Load8Float(s + i + 8);
+        n0 = _mm256_or_ps(n0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
+        n1 = _mm256_or_ps(n1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
+        a0 = kMax ? _mm256_max_ps(a0, v0) : _mm256_min_ps(a0, v0);
+        a1 = kMax ? _mm256_max_ps(a1, v1) : _mm256_min_ps(a1, v1);
+    }
+    const __m256 n = _mm256_or_ps(n0, n1);
+    return Extreme8{Pick<kMax>(_mm256_castps256_ps128(a0), _mm256_extractf128_ps(a0, 1)),
+                    Pick<kMax>(_mm256_castps256_ps128(a1), _mm256_extractf128_ps(a1, 1)),
+                    _mm_or_ps(_mm256_castps256_ps128(n), _mm256_extractf128_ps(n, 1)), i};
+}
 // 0: NaN present (the scalar scan decides), 1: *best is the first index of the extreme, 2: only
 // *value, the extreme, is known (no calIndex).
 template <typename T, bool kMax>
@@ -1435,12 +1469,12 @@ __attribute__((target("f16c"))) inline int ExtremeLanesF16c(const T* s, int32_t 
         nan[k] = _mm_cmpunord_ps(acc[k], acc[k]);
     }
     int32_t i = 4;
-    for (; i + 16 <= n4; i += 16) {
-        for (int k = 0; k < 4; ++k) {
-            const __m128 v = Load4Float(s + i + 4 * k);
-            nan[k] = _mm_or_ps(nan[k], _mm_cmpunord_ps(v, v));
-            acc[k] = Pick<kMax>(acc[k], v);
-        }
+    if (i + 16 <= n4) {  // sixteen a step on two eight-lane accumulators, folded into acc[0..1]
+        const Extreme8 e = ExtremeLanes8<T, kMax>(s, i, n4, acc[0]);
+        i = e.end;
+        acc[0] = e.acc0;
+        acc[1] = e.acc1;
+        nan[0] = _mm_or_ps(nan[0], e.nan);
     }
     for (; i < n4; i += 4) {
         const __m128 v = Load4Float(s + i);
