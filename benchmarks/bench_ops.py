@@ -58,6 +58,7 @@ FAMILIES: dict[str, tuple[str, str]] = {
                                 " << (i % 8)) : (a[i] > 0.5f));"),
     "cast (float->half)": ("Cast(h, a, RoundMode::CAST_NONE, n);", "hb[i] = (_Float16)a[i];"),
     "reduction (ReduceSum)": ("ReduceSum(d, a, w, n);", "s += a[i];"),
+    "reduction (ReduceMax)": ("ReduceMax(d, a, w, n, false);", "s = a[i] > s ? a[i] : s;"),
     # eight 4 KiB bursts (one row of a 1024-float tile each), as the row kernels copy
     "data move (DataCopyPad GM->UB)": (
         "DataCopyPad(d, xg, DataCopyExtParams{8, 4096, 0, 0, 0},"
