@@ -1,9 +1,10 @@
 // broadcast_add: z = x + y with numpy broadcasting. The output is walked row by row (rows = all
 // dims but the last), rows split over the blocks. When a row fills whole 32-byte blocks and
 // several fit in a tile, a tile holds a group of rows: an operand that is the same row for every
-// output row (broadcast along all the others) is loaded once and kept, one that has a row for
-// each output row is copied in with one DataCopy (rows in order) or one per row, and the add is
-// one instruction over the group (or one per row against a kept row). Otherwise each row is
+// output row (broadcast along all the others) is loaded once per block into every row of a tile
+// and kept, one that has a row for each output row is copied in with one DataCopy (rows in
+// order) or one per row, and the add is one instruction over the group (one instruction over
+// many repeats costs less than one per row, on the NPU as on the simulator). Otherwise each row is
 // tiled along the last dim; an operand broadcast along the last dim is a scalar per row and
 // filled with Duplicate.
 #include "kernel_operator.h"
@@ -129,12 +130,13 @@ private:
         const uint32_t groupRows = tileLength / cols;
         LocalTensor<T> xKept;
         LocalTensor<T> yKept;
+        const uint32_t keptRows = rowCount < groupRows ? static_cast<uint32_t>(rowCount) : groupRows;
         if (xKind == KEPT) {
-            CopyInRows(inQueueX, xGm, xv, KEPT, 0, 1);
+            CopyInRows(inQueueX, xGm, xv, KEPT, 0, keptRows);
             xKept = inQueueX.DeQue<T>();
         }
         if (yKind == KEPT) {
-            CopyInRows(inQueueY, yGm, yv, KEPT, 0, 1);
+            CopyInRows(inQueueY, yGm, yv, KEPT, 0, keptRows);
             yKept = inQueueY.DeQue<T>();
         }
         for (uint64_t g = rowStart; g < rowStart + rowCount; g += groupRows) {
@@ -149,14 +151,7 @@ private:
             LocalTensor<T> xLocal = xKind == KEPT ? xKept : inQueueX.DeQue<T>();
             LocalTensor<T> yLocal = yKind == KEPT ? yKept : inQueueY.DeQue<T>();
             LocalTensor<T> zLocal = outQueueZ.AllocTensor<T>();
-            if (xKind != KEPT && yKind != KEPT) {
-                Add(zLocal, xLocal, yLocal, n * cols);
-            } else {
-                for (uint32_t i = 0; i < n; i++) {
-                    Add(zLocal[i * cols], xKind == KEPT ? xLocal : xLocal[i * cols],
-                        yKind == KEPT ? yLocal : yLocal[i * cols], cols);
-                }
-            }
+            Add(zLocal, xLocal, yLocal, n * cols);
             outQueueZ.EnQue<T>(zLocal);
             if (xKind != KEPT) {
                 inQueueX.FreeTensor(xLocal);

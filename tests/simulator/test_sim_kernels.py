@@ -183,8 +183,9 @@ def test_misaligned_and_strided_arrays_are_copied(run_op) -> None:
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_broadcast_add_groups_rows_of_whole_blocks(run_op, dtype: str) -> None:
-    # 12 rows of 64: a group per tile, one Add over the group when both sides are in order, one
-    # per row against a kept row; the per-row path (rows not of whole blocks) has one per row
+    # 12 rows of 64: a group per tile and one Add over the group, both sides in order or one a
+    # kept row (copied into each row of its tile once per block); the per-row path (rows not of
+    # whole blocks) has one per row
     x, y = rand((12, 64), dtype), rand((12, 64), dtype)
     z = np.zeros((12, 64), dtype=dtype)
     prof = run_op("broadcast_add", {"x": x, "y": y}, {"z": z}, block_dim=1)
@@ -193,9 +194,23 @@ def test_broadcast_add_groups_rows_of_whole_blocks(run_op, dtype: str) -> None:
     row = rand((64,), dtype)
     prof = run_op("broadcast_add", {"x": x, "y": row}, {"z": z}, block_dim=1)
     np.testing.assert_array_equal(z, x + row)
-    assert prof.vector_instructions == 12 and prof.gm_to_ub_bytes == 13 * 64 * z.itemsize
+    assert prof.vector_instructions == 1 and prof.gm_to_ub_bytes == 24 * 64 * z.itemsize
     x5, y5 = rand((12, 60), dtype), rand((12, 60), dtype)
     z5 = np.zeros((12, 60), dtype=dtype)
     prof = run_op("broadcast_add", {"x": x5, "y": y5}, {"z": z5}, block_dim=1)
     np.testing.assert_array_equal(z5, x5 + y5)
     assert prof.vector_instructions == 12
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize(("xs", "ys"), [((37, 64), (64,)), ((64,), (37, 64)), ((3, 13, 64), (13, 64)),
+                                        ((5, 1, 64), (1, 7, 64)), ((1, 64), (1, 64)),
+                                        ((300, 32), (32,))])
+def test_broadcast_add_kept_rows_over_blocks(run_op, dtype: str, xs: tuple[int, ...],
+                                             ys: tuple[int, ...]) -> None:
+    # a kept row is copied into every row of its tile once per block: blocks of fewer rows than
+    # a tile, tails shorter than the tile, the kept side on the left or the right
+    x, y = rand(xs, dtype), rand(ys, dtype)
+    z = np.zeros(np.broadcast_shapes(xs, ys), dtype=dtype)
+    run_op("broadcast_add", {"x": x, "y": y}, {"z": z}, block_dim=3)
+    np.testing.assert_array_equal(z, x + y)
