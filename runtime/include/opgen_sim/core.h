@@ -216,11 +216,16 @@ enum AtomicOp : int32_t { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };
 
 inline thread_local Core* tls_core = nullptr;
 
+[[noreturn]] __attribute__((noinline, cold)) inline void NoCurrentCore() {
+    throw std::logic_error("Ascend C API called outside a simulated kernel launch");
+}
+
+// The calling thread's core. A kernel library's thread-locals are reached through a call to
+// __tls_get_addr (it is dlopen'ed), so the hot APIs read it once and hand it to their helpers.
 inline Core& CurrentCore() {
-    if (tls_core == nullptr) {
-        throw std::logic_error("Ascend C API called outside a simulated kernel launch");
-    }
-    return *tls_core;
+    Core* c = tls_core;
+    if (__builtin_expect(c == nullptr, 0)) NoCurrentCore();
+    return *c;
 }
 
 constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule
@@ -228,8 +233,7 @@ constexpr uint32_t kRepeatBytes = 256;  // one vector repeat processes 256 bytes
 
 // `api` names the instruction in the launch detail (by default the calling function's name).
 template <typename T>
-inline void CountVector(uint64_t count, const char* api = __builtin_FUNCTION()) {
-    Core& c = CurrentCore();
+inline void CountVector(Core& c, uint64_t count, const char* api) {
     const uint64_t lanes = kRepeatBytes / sizeof(T);
     const uint64_t repeats = (count + lanes - 1) / lanes;
     c.counters[kVectorInstructions] += 1;
@@ -240,6 +244,10 @@ inline void CountVector(uint64_t count, const char* api = __builtin_FUNCTION()) 
         NoteLanes(*c.detail, api, static_cast<uint32_t>(lanes), 0, static_cast<int64_t>(repeats),
                   static_cast<int64_t>(count));
     }
+}
+template <typename T>
+inline void CountVector(uint64_t count, const char* api = __builtin_FUNCTION()) {
+    CountVector<T>(CurrentCore(), count, api);
 }
 
 inline std::string Str(uint64_t v) { return std::to_string(v); }

@@ -76,6 +76,25 @@ namespace opgen_sim {
 ;
 #endif
 
+// CheckUbAligned without applying deferred work, on the calling thread's core `c`.
+template <typename T>
+inline void CheckUbAlignedLive(const Core* c, const AscendC::LocalTensor<T>& t, const char* api,
+                               const char* what) {
+    t.CheckLive(api, c);
+    if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
+        FailUbUnaligned(t.UbOffset(c), api, what);
+    }
+}
+// CheckUbAligned on the calling thread's core `c`, applying the deferred work in the tensor.
+template <typename T>
+inline void CheckUbAlignedOn(Core* c, const AscendC::LocalTensor<T>& t, const char* api,
+                             const char* what) {
+    t.Check(api, c);
+    if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
+        FailUbUnaligned(t.UbOffset(c), api, what);
+    }
+}
+
 template <typename T>
 inline void CheckUbAligned(const AscendC::LocalTensor<T>& t, const char* api, const char* what,
                            bool apply_pending = true) {
@@ -173,9 +192,8 @@ inline void AtomicUpdate(T* addr, T v, Op op) {
 
 // Stores n elements to GM, applying the core's atomic mode (SetAtomicAdd<T>...) if one is set.
 template <typename T>
-inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
-    const Core& c = CurrentCore();
-    FlushGm(dst, n * sizeof(T));
+inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api) {
+    FlushGm(&c, dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
         CopyBytes(dst, src, n * sizeof(T), c.stream_copies);
         return;
@@ -198,14 +216,21 @@ inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
         }
     }
 }
+template <typename T>
+inline void GmStore(T* dst, const T* src, uint64_t n, const char* api) {
+    GmStore(CurrentCore(), dst, src, n, api);
+}
 
 // Launch detail (detail.h): the GM bytes per region and the unaligned accesses of a copy.
-inline void NoteGmCopy(const char* api, const void* gm, uint64_t len, uint64_t count,
+inline void NoteGmCopy(const Core& c, const char* api, const void* gm, uint64_t len, uint64_t count,
                        uint64_t stride, bool to_gm) {
-    Core& c = CurrentCore();
     if (c.detail != nullptr) {
         NoteGm(*c.detail, c.regions, c.num_regions, api, gm, len, count, stride, to_gm);
     }
+}
+inline void NoteGmCopy(const char* api, const void* gm, uint64_t len, uint64_t count,
+                       uint64_t stride, bool to_gm) {
+    NoteGmCopy(CurrentCore(), api, gm, len, count, stride, to_gm);
 }
 
 template <typename T>
@@ -280,29 +305,31 @@ inline void InitOutput(GlobalTensor<T> gmWorkspaceAddr, uint32_t size,
 template <typename T>
 OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(GM->UB)";
-    opgen_sim::CheckUbAligned(dst, api, "destination", false);
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    opgen_sim::CheckUbAlignedLive(&core, dst, api, "destination");
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
     opgen_sim::CheckUbExtent(dst, bytes, api, "destination");
-    src.CheckRange(bytes / sizeof(T), api);
-    opgen_sim::DeferLoad(dst.ptr_, src.ptr_, bytes);
-    opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] += static_cast<int64_t>(bytes);
-    opgen_sim::NoteGmCopy(api, src.ptr_, bytes, 1, 0, false);
+    src.CheckRange(core, bytes / sizeof(T), api);
+    opgen_sim::DeferLoad(core, dst.ptr_, src.ptr_, bytes);
+    core.counters[opgen_sim::kGmToUbBytes] += static_cast<int64_t>(bytes);
+    opgen_sim::NoteGmCopy(core, api, src.ptr_, bytes, 1, 0, false);
 }
 
 template <typename T>
 OPGEN_SIM_API void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count) {
     constexpr const char* api = "DataCopy(UB->GM)";
-    opgen_sim::CheckUbAligned(src, api, "source", false);
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    opgen_sim::CheckUbAlignedLive(&core, src, api, "source");
     const uint64_t bytes = opgen_sim::DataCopyBytes<T>(count, api);
     opgen_sim::CheckUbExtent(src, bytes, api, "source");
-    dst.CheckRange(bytes / sizeof(T), api);
-    if (!opgen_sim::StoreDeferred(reinterpret_cast<uint8_t*>(dst.ptr_),
+    dst.CheckRange(core, bytes / sizeof(T), api);
+    if (!opgen_sim::StoreDeferred(&core, reinterpret_cast<uint8_t*>(dst.ptr_),
                                   reinterpret_cast<const uint8_t*>(src.ptr_), bytes)) {
-        opgen_sim::FlushUb(src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T));
-        opgen_sim::GmStore(dst.ptr_, src.ptr_, bytes / sizeof(T), api);
+        opgen_sim::FlushUb(&core, src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T));
+        opgen_sim::GmStore(core, dst.ptr_, src.ptr_, bytes / sizeof(T), api);
     }
-    opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(bytes);
-    opgen_sim::NoteGmCopy(api, dst.ptr_, bytes, 1, 0, true);
+    core.counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(bytes);
+    opgen_sim::NoteGmCopy(core, api, dst.ptr_, bytes, 1, 0, true);
 }
 
 template <typename T>
@@ -396,12 +423,11 @@ inline void SetPadValue(T paddingValue) {
 namespace copy_pad_detail {
 // The fill of a block's padding (see SetPadValue), or false where it is unspecified.
 template <typename T>
-inline bool Fill(const DataCopyPadExtParams<T>& pad, const T& first, T* value) {
+inline bool Fill(const opgen_sim::Core& c, const DataCopyPadExtParams<T>& pad, const T& first, T* value) {
     if (pad.isPad) {
         *value = pad.paddingValue;
         return true;
     }
-    const opgen_sim::Core& c = opgen_sim::CurrentCore();
     if (c.pad_set) {
         std::memcpy(value, &c.pad_bits, sizeof(T) < 8 ? sizeof(T) : 8);
         return true;
@@ -418,7 +444,8 @@ template <typename T, PaddingMode mode = PaddingMode::Normal>
 OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                         const DataCopyExtParams& p, const DataCopyPadExtParams<T>& pad) {
     constexpr const char* api = "DataCopyPad(GM->UB)";
-    opgen_sim::CheckUbAligned(dst, api, "destination");
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    opgen_sim::CheckUbAlignedOn(&core, dst, api, "destination");
     if (p.blockLen % sizeof(T) != 0) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
                         "blockLen " + opgen_sim::Str(p.blockLen) +
@@ -432,9 +459,9 @@ OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>&
     const uint64_t dstep = row + static_cast<uint64_t>(p.dstStride) * 32;
     const uint64_t sstep = static_cast<uint64_t>(p.blockLen) + p.srcStride;
     opgen_sim::CheckUbExtent(dst, (p.blockCount - 1) * dstep + row, api, "destination");
-    src.CheckRange(((p.blockCount - 1) * sstep + p.blockLen) / sizeof(T), api);
+    src.CheckRange(core, ((p.blockCount - 1) * sstep + p.blockLen) / sizeof(T), api);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
-    const bool streaming = opgen_sim::CurrentCore().stream_copies;
+    const bool streaming = core.stream_copies;
     for (uint16_t i = 0; i < p.blockCount; ++i) {
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_) + i * dstep;
         opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming);
@@ -443,15 +470,15 @@ OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>&
         const uint64_t data_end = (left + p.blockLen) / sizeof(T);
         T value;
         if (data_end - data_begin < row / sizeof(T) &&
-            copy_pad_detail::Fill(pad, e[data_begin], &value)) {
+            copy_pad_detail::Fill(core, pad, e[data_begin], &value)) {
             const uint64_t n = row / sizeof(T);
             for (uint64_t k = 0; k < data_begin; ++k) e[k] = value;
             for (uint64_t k = data_end; k < n; ++k) e[k] = value;
         }
     }
-    opgen_sim::CurrentCore().counters[opgen_sim::kGmToUbBytes] +=
+    core.counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(static_cast<uint64_t>(p.blockLen) * p.blockCount);
-    opgen_sim::NoteGmCopy(api, src.ptr_, p.blockLen, p.blockCount, sstep, false);
+    opgen_sim::NoteGmCopy(core, api, src.ptr_, p.blockLen, p.blockCount, sstep, false);
 }
 
 template <typename T, PaddingMode mode = PaddingMode::Normal>
@@ -460,7 +487,12 @@ OPGEN_SIM_API void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>&
     constexpr const char* api = "DataCopyPad(UB->GM)";
     // one burst: a recorded program producing it is computed straight into GM, as by DataCopy
     const bool plain = p.blockCount == 1;
-    opgen_sim::CheckUbAligned(src, api, "source", !plain);
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    if (plain) {
+        opgen_sim::CheckUbAlignedLive(&core, src, api, "source");
+    } else {
+        opgen_sim::CheckUbAlignedOn(&core, src, api, "source");
+    }
     if (p.blockLen % sizeof(T) != 0) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
                         "blockLen " + opgen_sim::Str(p.blockLen) +
@@ -472,21 +504,21 @@ OPGEN_SIM_API void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>&
     const uint64_t sstep = row + static_cast<uint64_t>(p.srcStride) * 32;
     const uint64_t dstep = static_cast<uint64_t>(p.blockLen) + p.dstStride;
     opgen_sim::CheckUbExtent(src, (p.blockCount - 1) * sstep + p.blockLen, api, "source");
-    dst.CheckRange(((p.blockCount - 1) * dstep + p.blockLen) / sizeof(T), api);
+    dst.CheckRange(core, ((p.blockCount - 1) * dstep + p.blockLen) / sizeof(T), api);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
-    if (plain && !opgen_sim::StoreDeferred(d, s, p.blockLen)) {
-        opgen_sim::FlushUb(src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T));
-        opgen_sim::GmStore(reinterpret_cast<T*>(d), reinterpret_cast<const T*>(s),
+    if (plain && !opgen_sim::StoreDeferred(&core, d, s, p.blockLen)) {
+        opgen_sim::FlushUb(&core, src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T));
+        opgen_sim::GmStore(core, reinterpret_cast<T*>(d), reinterpret_cast<const T*>(s),
                            p.blockLen / sizeof(T), api);
     }
     for (uint16_t i = 0; i < p.blockCount && !plain; ++i) {
-        opgen_sim::GmStore(reinterpret_cast<T*>(d + i * dstep),
+        opgen_sim::GmStore(core, reinterpret_cast<T*>(d + i * dstep),
                            reinterpret_cast<const T*>(s + i * sstep), p.blockLen / sizeof(T), api);
     }
-    opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
+    core.counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(static_cast<uint64_t>(p.blockLen) * p.blockCount);
-    opgen_sim::NoteGmCopy(api, dst.ptr_, p.blockLen, p.blockCount, dstep, true);
+    opgen_sim::NoteGmCopy(core, api, dst.ptr_, p.blockLen, p.blockCount, dstep, true);
 }
 
 // Older DataCopyParams/DataCopyPadParams forms (blockLen in bytes, as for DataCopyPad).

@@ -117,8 +117,7 @@ inline bool Reads(const Pending& p, const uint8_t* b, uint64_t bytes) {
 
 // Applies the entries producing UB [p, p + bytes), and unless `readers` is false those reading
 // it (before an API that may write it runs).
-inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
-    Core* c = tls_core;
+inline void FlushUb(Core* c, const void* p, uint64_t bytes, bool readers = true) {
     if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
@@ -129,13 +128,14 @@ inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
         }
     }
 }
+inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
+    FlushUb(tls_core, p, bytes, readers);
+}
 
 // Applies the entries that read GM [p, p + bytes), before the core writes there.
-OPGEN_SIM_OUTLINE void FlushGm(const void* p, uint64_t bytes)
+OPGEN_SIM_OUTLINE void FlushGmOf(Core* c, const void* p, uint64_t bytes)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
-    Core* c = tls_core;
-    if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
         if (Reads(c->pending[i], b, bytes)) ApplyPending(*c, i);
@@ -144,6 +144,10 @@ OPGEN_SIM_OUTLINE void FlushGm(const void* p, uint64_t bytes)
 #else
 ;
 #endif
+inline void FlushGm(Core* c, const void* p, uint64_t bytes) {
+    if (c != nullptr && c->npending != 0) FlushGmOf(c, p, bytes);
+}
+inline void FlushGm(const void* p, uint64_t bytes) { FlushGm(tls_core, p, bytes); }
 
 inline void FlushAll() {
     Core* c = tls_core;
@@ -176,11 +180,9 @@ struct RawGmAddress {
 
 // UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): entries
 // inside it are dropped, entries sticking out of it and entries reading it are applied.
-OPGEN_SIM_OUTLINE void DiscardUb(const void* p, uint64_t bytes)
+OPGEN_SIM_OUTLINE void DiscardUbOf(Core* c, const void* p, uint64_t bytes)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
-    Core* c = tls_core;
-    if (c == nullptr || c->npending == 0) return;
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
         const Pending& q = c->pending[i];
@@ -195,12 +197,17 @@ OPGEN_SIM_OUTLINE void DiscardUb(const void* p, uint64_t bytes)
 #else
 ;
 #endif
+// DiscardUbOf on core c (the calling thread's): nothing to do, without a call, when c has no
+// entries.
+inline void DiscardUb(Core* c, const void* p, uint64_t bytes) {
+    if (c != nullptr && c->npending != 0) DiscardUbOf(c, p, bytes);
+}
+inline void DiscardUb(const void* p, uint64_t bytes) { DiscardUb(tls_core, p, bytes); }
 
 // DataCopy(GM->UB) of `bytes` (already checked): recorded, or done at once if the list is full.
-inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
+inline void DeferLoad(Core& c, void* ub, const void* gm, uint64_t bytes) {
     if (bytes == 0) return;
-    DiscardUb(ub, bytes);
-    Core& c = CurrentCore();
+    DiscardUb(&c, ub, bytes);
     if (c.npending == kMaxPending || c.raw_gm) {
         CopyBytes(ub, gm, bytes, c.stream_copies);
         return;
@@ -216,12 +223,15 @@ inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
     e.in_bytes = bytes;
     e.cast.run = nullptr;
 }
+inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
+    if (bytes == 0) return;
+    DeferLoad(CurrentCore(), ub, gm, bytes);
+}
 
 // Where to read n elements of a UB source at p: in GM if they lie inside one deferred copy,
 // else in UB (after applying the entries producing them).
 template <typename T>
-inline const T* LazySource(const T* p, uint64_t n) {
-    Core* c = tls_core;
+inline const T* LazySource(Core* c, const T* p, uint64_t n) {
     if (c == nullptr || c->npending == 0) return p;
     const auto* b = reinterpret_cast<const uint8_t*>(p);
     const uint64_t bytes = n * sizeof(T);
@@ -231,16 +241,19 @@ inline const T* LazySource(const T* p, uint64_t n) {
             return reinterpret_cast<const T*>(q.gm + (b - q.ub));
         }
     }
-    FlushUb(p, bytes, false);
+    FlushUb(c, p, bytes, false);
     return p;
+}
+template <typename T>
+inline const T* LazySource(const T* p, uint64_t n) {
+    return LazySource(tls_core, p, n);
 }
 
 // DataCopy(UB->GM) of UB [src, src + bytes) to GM dst (checked, no atomic mode): if a recorded
 // program produces the whole range, computes it straight into GM and returns true.
-inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
-    Core* c = tls_core;
+inline bool StoreDeferred(Core* c, uint8_t* dst, const uint8_t* src, uint64_t bytes) {
     if (c == nullptr || c->npending == 0 || c->atomic_op != 0 || bytes == 0) return false;
-    FlushGm(dst, bytes);  // entries reading the GM about to change run first
+    FlushGm(c, dst, bytes);  // entries reading the GM about to change run first
     // The programs covering the range whole, in order: one (a CopyIn -> Compute -> CopyOut
     // tile), or several laid end to end (a tile computed by one instruction per row, say). Each
     // runs straight into its part of GM.
@@ -271,6 +284,9 @@ inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
         at = end;
     }
     return true;
+}
+inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
+    return StoreDeferred(tls_core, dst, src, bytes);
 }
 
 // ---- Recording element-wise instructions ---------------------------------------------------
@@ -336,12 +352,11 @@ inline Pending ContinuedAt(const Pending& q, uint64_t off, uint8_t* d, uint64_t 
 // differ, dst partly overlaps a source, overlaps the program it extends without being its whole
 // range, or overlaps a UB operand of the program it would join, the program is full, the list
 // is full, or deferral is off.
-OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_t* const* src, int nsrc,
-                             const void* type, uint32_t elem, const StepRun* runs, const void* fn,
-                             size_t fn_size)
+OPGEN_SIM_OUTLINE bool DeferElementwise(Core* c, uint8_t* d, uint64_t bytes, const uint8_t* const* src,
+                                         int nsrc, const void* type, uint32_t elem, const StepRun* runs,
+                                         const void* fn, size_t fn_size)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
-    Core* c = tls_core;
     if (c == nullptr || c->raw_gm || c->npending == kMaxPending || bytes == 0 || c->npending == 0) {
         return false;
     }
@@ -379,7 +394,7 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
         if (Overlaps(q.ub, q.bytes, d, bytes) || Reads(q, d, bytes)) return false;
         Pending e = ContinuedAt(q, at[program].offset, d, bytes);  // q stays for its readers
         e.steps[e.nsteps++] = step;
-        DiscardUb(d, bytes);
+        DiscardUb(c, d, bytes);
         MoveEntry(c->pending[c->npending++], e);
         return true;
     }
@@ -389,7 +404,7 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
     }
     step.run = runs[nsrc == 1 ? kStepUnary : kStepAccOther];
     step.other = nsrc == 2 ? at[1].ptr : nullptr;
-    DiscardUb(d, bytes);
+    DiscardUb(c, d, bytes);
     Pending& e = c->pending[c->npending++];
     e.ub = d;
     e.bytes = bytes;
@@ -413,12 +428,11 @@ OPGEN_SIM_OUTLINE bool DeferElementwise(uint8_t* d, uint64_t bytes, const uint8_
 // of its type that does not end in a cast (the Cast ends it; an instruction reading the result
 // applies it); false (nothing changed but entries applied) when it must run now, as for
 // DeferElementwise. A DataCopy(UB->GM) of the result then converts straight into GM.
-OPGEN_SIM_OUTLINE bool DeferCast(uint8_t* d, uint64_t bytes, uint32_t out_elem, const void* out_type,
+OPGEN_SIM_OUTLINE bool DeferCast(Core* c, uint8_t* d, uint64_t bytes, uint32_t out_elem, const void* out_type,
                                  const uint8_t* src, uint32_t in_elem, const void* in_type, StepRun run,
                                  const void* fn, size_t fn_size)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
-    Core* c = tls_core;
     if (c == nullptr || c->raw_gm || c->npending == kMaxPending || bytes == 0 || c->npending == 0) {
         return false;
     }
@@ -445,7 +459,7 @@ OPGEN_SIM_OUTLINE bool DeferCast(uint8_t* d, uint64_t bytes, uint32_t out_elem, 
     e.cast = Step{};
     e.cast.run = run;
     std::memcpy(e.cast.fn, fn, fn_size);
-    DiscardUb(d, bytes);
+    DiscardUb(c, d, bytes);
     MoveEntry(c->pending[c->npending++], e);
     return true;
 }

@@ -23,8 +23,8 @@ inline uint64_t RoundUp(uint64_t v, uint64_t m) { return (v + m - 1) / m * m; }
 // Checks that elements [0, count) of `elem` bytes at `ptr` are inside the buffer given to
 // SetGlobalBuffer (`base`, `base_size` elements) and inside one of the GM buffers passed to the
 // kernel (GlobalTensor::CheckRange).
-OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t base_size, uint64_t count,
-                                    uint32_t elem, const char* type_name, const char* api)
+OPGEN_SIM_OUTLINE void CheckGmRangeOn(const Core& c, const void* base, const void* ptr, uint64_t base_size,
+                                      uint64_t count, uint32_t elem, const char* type_name, const char* api)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
     if (base == nullptr) {
@@ -38,7 +38,6 @@ OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t 
     const int64_t off = (static_cast<const uint8_t*>(ptr) - static_cast<const uint8_t*>(base)) /
                         static_cast<int64_t>(elem);
     const bool known = base_size != std::numeric_limits<uint64_t>::max();
-    const Core& c = CurrentCore();
     if (c.strict_gm && (off < 0 || (known && static_cast<uint64_t>(off) + count > base_size))) {
         Fail(ErrorKind::GlobalMemoryOutOfBounds, api,
                         "elements [" + std::to_string(off) + ", " +
@@ -83,14 +82,17 @@ OPGEN_SIM_OUTLINE void CheckGmRange(const void* base, const void* ptr, uint64_t 
 #else
 ;
 #endif
+inline void CheckGmRange(const void* base, const void* ptr, uint64_t base_size, uint64_t count,
+                         uint32_t elem, const char* type_name, const char* api) {
+    CheckGmRangeOn(CurrentCore(), base, ptr, base_size, count, elem, type_name, api);
+}
 
 // CheckLocalLive's passing case, inline (every operand of every API is checked): a buffer, not
 // one freed since, inside the Unified Buffer; false sends the caller to CheckLocalLive's report.
-inline bool LocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t bytes) {
+inline bool LocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t bytes, const Core* c) {
     if (ptr == nullptr || (slot != nullptr && (slot->gen != gen || slot->state == SlotState::Free))) {
         return false;
     }
-    const Core* c = tls_core;
     if (c == nullptr) return true;
     const auto* p = static_cast<const uint8_t*>(ptr);
     return p < c->ub || p >= c->ub + c->ub_used ||
@@ -255,17 +257,20 @@ public:
     TPosition pos_ = TPosition::VECCALC;
 
     // Checks the tensor is live and applies the deferred work producing it (deferred.h).
-    void Check(const char* api) const {
-        CheckLive(api);
-        opgen_sim::FlushUb(ptr_, static_cast<uint64_t>(size_) * sizeof(T));
+    void Check(const char* api) const { Check(api, opgen_sim::tls_core); }
+    void Check(const char* api, opgen_sim::Core* c) const {
+        CheckLive(api, c);
+        opgen_sim::FlushUb(c, ptr_, static_cast<uint64_t>(size_) * sizeof(T));
     }
-    void CheckLive(const char* api) const {
+    void CheckLive(const char* api) const { CheckLive(api, opgen_sim::tls_core); }
+    // The same, on the calling thread's core `c` (read once by the API calling this).
+    void CheckLive(const char* api, const opgen_sim::Core* c) const {
         const uint64_t bytes = static_cast<uint64_t>(size_) * sizeof(T);
-        if (opgen_sim::LocalLive(ptr_, slot_, gen_, bytes)) return;
+        if (opgen_sim::LocalLive(ptr_, slot_, gen_, bytes, c)) return;
         opgen_sim::CheckLocalLive(ptr_, slot_, gen_, bytes, opgen_sim::TypeName<T>(), api);
     }
-    uint64_t UbOffset() const {
-        const opgen_sim::Core* c = opgen_sim::tls_core;
+    uint64_t UbOffset() const { return UbOffset(opgen_sim::tls_core); }
+    uint64_t UbOffset(const opgen_sim::Core* c) const {
         if (c == nullptr || ptr_ == nullptr) return 0;
         return static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(ptr_) - c->ub);
     }
@@ -382,6 +387,10 @@ public:
     void CheckRange(uint64_t count, const char* api) const {
         opgen_sim::CheckGmRange(base_, ptr_, base_size_, count, sizeof(T), opgen_sim::TypeName<T>(), api);
     }
+    void CheckRange(const opgen_sim::Core& c, uint64_t count, const char* api) const {
+        opgen_sim::CheckGmRangeOn(c, base_, ptr_, base_size_, count, sizeof(T), opgen_sim::TypeName<T>(),
+                                  api);
+    }
     T GetValue(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::GetValue");
         return ptr_[i];
@@ -483,7 +492,8 @@ public:
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::FreeTensor",
                             "the tensor was already freed (double FreeTensor)");
         }
-        t.CheckLive("TQue::FreeTensor");
+        opgen_sim::Core* c = opgen_sim::tls_core;
+        t.CheckLive("TQue::FreeTensor", c);
         opgen_sim::Slot* s = Own(t.slot_, "TQue::FreeTensor");
         if (s->state == opgen_sim::SlotState::Enqueued) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::FreeTensor",
@@ -491,7 +501,7 @@ public:
         }
         s->state = opgen_sim::SlotState::Free;
         ++s->gen;
-        opgen_sim::DiscardUb(s->addr, s->bytes);  // its data is dead: skip work nobody read
+        opgen_sim::DiscardUb(c, s->addr, s->bytes);  // its data is dead: skip work nobody read
     }
     bool VacantInQue() const { return count_ < (depth > 0 ? depth : num_); }
     bool HasTensorInQue() const { return count_ > 0; }

@@ -44,6 +44,14 @@ inline void CheckCount(int64_t count, const char* api) {
 ;
 #endif
 
+// CheckOperand without applying deferred work, on the calling thread's core `c`.
+template <typename T>
+inline void CheckOperandLive(const Core* c, const AscendC::LocalTensor<T>& t, int64_t count,
+                             const char* api, const char* what) {
+    CheckUbAlignedLive(c, t, api, what);
+    if (static_cast<uint64_t>(count) > t.size_) FailOperandCount(count, t.size_, TypeName<T>(), api, what);
+}
+
 template <typename T>
 inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const char* api,
                          const char* what, bool apply_pending = true) {
@@ -56,7 +64,7 @@ inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const 
 // whole, so entries inside it are dropped (and those reading it applied); a dst that overlaps a
 // source without being it reads everything from UB, as the loop did.
 template <typename T>
-inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** srcs,
+inline T* LazyDst(Core* c, const AscendC::LocalTensor<T>& dst, int32_t count, const T** srcs,
                   const AscendC::LocalTensor<T>* const* tensors, int n) {
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
     for (int i = 0; i < n; ++i) {
@@ -64,13 +72,13 @@ inline T* LazyDst(const AscendC::LocalTensor<T>& dst, int32_t count, const T** s
         if (Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), bytes,
                      reinterpret_cast<const uint8_t*>(tensors[i]->ptr_), bytes)) {
             for (int j = 0; j < n; ++j) {
-                FlushUb(tensors[j]->ptr_, bytes, false);
+                FlushUb(c, tensors[j]->ptr_, bytes, false);
                 srcs[j] = tensors[j]->ptr_;
             }
             break;
         }
     }
-    DiscardUb(dst.ptr_, bytes);
+    DiscardUb(c, dst.ptr_, bytes);
     return dst.ptr_;
 }
 
@@ -360,8 +368,8 @@ inline void RunStep(const Step& s, uint8_t* d8, const uint8_t* x8, uint64_t firs
 // Records the instruction writing `count` elements of dst from its N sources (deferred.h,
 // DeferElementwise); false if it must run now.
 template <int N, typename T, typename F>
-inline bool DeferInstruction(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>* const* srcs,
-                             int32_t count, const F& f) {
+inline bool DeferInstruction(Core* c, const AscendC::LocalTensor<T>& dst,
+                             const AscendC::LocalTensor<T>* const* srcs, int32_t count, const F& f) {
     if constexpr (kDeferrable<F>) {
         const StepRun* runs = nullptr;
         if constexpr (N == 1) {
@@ -375,10 +383,10 @@ inline bool DeferInstruction(const AscendC::LocalTensor<T>& dst, const AscendC::
         if (count <= 0) return false;
         const uint8_t* src[N];
         for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const uint8_t*>(srcs[k]->ptr_);
-        return DeferElementwise(reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T),
+        return DeferElementwise(c, reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T),
                                 src, N, TypeTag<T>(), sizeof(T), runs, &f, sizeof(F));
     } else {
-        (void)dst, (void)srcs, (void)count, (void)f;
+        (void)c, (void)dst, (void)srcs, (void)count, (void)f;
         return false;
     }
 }
@@ -387,15 +395,17 @@ template <typename T, typename F>
 inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
                    const AscendC::LocalTensor<T>& a, const AscendC::LocalTensor<T>& b, int32_t count,
                    F f) {
+    Core& core = CurrentCore();  // once: each thread-local read is a call (core.h)
+    Core* c = &core;
     CheckCount(count, api);
-    CheckOperand(dst, count, api, "dst", false);
-    CheckOperand(a, count, api, "src0", false);
-    CheckOperand(b, count, api, "src1", false);
-    CountVector<T>(static_cast<uint64_t>(count), api);
+    CheckOperandLive(c, dst, count, api, "dst");
+    CheckOperandLive(c, a, count, api, "src0");
+    CheckOperandLive(c, b, count, api, "src1");
+    CountVector<T>(core, static_cast<uint64_t>(count), api);
     const AscendC::LocalTensor<T>* tensors[2] = {&a, &b};
-    if (DeferInstruction<2>(dst, tensors, count, f)) return;
-    const T* srcs[2] = {LazySource(a.ptr_, count), LazySource(b.ptr_, count)};
-    T* d = LazyDst(dst, count, srcs, tensors, 2);
+    if (DeferInstruction<2>(c, dst, tensors, count, f)) return;
+    const T* srcs[2] = {LazySource(c, a.ptr_, count), LazySource(c, b.ptr_, count)};
+    T* d = LazyDst(c, dst, count, srcs, tensors, 2);
     const T* x = srcs[0];
     const T* y = srcs[1];
     if (MapLanes<2>(d, x, y, static_cast<uint64_t>(count), f)) return;
@@ -405,14 +415,16 @@ inline void Binary(const char* api, const AscendC::LocalTensor<T>& dst,
 template <typename T, typename F>
 inline void Unary(const char* api, const AscendC::LocalTensor<T>& dst,
                   const AscendC::LocalTensor<T>& a, int32_t count, F f) {
+    Core& core = CurrentCore();
+    Core* c = &core;
     CheckCount(count, api);
-    CheckOperand(dst, count, api, "dst", false);
-    CheckOperand(a, count, api, "src", false);
-    CountVector<T>(static_cast<uint64_t>(count), api);
+    CheckOperandLive(c, dst, count, api, "dst");
+    CheckOperandLive(c, a, count, api, "src");
+    CountVector<T>(core, static_cast<uint64_t>(count), api);
     const AscendC::LocalTensor<T>* tensors[1] = {&a};
-    if (DeferInstruction<1>(dst, tensors, count, f)) return;
-    const T* srcs[1] = {LazySource(a.ptr_, count)};
-    T* d = LazyDst(dst, count, srcs, tensors, 1);
+    if (DeferInstruction<1>(c, dst, tensors, count, f)) return;
+    const T* srcs[1] = {LazySource(c, a.ptr_, count)};
+    T* d = LazyDst(c, dst, count, srcs, tensors, 1);
     const T* x = srcs[0];
     if (MapLanes<1, T>(d, x, nullptr, static_cast<uint64_t>(count), f)) return;
     for (int32_t i = 0; i < count; ++i) d[i] = static_cast<T>(f(static_cast<Acc<T>>(x[i])));
@@ -1064,36 +1076,38 @@ OPGEN_SIM_API void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, 
                  const uint32_t count) {
     constexpr const char* api = "Cast";
     cast_detail::CheckPair<T1, T2>(round_mode);
-    opgen_sim::CheckOperand(dst, count, api, "dst", false);
-    opgen_sim::CheckOperand(src, count, api, "src", false);
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    opgen_sim::Core* c = &core;
+    opgen_sim::CheckOperandLive(c, dst, count, api, "dst");
+    opgen_sim::CheckOperandLive(c, src, count, api, "src");
     if constexpr (sizeof(T1) >= sizeof(T2)) {
-        opgen_sim::CountVector<T1>(count);
+        opgen_sim::CountVector<T1>(core, count, __builtin_FUNCTION());
     } else {
-        opgen_sim::CountVector<T2>(count);
+        opgen_sim::CountVector<T2>(core, count, __builtin_FUNCTION());
     }
     RoundMode mode = round_mode;
     if (mode == RoundMode::CAST_NONE || cast_detail::AllowedModes<T1, T2>() == cast_detail::kAnyMode) {
         mode = RoundMode::CAST_RINT;  // CAST_NONE: RINT where the conversion loses precision
     }
     if constexpr (std::is_same_v<T2, int32_t> && std::is_same_v<T1, half>) {
-        dst.Check(api);  // dst's pending work applied before it is written
-        const T2* s = opgen_sim::LazySource(src.ptr_, count);
-        const float scale = opgen_sim::CurrentCore().deq_scale;  // at issue: never recorded
+        dst.Check(api, c);  // dst's pending work applied before it is written
+        const T2* s = opgen_sim::LazySource(c, src.ptr_, count);
+        const float scale = core.deq_scale;  // at issue: never recorded
         for (uint32_t i = 0; i < count; ++i) dst.ptr_[i] = cast_detail::Dequantize(s[i], scale);
     } else {
         // a source still to be copied in from GM, or a recorded program of T2, makes the Cast the
         // program's last step (deferred.h); a DataCopy to GM of dst then converts straight there
         if (count > 0 &&
-            opgen_sim::DeferCast(reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T1),
+            opgen_sim::DeferCast(c, reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T1),
                                  sizeof(T1), opgen_sim::TypeTag<T1>(),
                                  reinterpret_cast<const uint8_t*>(src.ptr_), sizeof(T2), opgen_sim::TypeTag<T2>(),
                                  &cast_detail::RunCastStep<T1, T2>, &mode, sizeof(mode))) {
             return;
         }
-        dst.Check(api);
+        dst.Check(api, c);
         // read from GM while src is still a pending copy from there (as the element-wise
         // instructions read it: deferred.h), after dst's pending work was applied
-        const T2* s = opgen_sim::LazySource(src.ptr_, count);
+        const T2* s = opgen_sim::LazySource(c, src.ptr_, count);
         cast_detail::ConvertRange(dst.ptr_, s, count, mode);
     }
 }
@@ -1279,29 +1293,39 @@ inline uint64_t WorkElements(int32_t count, bool with_index) {
 ;
 #endif
 template <typename T>
-inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
-                  const LocalTensor<T>& work, int32_t count, bool with_index) {
+inline void Check(opgen_sim::Core* c, const char* api, const LocalTensor<T>& dst,
+                  const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
+                  bool with_index) {
     opgen_sim::CheckCount(count, api);
     if (count == 0) opgen_sim::Fail(opgen_sim::ErrorKind::VectorCount, api, "count must be > 0");
     // src is read through LazySource (Source) after the other operands' checks
-    opgen_sim::CheckOperand(src, count, api, "src", false);
+    opgen_sim::CheckOperandLive(c, src, count, api, "src");
     // The destination of a reduction needs only its result's alignment, not 32 bytes (Ascend C
     // reference, ReduceRepeat table 3: SUM half 2 bytes, float 4; MAX/MIN with the index twice
     // the element size).
-    dst.Check(api);
+    dst.Check(api, c);
     const uint64_t dst_align = sizeof(T) * (with_index ? 2 : 1);
-    if (dst.UbOffset() % dst_align != 0) FailDstAlign(dst.UbOffset(), dst_align, api);
+    if (dst.UbOffset(c) % dst_align != 0) FailDstAlign(dst.UbOffset(c), dst_align, api);
     if ((with_index ? 2u : 1u) > dst.size_) FailDstCount(with_index, dst.size_, opgen_sim::TypeName<T>(), api);
-    opgen_sim::CheckUbAligned(work, api, "sharedTmpBuffer");
+    opgen_sim::CheckUbAlignedOn(c, work, api, "sharedTmpBuffer");
     const uint64_t need = WorkElements<T>(count, with_index);
     if (work.size_ < need) FailWork(work.size_, count, need, opgen_sim::TypeName<T>(), api);
+}
+template <typename T>
+inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                  const LocalTensor<T>& work, int32_t count, bool with_index) {
+    Check(opgen_sim::tls_core, api, dst, src, work, count, with_index);
 }
 // The count elements of src as the reduction reads them: straight from GM while src is still a
 // pending copy from there (as the element-wise instructions read it: deferred.h), else from UB
 // with any pending work in it applied.
 template <typename T>
+inline const T* Source(opgen_sim::Core* c, const LocalTensor<T>& src, int32_t count) {
+    return opgen_sim::LazySource(c, src.ptr_, static_cast<uint64_t>(count));
+}
+template <typename T>
 inline const T* Source(const LocalTensor<T>& src, int32_t count) {
-    return opgen_sim::LazySource(src.ptr_, static_cast<uint64_t>(count));
+    return Source(opgen_sim::tls_core, src, count);
 }
 }  // namespace reduce_detail
 
@@ -1384,8 +1408,9 @@ template <typename T, bool isSetMask = true>
 OPGEN_SIM_API void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count) {
     opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
-    reduce_detail::Check("ReduceSum", dst, src, sharedTmpBuffer, count, false);
-    const T* s = reduce_detail::Source(src, count);
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    reduce_detail::Check(&core, "ReduceSum", dst, src, sharedTmpBuffer, count, false);
+    const T* s = reduce_detail::Source(&core, src, count);
     const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
     T lanes[128];
     T total = T(0);
@@ -1399,7 +1424,7 @@ OPGEN_SIM_API void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& sr
         total = r == 0 ? part : opgen_sim::ReduceAdd(total, part);
     }
     dst.ptr_[0] = total;
-    opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
+    opgen_sim::CountVector<T>(core, static_cast<uint64_t>(count), "ReduceSum");
 }
 
 namespace reduce_detail {
@@ -1531,8 +1556,9 @@ template <typename T>
 inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                     const LocalTensor<T>& work, int32_t count, bool calIndex, bool max) {
     opgen_sim::CheckHalfOrFloat<T>(api);
-    Check(api, dst, src, work, count, calIndex);
-    const T* s = Source(src, count);
+    opgen_sim::Core& core = opgen_sim::CurrentCore();
+    Check(&core, api, dst, src, work, count, calIndex);
+    const T* s = Source(&core, src, count);
     int32_t best = 0;
     float value = 0.0f;
     const int found = ExtremeLanes(s, count, max, calIndex, &best, &value);
@@ -1555,7 +1581,7 @@ inline void Extreme(const char* api, const LocalTensor<T>& dst, const LocalTenso
         }
     }
     work.ptr_[0] = result;
-    opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
+    opgen_sim::CountVector<T>(core, static_cast<uint64_t>(count), __builtin_FUNCTION());
 }
 }  // namespace reduce_detail
 
