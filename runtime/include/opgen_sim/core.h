@@ -233,7 +233,7 @@ constexpr uint32_t kRepeatBytes = 256;  // one vector repeat processes 256 bytes
 
 // `api` names the instruction in the launch detail (by default the calling function's name).
 template <typename T>
-inline void CountVector(Core& c, uint64_t count, const char* api) {
+__attribute__((always_inline)) inline void CountVector(Core& c, uint64_t count, const char* api) {
     const uint64_t lanes = kRepeatBytes / sizeof(T);
     const uint64_t repeats = (count + lanes - 1) / lanes;
     c.counters[kVectorInstructions] += 1;

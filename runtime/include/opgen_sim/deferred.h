@@ -117,8 +117,7 @@ inline bool Reads(const Pending& p, const uint8_t* b, uint64_t bytes) {
 
 // Applies the entries producing UB [p, p + bytes), and unless `readers` is false those reading
 // it (before an API that may write it runs).
-inline void FlushUb(Core* c, const void* p, uint64_t bytes, bool readers = true) {
-    if (c == nullptr || c->npending == 0) return;
+__attribute__((noinline)) inline void FlushUbEntries(Core* c, const void* p, uint64_t bytes, bool readers) {
     const auto* b = static_cast<const uint8_t*>(p);
     for (int32_t i = c->npending - 1; i >= 0; --i) {
         const Pending& q = c->pending[i];
@@ -127,6 +126,10 @@ inline void FlushUb(Core* c, const void* p, uint64_t bytes, bool readers = true)
             ApplyPending(*c, i);
         }
     }
+}
+// (inline: most calls find nothing recorded, and return before a call)
+inline void FlushUb(Core* c, const void* p, uint64_t bytes, bool readers = true) {
+    if (c != nullptr && c->npending != 0) FlushUbEntries(c, p, bytes, readers);
 }
 inline void FlushUb(const void* p, uint64_t bytes, bool readers = true) {
     FlushUb(tls_core, p, bytes, readers);

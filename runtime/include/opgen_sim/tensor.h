@@ -94,9 +94,10 @@ inline bool LocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t 
         return false;
     }
     if (c == nullptr) return true;
-    const auto* p = static_cast<const uint8_t*>(ptr);
-    return p < c->ub || p >= c->ub + c->ub_used ||
-           static_cast<uint64_t>(p - c->ub) + bytes <= c->ub_capacity;
+    // outside the reserved part of UB (below it, the offset wraps past ub_used), or ending
+    // inside the buffer
+    const uint64_t off = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(c->ub);
+    return off >= c->ub_used || off + bytes <= c->ub_capacity;
 }
 
 // Checks that a LocalTensor (`bytes` at `ptr`, allocated in generation `gen` of `slot`) may be
