@@ -11,6 +11,7 @@
 #pragma once
 
 #include <ATen/EmptyTensor.h>
+#include <c10/core/impl/alloc_cpu.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -19,8 +20,11 @@
 #include <torch/library.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "opgen_host/arg_check.h"
@@ -220,13 +224,79 @@ OPGEN_TORCH_SUPPORT_FN int64_t Backed(const at::Tensor& t) {
            t.storage_offset() * static_cast<int64_t>(t.element_size());
 }
 
+// The outputs' memory, kept for reuse as a device's caching allocator keeps it (torch_npu's does
+// on the NPU): a freed output of 1 MiB or more goes back into a pool, up to
+// OPGEN_TORCH_GM_CACHE_MB (default 256; 0: none) in all, and the next output of the same size
+// takes it, still mapped and often still in the CPU's cache, instead of new memory from malloc
+// (glibc hands a freed block to whichever request fits it next, so an op whose padded outputs
+// are a little larger than torch's could never reuse one). Each block carries its size in a
+// 64-byte header. Blocks outlive no process: the pool is never destroyed, so an output freed
+// during exit still finds it.
+class GmCacheAllocator final : public c10::Allocator {
+public:
+    static GmCacheAllocator& Get() {
+        static GmCacheAllocator* a = new GmCacheAllocator();
+        return *a;
+    }
+    c10::DataPtr allocate(size_t n) override {
+        void* block = nullptr;
+        if (n >= kMinCached && limit_ > 0) {
+            std::lock_guard<std::mutex> lock(mu_);
+            auto it = free_.find(n);
+            if (it != free_.end()) {
+                block = it->second;
+                free_.erase(it);
+                held_ -= n;
+            }
+        }
+        if (block == nullptr) {
+            block = c10::alloc_cpu(n + kHeader);
+            std::memcpy(block, &n, sizeof n);
+        }
+        return {static_cast<uint8_t*>(block) + kHeader, block, &Release, c10::Device(c10::kCPU)};
+    }
+    c10::DeleterFnPtr raw_deleter() const override { return nullptr; }
+    void copy_data(void* dest, const void* src, std::size_t count) const override {
+        std::memcpy(dest, src, count);
+    }
+
+private:
+    static constexpr size_t kHeader = 64;  // the data stays 64-byte aligned, as c10's CPU memory
+    static constexpr size_t kMinCached = size_t{1} << 20;
+    GmCacheAllocator() {
+        const char* env = std::getenv("OPGEN_TORCH_GM_CACHE_MB");
+        const long mb = env != nullptr && *env != '\0' ? std::atol(env) : 256;
+        limit_ = mb > 0 ? static_cast<size_t>(mb) << 20 : 0;
+    }
+    static void Release(void* block) {
+        size_t n = 0;
+        std::memcpy(&n, block, sizeof n);
+        GmCacheAllocator& a = Get();
+        if (n >= kMinCached) {
+            std::lock_guard<std::mutex> lock(a.mu_);
+            if (a.held_ + n <= a.limit_) {
+                a.free_.emplace(n, block);
+                a.held_ += n;
+                return;
+            }
+        }
+        c10::free_cpu(block);
+    }
+    std::mutex mu_;
+    std::unordered_multimap<size_t, void*> free_;
+    size_t held_ = 0;
+    size_t limit_ = 0;
+};
+
 // A tensor with a device allocation's padding behind it (GmAllocation), for an output.
 OPGEN_TORCH_SUPPORT_FN at::Tensor EmptyGm(c10::IntArrayRef dims, c10::ScalarType dtype) {
     int64_t numel = 1;
     for (int64_t d : dims) numel *= d;
     const int64_t item = static_cast<int64_t>(c10::elementSize(dtype));
     const int64_t padded = opgen_host::GmAllocation(numel * item) / item;
-    at::Tensor t = at::detail::empty_cpu({padded}, dtype, false, std::nullopt);
+    at::Tensor t = at::detail::empty_generic({padded}, &GmCacheAllocator::Get(),
+                                             c10::DispatchKeySet(c10::DispatchKey::CPU), dtype,
+                                             std::nullopt);
     t.unsafeGetTensorImpl()->set_sizes_contiguous(dims);  // the storage keeps the padding
     return t;
 }
