@@ -203,9 +203,9 @@ def test_broadcast_add_groups_rows_of_whole_blocks(run_op, dtype: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize(("xs", "ys"), [((37, 64), (64,)), ((64,), (37, 64)), ((3, 13, 64), (13, 64)),
-                                        ((5, 1, 64), (1, 7, 64)), ((1, 64), (1, 64)),
-                                        ((300, 32), (32,))])
+@pytest.mark.parametrize(("xs", "ys"), [((37, 64), (64,)), ((64,), (37, 64)),
+                                        ((3, 13, 64), (13, 64)), ((5, 1, 64), (1, 7, 64)),
+                                        ((1, 64), (1, 64)), ((300, 32), (32,))])
 def test_broadcast_add_kept_rows_over_blocks(run_op, dtype: str, xs: tuple[int, ...],
                                              ys: tuple[int, ...]) -> None:
     # a kept row is copied into every row of its tile once per block: blocks of fewer rows than
