@@ -76,35 +76,37 @@ namespace opgen_sim {
 ;
 #endif
 
+// The tensor's start on a 32-byte boundary of UB (its liveness checked first).
+template <typename T>
+inline void CheckUbStart(const Core* c, const AscendC::LocalTensor<T>& t, const char* api,
+                         const char* what) {
+    if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
+        FailUbUnaligned(t.UbOffset(c), api, what);
+    }
+}
 // CheckUbAligned without applying deferred work, on the calling thread's core `c`.
 template <typename T>
 inline void CheckUbAlignedLive(const Core* c, const AscendC::LocalTensor<T>& t, const char* api,
                                const char* what) {
     t.CheckLive(api, c);
-    if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
-        FailUbUnaligned(t.UbOffset(c), api, what);
-    }
+    CheckUbStart(c, t, api, what);
 }
 // CheckUbAligned on the calling thread's core `c`, applying the deferred work in the tensor.
 template <typename T>
 inline void CheckUbAlignedOn(Core* c, const AscendC::LocalTensor<T>& t, const char* api,
                              const char* what) {
     t.Check(api, c);
-    if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
-        FailUbUnaligned(t.UbOffset(c), api, what);
-    }
+    CheckUbStart(c, t, api, what);
 }
 
 template <typename T>
 inline void CheckUbAligned(const AscendC::LocalTensor<T>& t, const char* api, const char* what,
                            bool apply_pending = true) {
+    Core* c = tls_core;
     if (apply_pending) {
-        t.Check(api);
+        CheckUbAlignedOn(c, t, api, what);
     } else {
-        t.CheckLive(api);
-    }
-    if ((reinterpret_cast<uintptr_t>(t.ptr_) & (kBlockBytes - 1)) != 0) {
-        FailUbUnaligned(t.UbOffset(), api, what);
+        CheckUbAlignedLive(c, t, api, what);
     }
 }
 

@@ -205,7 +205,6 @@ OPGEN_SIM_OUTLINE void DiscardUbOf(Core* c, const void* p, uint64_t bytes)
 inline void DiscardUb(Core* c, const void* p, uint64_t bytes) {
     if (c != nullptr && c->npending != 0) DiscardUbOf(c, p, bytes);
 }
-inline void DiscardUb(const void* p, uint64_t bytes) { DiscardUb(tls_core, p, bytes); }
 
 // DataCopy(GM->UB) of `bytes` (already checked): recorded, or done at once if the list is full.
 inline void DeferLoad(Core& c, void* ub, const void* gm, uint64_t bytes) {
@@ -226,10 +225,6 @@ inline void DeferLoad(Core& c, void* ub, const void* gm, uint64_t bytes) {
     e.in_bytes = bytes;
     e.cast.run = nullptr;
 }
-inline void DeferLoad(void* ub, const void* gm, uint64_t bytes) {
-    if (bytes == 0) return;
-    DeferLoad(CurrentCore(), ub, gm, bytes);
-}
 
 // Where to read n elements of a UB source at p: in GM if they lie inside one deferred copy,
 // else in UB (after applying the entries producing them).
@@ -246,10 +241,6 @@ inline const T* LazySource(Core* c, const T* p, uint64_t n) {
     }
     FlushUb(c, p, bytes, false);
     return p;
-}
-template <typename T>
-inline const T* LazySource(const T* p, uint64_t n) {
-    return LazySource(tls_core, p, n);
 }
 
 // DataCopy(UB->GM) of UB [src, src + bytes) to GM dst (checked, no atomic mode): if a recorded
@@ -287,9 +278,6 @@ inline bool StoreDeferred(Core* c, uint8_t* dst, const uint8_t* src, uint64_t by
         at = end;
     }
     return true;
-}
-inline bool StoreDeferred(uint8_t* dst, const uint8_t* src, uint64_t bytes) {
-    return StoreDeferred(tls_core, dst, src, bytes);
 }
 
 // ---- Recording element-wise instructions ---------------------------------------------------

@@ -44,19 +44,24 @@ inline void CheckCount(int64_t count, const char* api) {
 ;
 #endif
 
+template <typename T>
+inline void CheckOperandCount(const AscendC::LocalTensor<T>& t, int64_t count, const char* api,
+                              const char* what) {
+    if (static_cast<uint64_t>(count) > t.size_) FailOperandCount(count, t.size_, TypeName<T>(), api, what);
+}
 // CheckOperand without applying deferred work, on the calling thread's core `c`.
 template <typename T>
 inline void CheckOperandLive(const Core* c, const AscendC::LocalTensor<T>& t, int64_t count,
                              const char* api, const char* what) {
     CheckUbAlignedLive(c, t, api, what);
-    if (static_cast<uint64_t>(count) > t.size_) FailOperandCount(count, t.size_, TypeName<T>(), api, what);
+    CheckOperandCount(t, count, api, what);
 }
 
 template <typename T>
 inline void CheckOperand(const AscendC::LocalTensor<T>& t, int64_t count, const char* api,
                          const char* what, bool apply_pending = true) {
     CheckUbAligned(t, api, what, apply_pending);
-    if (static_cast<uint64_t>(count) > t.size_) FailOperandCount(count, t.size_, TypeName<T>(), api, what);
+    CheckOperandCount(t, count, api, what);
 }
 
 // An element-wise instruction that is not recorded (DeferInstruction) reads its sources through
@@ -1312,21 +1317,12 @@ inline void Check(opgen_sim::Core* c, const char* api, const LocalTensor<T>& dst
     const uint64_t need = WorkElements<T>(count, with_index);
     if (work.size_ < need) FailWork(work.size_, count, need, opgen_sim::TypeName<T>(), api);
 }
-template <typename T>
-inline void Check(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src,
-                  const LocalTensor<T>& work, int32_t count, bool with_index) {
-    Check(opgen_sim::tls_core, api, dst, src, work, count, with_index);
-}
 // The count elements of src as the reduction reads them: straight from GM while src is still a
 // pending copy from there (as the element-wise instructions read it: deferred.h), else from UB
 // with any pending work in it applied.
 template <typename T>
 inline const T* Source(opgen_sim::Core* c, const LocalTensor<T>& src, int32_t count) {
     return opgen_sim::LazySource(c, src.ptr_, static_cast<uint64_t>(count));
-}
-template <typename T>
-inline const T* Source(const LocalTensor<T>& src, int32_t count) {
-    return Source(opgen_sim::tls_core, src, count);
 }
 }  // namespace reduce_detail
 

@@ -11,11 +11,11 @@
 #pragma once
 
 #include <ATen/EmptyTensor.h>
-#include <c10/core/impl/alloc_cpu.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
+#include <c10/core/impl/alloc_cpu.h>
 #include <c10/util/SmallVector.h>
 #include <torch/library.h>
 
@@ -230,8 +230,8 @@ OPGEN_TORCH_SUPPORT_FN int64_t Backed(const at::Tensor& t) {
 // takes it, still mapped and often still in the CPU's cache, instead of new memory from malloc
 // (glibc hands a freed block to whichever request fits it next, so an op whose padded outputs
 // are a little larger than torch's could never reuse one). Each block carries its size in a
-// 64-byte header. Blocks outlive no process: the pool is never destroyed, so an output freed
-// during exit still finds it.
+// 64-byte header. The pool itself is never destroyed, so an output freed during the process's
+// exit still finds it.
 class GmCacheAllocator final : public c10::Allocator {
 public:
     static GmCacheAllocator& Get() {
