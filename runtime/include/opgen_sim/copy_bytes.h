@@ -27,6 +27,9 @@ constexpr uint64_t kCopyLoopMax = 16 * 1024;  // from here memcpy is as fast fro
 // the L2 of one core of current x86 server CPUs: 1 MiB on AMD EPYC, 2 MiB on Intel Xeon)
 constexpr uint64_t kStreamFootprint = 4u << 20;
 
+// Which end of a copy lies in GM (the end whose next bytes CopyLoop prefetches).
+enum class GmSide { kSource, kDestination };
+
 #if defined(OPGEN_SIM_COPY_LOOP)
 inline bool CopyLoopAvailable() {
     static const bool ok = __builtin_cpu_supports("avx") != 0;
@@ -46,24 +49,39 @@ __attribute__((target("avx"))) inline void Copy128(uint8_t* d, const uint8_t* s)
 }
 
 // n >= 128: 128 bytes a step, then the last 128 bytes (overlapping the previous step) so no
-// byte-wise tail is left. The ranges must not overlap.
-__attribute__((target("avx"))) inline void CopyLoop(uint8_t* d, const uint8_t* s, uint64_t n) {
+// byte-wise tail is left. The ranges must not overlap. Then the n bytes after each range are
+// prefetched (the source's for reading, the destination's for writing): a kernel moving rows or
+// tiles one after another copies those next, after computing on these. On the NPU the copy
+// engines fetch the next tile while the vector unit computes (double buffering); the simulator
+// runs a core's pipes one after another, so the host's prefetch gives that overlap back, where
+// its own prefetchers stop at every 4 KiB page (a row of 1024 floats). A prefetch never faults,
+// so a guess past the end of a buffer is harmless; a wrong one costs a little bandwidth.
+// Side by side (layer_norm, 4096x1024 float32, the registry's path): 1.41-1.58 -> 1.26-1.33 ms;
+// reading ahead alone gave about half of that.
+__attribute__((target("avx"))) inline void CopyLoop(uint8_t* d, const uint8_t* s, uint64_t n,
+                                                     GmSide gm) {
     uint64_t i = 0;
     for (; i + 128 <= n; i += 128) Copy128(d + i, s + i);
     if (i < n) Copy128(d + n - 128, s + n - 128);
+    if (gm == GmSide::kSource) {
+        for (uint64_t k = 0; k < n; k += 64) __builtin_prefetch(s + n + k, 0, 3);
+    } else {
+        for (uint64_t k = 0; k < n; k += 64) __builtin_prefetch(d + n + k, 1, 3);
+    }
 }
 #endif
 
 // memcpy's contract: [dst, dst + n) and [src, src + n) do not overlap. `streaming`: the launch's
 // GM footprint is at least kStreamFootprint (Core::stream_copies).
-inline void CopyBytes(void* dst, const void* src, uint64_t n, bool streaming) {
+inline void CopyBytes(void* dst, const void* src, uint64_t n, bool streaming, GmSide gm) {
 #if defined(OPGEN_SIM_COPY_LOOP)
     if (streaming && n >= kCopyLoopMin && n < kCopyLoopMax && CopyLoopAvailable()) {
-        CopyLoop(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), n);
+        CopyLoop(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), n, gm);
         return;
     }
 #endif
     (void)streaming;
+    (void)gm;
     std::memcpy(dst, src, n);
 }
 

@@ -197,7 +197,7 @@ template <typename T>
 inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api) {
     FlushGm(&c, dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
-        CopyBytes(dst, src, n * sizeof(T), c.stream_copies);
+        CopyBytes(dst, src, n * sizeof(T), c.stream_copies, GmSide::kDestination);
         return;
     }
     if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) FailAtomicType(c.atomic_type, TypeName<T>(), api);
@@ -361,7 +361,8 @@ OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& sr
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
     opgen_sim::Core& c = opgen_sim::CurrentCore();
     for (uint16_t i = 0; i < p.blockCount; ++i) {
-        opgen_sim::CopyBytes(d + i * dstep, s + i * sstep, len, c.stream_copies);
+        opgen_sim::CopyBytes(d + i * dstep, s + i * sstep, len, c.stream_copies,
+                             opgen_sim::GmSide::kSource);
     }
     c.counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(len * p.blockCount);
@@ -466,7 +467,8 @@ OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>&
     const bool streaming = core.stream_copies;
     for (uint16_t i = 0; i < p.blockCount; ++i) {
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_) + i * dstep;
-        opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming);
+        opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming,
+                             opgen_sim::GmSide::kSource);
         T* e = reinterpret_cast<T*>(d);
         const uint64_t data_begin = left / sizeof(T);
         const uint64_t data_end = (left + p.blockLen) / sizeof(T);

@@ -99,7 +99,7 @@ inline void ApplyPending(Core& c, int32_t i) {
     if (!IsCopy(q)) {
         EvalProgram(q, q.ub, 0, q.bytes / q.elem);
     } else {
-        CopyBytes(q.ub, q.gm, q.bytes, c.stream_copies);
+        CopyBytes(q.ub, q.gm, q.bytes, c.stream_copies, GmSide::kSource);
     }
     if (i != c.npending - 1) MoveEntry(c.pending[i], c.pending[c.npending - 1]);
     --c.npending;
@@ -211,7 +211,7 @@ inline void DeferLoad(Core& c, void* ub, const void* gm, uint64_t bytes) {
     if (bytes == 0) return;
     DiscardUb(&c, ub, bytes);
     if (c.npending == kMaxPending || c.raw_gm) {
-        CopyBytes(ub, gm, bytes, c.stream_copies);
+        CopyBytes(ub, gm, bytes, c.stream_copies, GmSide::kSource);
         return;
     }
     Pending& e = c.pending[c.npending++];
