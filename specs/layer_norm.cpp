@@ -99,11 +99,13 @@ private:
             Muls(dst, d, rstd, cols);
             return;
         }
+        if (hasGamma && hasBeta) {  // (d * rstd) * gamma + beta: two passes over the row
+            Muls(dst, d, rstd, cols);
+            FusedMulAdd(dst, gammaBuf.Get<float>(), betaBuf.Get<float>(), cols);
+            return;
+        }
         Muls(tmp, d, rstd, cols);
-        if (hasGamma && hasBeta) {
-            Mul(tmp, tmp, gammaBuf.Get<float>(), cols);
-            Add(dst, tmp, betaBuf.Get<float>(), cols);
-        } else if (hasGamma) {
+        if (hasGamma) {
             Mul(dst, tmp, gammaBuf.Get<float>(), cols);
         } else {
             Add(dst, tmp, betaBuf.Get<float>(), cols);

@@ -164,6 +164,126 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& 
                                       repeatParams);
 }
 
+// ---- FusedMulAdd: dst = src0 * dst + src1; MulAddDst: dst = src0 * src1 + dst -------------
+// (the Ascend C reference's formulas). The product and the sum round separately, in float for
+// half operands, as Axpy does (test_sim_fp_contract.py); the reference does not say whether the
+// vector unit fuses them. MulAddDst also takes half sources into a float dst (its type table);
+// the mask/repeat forms of that pair are not simulated (an error naming the count form).
+namespace mul_add_detail {
+template <typename T, typename U>
+inline void CheckTypes(const char* api) {
+    constexpr bool same = std::is_same_v<T, U> &&
+                          (std::is_same_v<T, half> || std::is_same_v<T, float> ||
+                           std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t>);
+    constexpr bool widen = std::is_same_v<T, float> && std::is_same_v<U, half>;
+    static_assert(same || widen,
+                  "FusedMulAdd/MulAddDst: the operands must be half, float, int16_t or uint16_t "
+                  "of one type, or (MulAddDst) half sources with a float dst");
+    (void)api;
+}
+
+// One element: a * b + c, rounded once to the element type after each operation's precision.
+template <typename T, typename U>
+inline T MulAdd(U a, U b, T c) {
+    if constexpr (std::is_integral_v<T>) {
+        return static_cast<T>(static_cast<T>(a * b) + c);  // (wraps, as the vector unit's int16)
+    } else {
+        using A = std::common_type_t<opgen_sim::Acc<T>, opgen_sim::Acc<U>>;
+        const A prod = static_cast<A>(static_cast<opgen_sim::Acc<U>>(a)) *
+                       static_cast<A>(static_cast<opgen_sim::Acc<U>>(b));
+        return static_cast<T>(prod + static_cast<A>(static_cast<opgen_sim::Acc<T>>(c)));
+    }
+}
+
+template <typename T, typename U>
+inline void Count(const char* api, const LocalTensor<T>& dst, const LocalTensor<U>& src0,
+                  const LocalTensor<U>& src1, int32_t count, bool fused) {
+    CheckTypes<T, U>(api);
+    opgen_sim::CheckCount(count, api);
+    opgen_sim::CheckOperand(dst, count, api, "dst");
+    opgen_sim::CheckOperand(src0, count, api, "src0");
+    opgen_sim::CheckOperand(src1, count, api, "src1");
+    T* d = dst.ptr_;
+    const U* a = src0.ptr_;
+    const U* b = src1.ptr_;
+    if constexpr (std::is_same_v<T, U>) {
+        if (fused) {  // src0 * dst + src1
+            for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, T>(a[i], d[i], b[i]);
+        } else {
+            for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, U>(a[i], b[i], d[i]);
+        }
+    } else {
+        for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, U>(a[i], b[i], d[i]);
+    }
+    opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
+}
+
+template <typename T, typename U, bool isSetMask>
+inline void Rep(const char* api, const LocalTensor<T>& dst, const LocalTensor<U>& src0,
+                const LocalTensor<U>& src1, bool is_bits, uint64_t count_mask,
+                const uint64_t* bit_mask, uint8_t repeatTime, const BinaryRepeatParams& p,
+                bool fused) {
+    CheckTypes<T, U>(api);
+    if constexpr (!std::is_same_v<T, U>) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        "the mask/repeat forms with half sources and a float dst are not "
+                        "simulated; use the count form");
+    } else {
+        const opgen_sim::MaskSpec m =
+            opgen_sim::ResolveMask<T, isSetMask>(api, is_bits, count_mask, bit_mask, repeatTime);
+        opgen_sim::CheckReach(api, m, dst, p.dstBlkStride, p.dstRepStride, "dst");
+        opgen_sim::CheckReach(api, m, src0, p.src0BlkStride, p.src0RepStride, "src0");
+        opgen_sim::CheckReach(api, m, src1, p.src1BlkStride, p.src1RepStride, "src1");
+        T* d = dst.ptr_;
+        const T* a = src0.ptr_;
+        const T* b = src1.ptr_;
+        opgen_sim::ForActive(m, [&](int32_t r, uint32_t l) {
+            T& o = d[opgen_sim::LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)];
+            const T x = a[opgen_sim::LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride)];
+            const T y = b[opgen_sim::LaneOffset<T>(r, l, p.src1BlkStride, p.src1RepStride)];
+            o = fused ? MulAdd<T, T>(x, o, y) : MulAdd<T, T>(x, y, o);
+        });
+        opgen_sim::CountMasked<T>(m);
+    }
+}
+}  // namespace mul_add_detail
+
+template <typename T>
+inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                        const int32_t& count) {
+    mul_add_detail::Count<T, T>("FusedMulAdd", dst, src0, src1, count, true);
+}
+template <typename T, bool isSetMask = true>
+inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                        uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
+    mul_add_detail::Rep<T, T, isSetMask>("FusedMulAdd", dst, src0, src1, true, 0, mask, repeatTime,
+                                         repeatParams, true);
+}
+template <typename T, bool isSetMask = true>
+inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                        uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
+    mul_add_detail::Rep<T, T, isSetMask>("FusedMulAdd", dst, src0, src1, false, mask, nullptr,
+                                         repeatTime, repeatParams, true);
+}
+
+template <typename T, typename U>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      const int32_t& count) {
+    mul_add_detail::Count<T, U>("MulAddDst", dst, src0, src1, count, false);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
+    mul_add_detail::Rep<T, U, isSetMask>("MulAddDst", dst, src0, src1, true, 0, mask, repeatTime,
+                                         repeatParams, false);
+}
+template <typename T, typename U, bool isSetMask = true>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+                      uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
+    mul_add_detail::Rep<T, U, isSetMask>("MulAddDst", dst, src0, src1, false, mask, nullptr,
+                                         repeatTime, repeatParams, false);
+}
+
 // Advanced-API Axpy (computed with Muls and Add on hardware) with a sharedTmpBuffer.
 template <typename T, typename U, bool isReuseSource = false>
 inline void Axpy(const LocalTensor<T>& dstTensor, const LocalTensor<U>& srcTensor, const U scalarValue,
