@@ -167,55 +167,60 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& 
 // ---- FusedMulAdd: dst = src0 * dst + src1; MulAddDst: dst = src0 * src1 + dst -------------
 // (the Ascend C reference's formulas). The product and the sum round separately, in float for
 // half operands, as Axpy does (test_sim_fp_contract.py); the reference does not say whether the
-// vector unit fuses them. MulAddDst also takes half sources into a float dst (its type table);
+// vector unit (vmadd, vmla) fuses them. MulAddDst also takes half sources into a float dst (its type table);
 // the mask/repeat forms of that pair are not simulated (an error naming the count form).
 namespace mul_add_detail {
+// The simulated SoCs' types (the reference's tables for the Atlas A2 and Atlas inference
+// products, and asc-devkit's dtype checks for them): half or float throughout, and for MulAddDst
+// half sources into a float dst.
+template <typename T, typename U>
+inline constexpr bool kSupported =
+    (std::is_same_v<T, U> && (std::is_same_v<T, half> || std::is_same_v<T, float>)) ||
+    (std::is_same_v<T, float> && std::is_same_v<U, half>);
+
 template <typename T, typename U>
 inline void CheckTypes(const char* api) {
-    constexpr bool same = std::is_same_v<T, U> &&
-                          (std::is_same_v<T, half> || std::is_same_v<T, float> ||
-                           std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t>);
-    constexpr bool widen = std::is_same_v<T, float> && std::is_same_v<U, half>;
-    static_assert(same || widen,
-                  "FusedMulAdd/MulAddDst: the operands must be half, float, int16_t or uint16_t "
-                  "of one type, or (MulAddDst) half sources with a float dst");
-    (void)api;
+    if constexpr (!kSupported<T, U>) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                        std::string("dst ") + opgen_sim::TypeName<T>() + " with sources " +
+                            opgen_sim::TypeName<U>() +
+                            " is not supported on the simulated SoCs (the Ascend C reference lists "
+                            "half and float, and for MulAddDst half sources into a float dst, on "
+                            "the Atlas A2 and Atlas inference products)");
+    }
 }
 
 // One element: a * b + c, rounded once to the element type after each operation's precision.
 template <typename T, typename U>
 inline T MulAdd(U a, U b, T c) {
-    if constexpr (std::is_integral_v<T>) {
-        return static_cast<T>(static_cast<T>(a * b) + c);  // (wraps, as the vector unit's int16)
-    } else {
-        using A = std::common_type_t<opgen_sim::Acc<T>, opgen_sim::Acc<U>>;
-        const A prod = static_cast<A>(static_cast<opgen_sim::Acc<U>>(a)) *
-                       static_cast<A>(static_cast<opgen_sim::Acc<U>>(b));
-        return static_cast<T>(prod + static_cast<A>(static_cast<opgen_sim::Acc<T>>(c)));
-    }
+    using A = std::common_type_t<opgen_sim::Acc<T>, opgen_sim::Acc<U>>;
+    const A prod = static_cast<A>(static_cast<opgen_sim::Acc<U>>(a)) *
+                   static_cast<A>(static_cast<opgen_sim::Acc<U>>(b));
+    return static_cast<T>(prod + static_cast<A>(static_cast<opgen_sim::Acc<T>>(c)));
 }
 
 template <typename T, typename U>
 inline void Count(const char* api, const LocalTensor<T>& dst, const LocalTensor<U>& src0,
                   const LocalTensor<U>& src1, int32_t count, bool fused) {
     CheckTypes<T, U>(api);
-    opgen_sim::CheckCount(count, api);
-    opgen_sim::CheckOperand(dst, count, api, "dst");
-    opgen_sim::CheckOperand(src0, count, api, "src0");
-    opgen_sim::CheckOperand(src1, count, api, "src1");
-    T* d = dst.ptr_;
-    const U* a = src0.ptr_;
-    const U* b = src1.ptr_;
-    if constexpr (std::is_same_v<T, U>) {
-        if (fused) {  // src0 * dst + src1
-            for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, T>(a[i], d[i], b[i]);
-        } else {
-            for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, U>(a[i], b[i], d[i]);
+    if constexpr (kSupported<T, U>) {
+        opgen_sim::CheckCount(count, api);
+        opgen_sim::CheckOperand(dst, count, api, "dst");
+        opgen_sim::CheckOperand(src0, count, api, "src0");
+        opgen_sim::CheckOperand(src1, count, api, "src1");
+        T* d = dst.ptr_;
+        const U* a = src0.ptr_;
+        const U* b = src1.ptr_;
+        if constexpr (std::is_same_v<T, U>) {
+            if (fused) {  // src0 * dst + src1
+                for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, T>(a[i], d[i], b[i]);
+                opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
+                return;
+            }
         }
-    } else {
         for (int32_t i = 0; i < count; ++i) d[i] = MulAdd<T, U>(a[i], b[i], d[i]);
+        opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
     }
-    opgen_sim::CountVector<T>(static_cast<uint64_t>(count));
 }
 
 template <typename T, typename U, bool isSetMask>
@@ -224,7 +229,9 @@ inline void Rep(const char* api, const LocalTensor<T>& dst, const LocalTensor<U>
                 const uint64_t* bit_mask, uint8_t repeatTime, const BinaryRepeatParams& p,
                 bool fused) {
     CheckTypes<T, U>(api);
-    if constexpr (!std::is_same_v<T, U>) {
+    if constexpr (!kSupported<T, U>) {
+        return;
+    } else if constexpr (!std::is_same_v<T, U>) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
                         "the mask/repeat forms with half sources and a float dst are not "
                         "simulated; use the count form");
