@@ -153,7 +153,7 @@ def test_fused_mul_add_count_past_the_tensors(source: Path) -> None:
 
 def test_mul_add_dst_mixed_mask_form_names_the_count_form(source: Path) -> None:
     x, y, d = inputs("float16")
-    with pytest.raises(rt.SimulatorError, match="MulAddDst.*use the count form"):
+    with pytest.raises(rt.SimulatorError, match=r"MulAddDst.*use the count form"):
         run(source, "float16", 91, x, y, d)
 
 
@@ -167,5 +167,5 @@ def test_mul_add_dst_repeats_past_the_tensor(source: Path) -> None:
 def test_mul_add_other_types_are_errors(source: Path, mode: int) -> None:
     x, y, d = inputs("int16")
     api = "FusedMulAdd" if mode == 1 else "MulAddDst"
-    with pytest.raises(rt.SimulatorError, match=f"{api}.*int16_t.*not supported"):
+    with pytest.raises(rt.SimulatorError, match=rf"{api}.*int16_t.*not supported"):
         run(source, "int16", mode, x, y, d)
