@@ -49,15 +49,16 @@ __attribute__((target("avx"))) inline void Copy128(uint8_t* d, const uint8_t* s)
 }
 
 // n >= 128: 128 bytes a step, then the last 128 bytes (overlapping the previous step) so no
-// byte-wise tail is left. The ranges must not overlap. Then the n bytes after each range are
-// prefetched (the source's for reading, the destination's for writing): a kernel moving rows or
-// tiles one after another copies those next, after computing on these. On the NPU the copy
+// byte-wise tail is left. The ranges must not overlap. Then the n bytes after the GM end are
+// prefetched (`gm`: the source, for reading, after a copy in; the destination, for writing,
+// after a copy out): a kernel moving rows or tiles one after another copies those next, after
+// computing on these. On the NPU the copy
 // engines fetch the next tile while the vector unit computes (double buffering); the simulator
 // runs a core's pipes one after another, so the host's prefetch gives that overlap back, where
 // its own prefetchers stop at every 4 KiB page (a row of 1024 floats). A prefetch never faults,
 // so a guess past the end of a buffer is harmless; a wrong one costs a little bandwidth.
-// Side by side (layer_norm, 4096x1024 float32, the registry's path): 1.41-1.58 -> 1.26-1.33 ms;
-// reading ahead alone gave about half of that.
+// Side by side (layer_norm, 4096x1024 float32, the registry's path): 1.35-1.52 -> 1.14-1.20 ms;
+// the read side alone gave about half of that (docs/simulator.md).
 __attribute__((target("avx"))) inline void CopyLoop(uint8_t* d, const uint8_t* s, uint64_t n,
                                                      GmSide gm) {
     uint64_t i = 0;
