@@ -169,3 +169,33 @@ def test_mul_add_other_types_are_errors(source: Path, mode: int) -> None:
     api = "FusedMulAdd" if mode == 1 else "MulAddDst"
     with pytest.raises(rt.SimulatorError, match=rf"{api}.*int16_t.*not supported"):
         run(source, "int16", mode, x, y, d)
+
+
+def special_inputs(dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Operands that reach every rounding case of the lanes: infinities, NaN, signed zeros,
+    subnormals, products and sums that overflow the element type, and ordinary values."""
+    info = np.finfo(dtype)
+    pool = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, info.max, -info.max,
+                     info.tiny, -info.tiny, info.smallest_subnormal, 3.0, 1e-3, 7.5, -0.25],
+                    dtype)
+    x, y, d = (np.concatenate([RNG.choice(pool, N // 2),
+                               RNG.uniform(-300.0, 300.0, N // 2).astype(dtype)]) for _ in range(3))
+    return x, y, d
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 17, 131, 255, 256])
+def test_mul_add_count_lanes_and_tails(source: Path, dtype: str, mode: int, n: int) -> None:
+    """The count forms on any count (eight lanes a step, then the tail one by one): every
+    element bit for bit as numpy rounds a * b + c, special values included; the elements past
+    the count keep dst."""
+    x, y, d = special_inputs(dtype)
+    with np.errstate(all="ignore"):
+        got = run(source, dtype, mode, x, y, d, n=n)
+        want = mul_add(x, d, y) if mode == 1 else mul_add(x, y, d)
+    want[n:] = d[n:]
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    bits = np.uint32 if dtype == "float32" else np.uint16
+    np.testing.assert_array_equal(got[~nan].view(bits), want[~nan].view(bits))

@@ -544,7 +544,7 @@ def test_reduce_sum_documented_example_is_finite(lib: rt.KernelLibrary) -> None:
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
-@pytest.mark.parametrize("n", [1, 7, 64, 128, 129, 300, 1000, 4096])
+@pytest.mark.parametrize("n", [1, 7, 64, 128, 129, 300, 448, 512, 576, 1000, 1024, 4096])
 def test_reduce_sum_follows_tree_then_sequential_order(
     lib: rt.KernelLibrary, dtype: Any, n: int
 ) -> None:

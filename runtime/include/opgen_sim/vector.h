@@ -1393,6 +1393,77 @@ __attribute__((target("f16c"))) inline bool RepeatSumHalfLanes(const half* s, ha
 inline bool RepeatSumLanes(const half* s, half* out) {
     return opgen_sim::HasF16c() && (_mm_getcsr() & 0x6000u) == 0 && RepeatSumHalfLanes(s, out);
 }
+
+inline bool HasAvx512() {
+    static const bool ok = __builtin_cpu_supports("avx512f") != 0;
+    return ok;
+}
+// (GCC 12's AVX-512 intrinsics start from an "undefined" vector, which -Wall's -Wuninitialized
+// reports inside the compiler's own headers.)
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// One level of TreeSum over the 32 floats a|b: the 16 sums of adjacent pairs, in order. Two
+// AVX-512 two-source permutes (the even and the odd lanes) and one add: a quarter of the shuffle
+// work of _mm256_hadd_ps's three-uop form, where the tree's cost is its shuffles.
+__attribute__((target("avx512f"))) inline __m512 PairLevel512(__m512 a, __m512 b) {
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    return _mm512_add_ps(_mm512_permutex2var_ps(a, even, b), _mm512_permutex2var_ps(a, odd, b));
+}
+// Levels one and two of one 64-float repeat: its 16 sums of four, in order.
+__attribute__((target("avx512f"))) inline __m512 RepeatQuads512(const float* s) {
+    return PairLevel512(PairLevel512(_mm512_loadu_ps(s), _mm512_loadu_ps(s + 16)),
+                        PairLevel512(_mm512_loadu_ps(s + 32), _mm512_loadu_ps(s + 48)));
+}
+// The tree sums of eight consecutive 64-float repeats, in order (TreeSum's pairs and roundings
+// for each: a level over a|b never pairs a lane of a with one of b, and a repeat's values stay
+// in order and adjacent, so each level's pairs are that repeat's own). The later levels work on
+// several repeats' values at once: levels three to six cost one level of one repeat each.
+__attribute__((target("avx512f"))) inline void EightRepeatSums512(const float* s, float* out) {
+    const __m512 l3a = PairLevel512(RepeatQuads512(s), RepeatQuads512(s + 64));
+    const __m512 l3b = PairLevel512(RepeatQuads512(s + 128), RepeatQuads512(s + 192));
+    const __m512 l3c = PairLevel512(RepeatQuads512(s + 256), RepeatQuads512(s + 320));
+    const __m512 l3d = PairLevel512(RepeatQuads512(s + 384), RepeatQuads512(s + 448));
+    const __m512 l5 = PairLevel512(PairLevel512(l3a, l3b), PairLevel512(l3c, l3d));
+    const __m512 l6 = PairLevel512(l5, _mm512_setzero_ps());  // the first eight lanes
+    _mm256_storeu_ps(out, _mm512_castps512_ps256(l6));
+}
+// Fewer than eight repeats: the same levels with the missing repeats' values zero (their sums
+// are dropped; a repeat's own pairs never reach another's).
+__attribute__((target("avx512f"))) inline void SomeRepeatSums512(const float* s, int32_t repeats,
+                                                                 float* out) {
+    __m512 q[8];
+    for (int32_t k = 0; k < 8; ++k) q[k] = k < repeats ? RepeatQuads512(s + 64 * k) : _mm512_setzero_ps();
+    const __m512 l5 = PairLevel512(PairLevel512(PairLevel512(q[0], q[1]), PairLevel512(q[2], q[3])),
+                                   PairLevel512(PairLevel512(q[4], q[5]), PairLevel512(q[6], q[7])));
+    const __m512 l6 = PairLevel512(l5, _mm512_setzero_ps());
+    _mm256_storeu_ps(out, _mm512_castps512_ps256(l6));
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+// The running total of ReduceSum's count form over the first `repeats` whole repeats of s (each
+// repeat's tree sum added to the total in order, rounded to float): what the per-repeat loop
+// computes for them, with AVX-512; false without it (the caller's loop runs).
+inline bool WholeRepeatsTotal(const float* s, int32_t repeats, float* total) {
+    if (repeats <= 0 || !HasAvx512()) return false;
+    float sums[8];
+    float t = 0.0f;
+    for (int32_t r = 0; r < repeats; r += 8) {
+        const int32_t n = repeats - r < 8 ? repeats - r : 8;
+        if (n == 8) {
+            EightRepeatSums512(s + 64 * r, sums);
+        } else {
+            SomeRepeatSums512(s + 64 * r, n, sums);
+        }
+        for (int32_t k = 0; k < n; ++k) t = r + k == 0 ? sums[k] : opgen_sim::ReduceAdd(t, sums[k]);
+    }
+    *total = t;
+    return true;
+}
 #endif
 }  // namespace reduce_detail
 
@@ -1411,7 +1482,13 @@ OPGEN_SIM_API void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& sr
     const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
     T lanes[128];
     T total = T(0);
-    for (int32_t r = 0; r * per_repeat < count; ++r) {
+    int32_t r = 0;
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (std::is_same_v<T, float>) {  // the whole repeats eight at a time (AVX-512)
+        if (reduce_detail::WholeRepeatsTotal(s, count / per_repeat, &total)) r = count / per_repeat;
+    }
+#endif
+    for (; r * per_repeat < count; ++r) {
         const int32_t first = r * per_repeat;
         T part;
         if (first + per_repeat > count || !reduce_detail::RepeatSumLanes(s + first, &part)) {
