@@ -204,6 +204,44 @@ __attribute__((target("avx"))) inline void MapFloat8(float* d, const float* x, c
     }
 }
 
+// The same on sixteen lanes per step (AVX-512F) for a lane function with a 512-bit overload
+// (IsWide16): the same IEEE operation on each lane, bit-identical to eight or four lanes a step.
+typedef float F16v __attribute__((vector_size(64)));
+template <typename F, typename = void>
+struct IsWide16 : std::false_type {};
+template <typename F>
+struct IsWide16<F, std::void_t<decltype(F::kWide16)>> : std::true_type {};
+inline bool HasAvx512f() {
+    static const bool ok = __builtin_cpu_supports("avx512f") != 0;
+    return ok;
+}
+template <int N, typename F>
+__attribute__((target("avx512f"))) inline void MapFloat16(float* d, const float* x, const float* y,
+                                                         uint64_t n, const F f) {
+    const uint64_t n16 = n & ~uint64_t{15};
+    uint64_t i = 0;
+#pragma GCC unroll 2
+    for (; i < n16; i += 16) {
+        F16v a, r;
+        std::memcpy(&a, x + i, sizeof a);
+        if constexpr (N == 1) {
+            r = f(a);
+        } else {
+            F16v b;
+            std::memcpy(&b, y + i, sizeof b);
+            r = f(a, b);
+        }
+        std::memcpy(d + i, &r, sizeof r);
+    }
+    for (; i < n; ++i) {
+        if constexpr (N == 1) {
+            d[i] = f(x[i]);
+        } else {
+            d[i] = f(x[i], y[i]);
+        }
+    }
+}
+
 __attribute__((target("f16c"))) inline F4 LoadHalf4(const half* p) {
     __m128i h;
     std::memcpy(&h, p, 8);
@@ -293,12 +331,56 @@ __attribute__((target("avx,f16c"))) inline uint64_t MapHalf8(half* d, const half
     return n8;
 }
 
+// The first n rounded down to sixteen elements of MapHalf with AVX-512F, for a lane function with
+// a 512-bit overload: sixteen halves per conversion, the same float operation on each lane and
+// the same rounding to half; returns how many it did.
+// (GCC 12's AVX-512 conversion intrinsics start from an "undefined" vector, which -Wall's
+// -Wuninitialized reports inside the compiler's own headers.)
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+template <int N, typename F>
+__attribute__((target("avx512f"))) inline uint64_t MapHalf16(half* d, const half* x, const half* y,
+                                                            uint64_t n, const F f) {
+    const uint64_t n16 = n & ~uint64_t{15};
+    for (uint64_t i = 0; i < n16; i += 16) {
+        __m256i h;
+        std::memcpy(&h, x + i, 32);
+        const __m512 av = _mm512_cvtph_ps(h);
+        F16v a, r;
+        std::memcpy(&a, &av, sizeof a);
+        if constexpr (N == 1) {
+            r = f(a);
+        } else {
+            std::memcpy(&h, y + i, 32);
+            const __m512 bv = _mm512_cvtph_ps(h);
+            F16v b;
+            std::memcpy(&b, &bv, sizeof b);
+            r = f(a, b);
+        }
+        __m512 rv;
+        std::memcpy(&rv, &r, sizeof rv);
+        h = _mm512_cvtps_ph(rv, _MM_FROUND_TO_NEAREST_INT);
+        std::memcpy(d + i, &h, 32);
+    }
+    return n16;
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 template <int N, typename F>
 __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, const half* y, uint64_t n,
                                                     const F f) {
     const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
-    if (HasAvx()) i = MapHalf8<N>(d, x, y, n, f);  // (HasF16c() holds: the caller checked)
+    if constexpr (IsWide16<F>::value) {
+        if (HasAvx512f()) i = MapHalf16<N>(d, x, y, n, f);
+    }
+    // (HasF16c() holds: the caller checked)
+    if (HasAvx()) i += MapHalf8<N>(d + i, x + i, y == nullptr ? nullptr : y + i, n - i, f);
 #pragma GCC unroll 4
     for (; i < n4; i += 4) {
         if constexpr (N == 1) {
@@ -331,6 +413,12 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
         if constexpr (std::is_same_v<T, float>) {
             if constexpr (N == 1 && HasSpan<decltype(f.f)>::value) {
                 if (f.f.Span(d, x, n)) return true;
+            }
+            if constexpr (IsWide16<std::decay_t<decltype(f.f)>>::value) {
+                if (HasAvx512f()) {
+                    MapFloat16<N>(d, x, y, n, f.f);
+                    return true;
+                }
             }
             if constexpr (IsWide<std::decay_t<decltype(f.f)>>::value) {
                 if (HasAvx()) {
@@ -535,10 +623,14 @@ enum class SELMODE : uint8_t {
 #ifdef OPGEN_SIM_SIMD_LANES
 #define OPGEN_SIM_WIDE_OVERLOAD_2(EXPR)                                                         \
     static constexpr bool kWide = true;                                                         \
-    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a, opgen_sim::F8 b) const { return EXPR; }
+    static constexpr bool kWide16 = true;                                                       \
+    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a, opgen_sim::F8 b) const { return EXPR; } \
+    __attribute__((target("avx512f"))) opgen_sim::F16v operator()(opgen_sim::F16v a, opgen_sim::F16v b) const { return EXPR; }
 #define OPGEN_SIM_WIDE_OVERLOAD_1(EXPR)                                                         \
     static constexpr bool kWide = true;                                                         \
-    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a) const { return EXPR; }
+    static constexpr bool kWide16 = true;                                                       \
+    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a) const { return EXPR; } \
+    __attribute__((target("avx512f"))) opgen_sim::F16v operator()(opgen_sim::F16v a) const { return EXPR; }
 #else
 #define OPGEN_SIM_WIDE_OVERLOAD_2(EXPR)
 #define OPGEN_SIM_WIDE_OVERLOAD_1(EXPR)
@@ -1394,10 +1486,6 @@ inline bool RepeatSumLanes(const half* s, half* out) {
     return opgen_sim::HasF16c() && (_mm_getcsr() & 0x6000u) == 0 && RepeatSumHalfLanes(s, out);
 }
 
-inline bool HasAvx512() {
-    static const bool ok = __builtin_cpu_supports("avx512f") != 0;
-    return ok;
-}
 // (GCC 12's AVX-512 intrinsics start from an "undefined" vector, which -Wall's -Wuninitialized
 // reports inside the compiler's own headers.)
 #if !defined(__clang__)
@@ -1449,7 +1537,7 @@ __attribute__((target("avx512f"))) inline void SomeRepeatSums512(const float* s,
 // repeat's tree sum added to the total in order, rounded to float): what the per-repeat loop
 // computes for them, with AVX-512; false without it (the caller's loop runs).
 inline bool WholeRepeatsTotal(const float* s, int32_t repeats, float* total) {
-    if (repeats <= 0 || !HasAvx512()) return false;
+    if (repeats <= 0 || !opgen_sim::HasAvx512f()) return false;
     float sums[8];
     float t = 0.0f;
     for (int32_t r = 0; r < repeats; r += 8) {
@@ -1555,6 +1643,42 @@ __attribute__((target("avx,f16c"))) inline Extreme8 ExtremeLanes8(const T* s, in
                     Pick<kMax>(_mm256_castps256_ps128(a1), _mm256_extractf128_ps(a1, 1)),
                     _mm_or_ps(_mm256_castps256_ps128(n), _mm256_extractf128_ps(n, 1)), i};
 }
+// The same pass on AVX-512's sixteen float lanes, thirty-two a step; the two accumulators folded
+// to four lanes (maxps/minps of their quarters: the extreme's value does not depend on the order
+// in which it is found), and whether a NaN was seen.
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+struct Extreme16 {
+    __m128 acc;
+    bool nan;
+    int32_t end;
+};
+template <bool kMax>
+__attribute__((target("avx512f"))) inline Extreme16 ExtremeLanes16(const float* s, int32_t i, int32_t n4,
+                                                                  __m128 first) {
+    __m512 a0 = _mm512_broadcast_f32x4(first);
+    __m512 a1 = a0;
+    __mmask16 nan = 0;
+    for (; i + 32 <= n4; i += 32) {
+        const __m512 v0 = _mm512_loadu_ps(s + i), v1 = _mm512_loadu_ps(s + i + 16);
+        nan = static_cast<__mmask16>(nan | _mm512_cmp_ps_mask(v0, v0, _CMP_UNORD_Q) |
+                                     _mm512_cmp_ps_mask(v1, v1, _CMP_UNORD_Q));
+        a0 = kMax ? _mm512_max_ps(a0, v0) : _mm512_min_ps(a0, v0);
+        a1 = kMax ? _mm512_max_ps(a1, v1) : _mm512_min_ps(a1, v1);
+    }
+    const __m512 a = kMax ? _mm512_max_ps(a0, a1) : _mm512_min_ps(a0, a1);
+    const __m256 lo = _mm512_castps512_ps256(a);
+    const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(a), 1));
+    const __m256 h = kMax ? _mm256_max_ps(lo, hi) : _mm256_min_ps(lo, hi);
+    const __m128 q0 = _mm256_castps256_ps128(h), q1 = _mm256_extractf128_ps(h, 1);
+    return Extreme16{kMax ? _mm_max_ps(q0, q1) : _mm_min_ps(q0, q1), nan != 0, i};
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 // 0: NaN present (the scalar scan decides), 1: *best is the first index of the extreme, 2: only
 // *value, the extreme, is known (no calIndex).
 template <typename T, bool kMax>
@@ -1568,6 +1692,14 @@ __attribute__((target("f16c"))) inline int ExtremeLanesF16c(const T* s, int32_t 
         nan[k] = _mm_cmpunord_ps(acc[k], acc[k]);
     }
     int32_t i = 4;
+    if constexpr (std::is_same_v<T, float>) {  // thirty-two a step with AVX-512, into acc[2]
+        if (i + 32 <= n4 && opgen_sim::HasAvx512f()) {
+            const Extreme16 e = ExtremeLanes16<kMax>(s, i, n4, acc[2]);
+            i = e.end;
+            acc[2] = e.acc;
+            if (e.nan) return 0;
+        }
+    }
     if (i + 16 <= n4) {  // sixteen a step on two eight-lane accumulators, folded into acc[0..1]
         const Extreme8 e = ExtremeLanes8<T, kMax>(s, i, n4, acc[0]);
         i = e.end;
