@@ -127,39 +127,16 @@ __attribute__((target("avx2,fma"))) inline void Exp4Fma(const float* x, float* o
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-// The FMA variant on eight lanes with AVX-512F (the same operations; the table is looked up
-// with two permutes of its halves).
-__attribute__((target("avx512f,avx2,fma"))) inline void Exp8Avx512(const float* x, float* out) {
-    const __m256 xf = _mm256_loadu_ps(x);
-    const __m512d xd = _mm512_cvtps_pd(xf);
-    const __m512d inv = _mm512_set1_pd(kInvLn2N), shift = _mm512_set1_pd(kShift);
-    __m512d kd = _mm512_fmadd_pd(inv, xd, shift);
-    const __m512i ki = _mm512_castpd_si512(kd);
-    kd = _mm512_sub_pd(kd, shift);
-    const __m512d r = _mm512_fmsub_pd(inv, xd, kd);
-    const __m512i t0 = _mm512_loadu_si512(kTable.v), t1 = _mm512_loadu_si512(kTable.v + 8);
-    const __m512i t2 = _mm512_loadu_si512(kTable.v + 16), t3 = _mm512_loadu_si512(kTable.v + 24);
-    const __m512i lo = _mm512_permutex2var_epi64(t0, ki, t1);  // entries 0-15 by bits 0-3
-    const __m512i hi = _mm512_permutex2var_epi64(t2, ki, t3);  // entries 16-31
-    const __mmask8 upper = _mm512_test_epi64_mask(ki, _mm512_set1_epi64(16));
-    const __m512i t = _mm512_add_epi64(_mm512_mask_blend_epi64(upper, lo, hi), _mm512_slli_epi64(ki, 47));
-    const __m512d z = _mm512_fmadd_pd(_mm512_set1_pd(kC0), r, _mm512_set1_pd(kC1));
-    const __m512d r2 = _mm512_mul_pd(r, r);
-    const __m512d y1 = _mm512_fmadd_pd(r, _mm512_set1_pd(kC2), _mm512_set1_pd(1.0));
-    const __m512d y = _mm512_mul_pd(_mm512_fmadd_pd(z, r2, y1), _mm512_castsi512_pd(t));
-    const __m256i mag = _mm256_and_si256(_mm256_castps_si256(xf), _mm256_set1_epi32(0x7fffffff));
-    const unsigned special = static_cast<unsigned>(_mm256_movemask_ps(
-        _mm256_castsi256_ps(_mm256_cmpgt_epi32(mag, _mm256_set1_epi32(kSpecialBits - 1)))));
-    _mm256_storeu_ps(out, _mm512_cvtpd_ps(y));
-    if (special != 0) {
-        Specials(_mm256_castps256_ps128(xf), out, special & 15u);
-        Specials(_mm256_extractf128_ps(xf, 1), out + 4, special >> 4);
-    }
-}
-// Exp8Avx512 with the table in registers (loaded once per span, not once per eight lanes).
+// The FMA variant on eight lanes with AVX-512F (the same operations; the table, held in four
+// registers, is looked up with two permutes of its halves).
 struct Table512 {
     __m512i t0, t1, t2, t3;
 };
+__attribute__((target("avx512f,avx2,fma"))) inline Table512 LoadTable512() {
+    return {_mm512_loadu_si512(kTable.v), _mm512_loadu_si512(kTable.v + 8),
+            _mm512_loadu_si512(kTable.v + 16), _mm512_loadu_si512(kTable.v + 24)};
+}
+// expf of the eight lanes of xf, but for the lanes expf branches off for (Special16/SpecialLanes).
 __attribute__((target("avx512f,avx2,fma"))) inline __m256 Exp8Avx512Regs(__m256 xf, const Table512& tab) {
     const __m512d xd = _mm512_cvtps_pd(xf);
     const __m512d inv = _mm512_set1_pd(kInvLn2N), shift = _mm512_set1_pd(kShift);
@@ -177,14 +154,24 @@ __attribute__((target("avx512f,avx2,fma"))) inline __m256 Exp8Avx512Regs(__m256 
     const __m512d y = _mm512_mul_pd(_mm512_fmadd_pd(z, r2, y1), _mm512_castsi512_pd(t));
     return _mm512_cvtpd_ps(y);
 }
+__attribute__((target("avx512f,avx2,fma"))) inline void Exp8Avx512(const float* x, float* out) {
+    const __m256 xf = _mm256_loadu_ps(x);
+    const __m256i mag = _mm256_and_si256(_mm256_castps_si256(xf), _mm256_set1_epi32(0x7fffffff));
+    const unsigned special = static_cast<unsigned>(_mm256_movemask_ps(
+        _mm256_castsi256_ps(_mm256_cmpgt_epi32(mag, _mm256_set1_epi32(kSpecialBits - 1)))));
+    _mm256_storeu_ps(out, Exp8Avx512Regs(xf, LoadTable512()));
+    if (special != 0) {
+        Specials(_mm256_castps256_ps128(xf), out, special & 15u);
+        Specials(_mm256_extractf128_ps(xf, 1), out + 4, special >> 4);
+    }
+}
 // The lanes of sixteen floats that expf branches off for (|x| >= 88, inf, NaN), as a bit mask.
 __attribute__((target("avx512f"))) inline unsigned Special16(__m512 xf) {
     const __m512i mag = _mm512_and_si512(_mm512_castps_si512(xf), _mm512_set1_epi32(0x7fffffff));
     return _mm512_cmpgt_epi32_mask(mag, _mm512_set1_epi32(kSpecialBits - 1));
 }
 __attribute__((target("avx512f,avx2,fma"))) inline void SpanAvx512(float* d, const float* x, uint64_t n) {
-    const Table512 tab{_mm512_loadu_si512(kTable.v), _mm512_loadu_si512(kTable.v + 8),
-                       _mm512_loadu_si512(kTable.v + 16), _mm512_loadu_si512(kTable.v + 24)};
+    const Table512 tab = LoadTable512();
     const uint64_t n16 = n & ~uint64_t{15};
     uint64_t i = 0;
     for (; i < n16; i += 16) {  // sixteen lanes a step: two independent eight-lane chains

@@ -174,22 +174,29 @@ inline void MapFloat(float* d, const float* x, const float* y, uint64_t n, const
     }
 }
 
-// MapFloat on eight lanes per step (AVX), for a Wide lane function: the same IEEE operation on
-// each lane (no FMA is enabled, so nothing is contracted), bit-identical to four lanes a step.
-typedef float F8 __attribute__((vector_size(32)));
-template <int N, typename F>
-__attribute__((target("avx"))) inline void MapFloat8(float* d, const float* x, const float* y,
-                                                     uint64_t n, const F f) {
-    const uint64_t n8 = n & ~uint64_t{7};
+// MapFloat on wide vectors of V (eight or sixteen float lanes), for a lane function taking V:
+// the same IEEE operation on each lane (no FMA is enabled, so nothing is contracted),
+// bit-identical to four lanes a step. Inlined into the target-specific forms below, whose target
+// its vector code is compiled for (so no vector crosses a call: GCC's note that passing one
+// without the target "changes the ABI" does not apply).
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+template <typename V, int N, typename F>
+__attribute__((always_inline)) inline void MapFloatWide(float* d, const float* x, const float* y,
+                                                        uint64_t n, const F& f) {
+    constexpr uint64_t kLanes = sizeof(V) / sizeof(float);
+    const uint64_t nv = n / kLanes * kLanes;
     uint64_t i = 0;
 #pragma GCC unroll 4
-    for (; i < n8; i += 8) {
-        F8 a, r;
+    for (; i < nv; i += kLanes) {
+        V a, r;
         std::memcpy(&a, x + i, sizeof a);
         if constexpr (N == 1) {
             r = f(a);
         } else {
-            F8 b;
+            V b;
             std::memcpy(&b, y + i, sizeof b);
             r = f(a, b);
         }
@@ -203,9 +210,17 @@ __attribute__((target("avx"))) inline void MapFloat8(float* d, const float* x, c
         }
     }
 }
-
-// The same on sixteen lanes per step (AVX-512F) for a lane function with a 512-bit overload
-// (IsWide16): the same IEEE operation on each lane, bit-identical to eight or four lanes a step.
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+// Eight lanes per step (AVX), for a Wide lane function.
+typedef float F8 __attribute__((vector_size(32)));
+template <int N, typename F>
+__attribute__((target("avx"))) inline void MapFloat8(float* d, const float* x, const float* y,
+                                                     uint64_t n, const F f) {
+    MapFloatWide<F8, N>(d, x, y, n, f);
+}
+// Sixteen lanes per step (AVX-512F), for a lane function with a 512-bit overload (IsWide16).
 typedef float F16v __attribute__((vector_size(64)));
 template <typename F, typename = void>
 struct IsWide16 : std::false_type {};
@@ -218,28 +233,7 @@ inline bool HasAvx512f() {
 template <int N, typename F>
 __attribute__((target("avx512f"))) inline void MapFloat16(float* d, const float* x, const float* y,
                                                          uint64_t n, const F f) {
-    const uint64_t n16 = n & ~uint64_t{15};
-    uint64_t i = 0;
-#pragma GCC unroll 2
-    for (; i < n16; i += 16) {
-        F16v a, r;
-        std::memcpy(&a, x + i, sizeof a);
-        if constexpr (N == 1) {
-            r = f(a);
-        } else {
-            F16v b;
-            std::memcpy(&b, y + i, sizeof b);
-            r = f(a, b);
-        }
-        std::memcpy(d + i, &r, sizeof r);
-    }
-    for (; i < n; ++i) {
-        if constexpr (N == 1) {
-            d[i] = f(x[i]);
-        } else {
-            d[i] = f(x[i], y[i]);
-        }
-    }
+    MapFloatWide<F16v, N>(d, x, y, n, f);
 }
 
 __attribute__((target("f16c"))) inline F4 LoadHalf4(const half* p) {
