@@ -19,10 +19,30 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cpu_model() -> str:
+    """The CPU's model name and widest SIMD unit the simulator's lanes use (`Intel(R) Xeon(R)
+    Processor, AVX-512`): the same code runs other lanes on another CPU, so figures from two
+    CPUs do not compare."""
+    name, flags = platform.processor() or "unknown CPU", ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and name in ("", "unknown CPU", platform.machine()):
+                name = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = value
+    except OSError:
+        pass
+    simd = next((label for flag, label in (("avx512f", "AVX-512"), ("avx2", "AVX2"),
+                                           ("avx", "AVX")) if flag in flags.split()), "")
+    return f"{name}, {simd}" if simd else name
+
+
 def machine() -> str:
     import os
 
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    return (f"{platform.machine()} ({cpu_model()}), {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}")
 
 
 def write_section(title: str, body: str) -> None:

@@ -1050,9 +1050,48 @@ inline __m128i FloatToInt4(__m128 f) {
     return r;
 }
 
+// SaturateHalf8 on sixteen halves (AVX2).
+__attribute__((target("avx2"))) inline __m256i SaturateHalf16(__m256i h) {
+    const __m256i mag = _mm256_and_si256(h, _mm256_set1_epi16(0x7FFF));
+    const __m256i inf = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7C00));
+    const __m256i nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16(0x7C00));
+    h = _mm256_sub_epi16(h, _mm256_and_si256(inf, _mm256_set1_epi16(1)));
+    return _mm256_andnot_si256(nan, h);
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// The first n rounded down to sixteen of FloatToHalfLanes and HalfToFloatLanes with AVX-512F:
+// the same conversions (cvtps2ph to nearest even, then the saturation fix-up; cvtph2ps, exact,
+// stopping before a group holding a NaN, which the narrower loops then take); returns how many.
+__attribute__((target("avx512f,avx2,f16c"))) inline uint64_t FloatToHalf16(half* d, const float* s,
+                                                                          uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), SaturateHalf16(h));
+    }
+    return i;
+}
+__attribute__((target("avx512f,avx2,f16c"))) inline uint64_t HalfToFloat16(float* d, const half* s,
+                                                                          uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 f = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i)));
+        if (_mm512_cmp_ps_mask(f, f, _CMP_UNORD_Q) != 0) break;
+        _mm512_storeu_ps(d + i, f);
+    }
+    return i;
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 // (F16C's eight-lane forms are VEX-encoded with 256-bit sources: the f16c target implies AVX.)
 __attribute__((target("f16c"))) inline uint64_t FloatToHalfLanes(half* d, const float* s, uint64_t n) {
-    uint64_t i = 0;
+    uint64_t i = opgen_sim::HasAvx512f() ? FloatToHalf16(d, s, n) : 0;
     for (; i + 16 <= n; i += 16) {
         __m128i h0 = _mm256_cvtps_ph(_mm256_loadu_ps(s + i), _MM_FROUND_TO_NEAREST_INT);
         __m128i h1 = _mm256_cvtps_ph(_mm256_loadu_ps(s + i + 8), _MM_FROUND_TO_NEAREST_INT);
@@ -1076,7 +1115,7 @@ __attribute__((target("f16c"))) inline __m128 HalfToFloat4(const half* s) {
 // half -> float is exact; a NaN keeps its payload quieted, as the scalar conversion does, but
 // such a group of four is left to it all the same.
 __attribute__((target("f16c"))) inline uint64_t HalfToFloatLanes(float* d, const half* s, uint64_t n) {
-    uint64_t i = 0;
+    uint64_t i = opgen_sim::HasAvx512f() ? HalfToFloat16(d, s, n) : 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
         if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) break;  // four at a time below
