@@ -188,10 +188,16 @@ set(CMAKE_ASC_OUTPUT_EXTENSION .o)
 set(CMAKE_INCLUDE_FLAG_ASC "-I")
 set(CMAKE_ASC_COMPILE_OBJECT
   "<CMAKE_ASC_COMPILER> <DEFINES> <INCLUDES> <FLAGS> -o <OBJECT> -c <SOURCE>")
+# lib64 of this toolkit (lib/cmake/ASC/modules/ -> lib64) is on every ASC link's library path,
+# as CANN's ASC package puts its own: the host libraries a program names (tiling_api, register,
+# platform, graph_base, ascendcl...) are found there.
+get_filename_component(_opgen_asc_lib64 "$${CMAKE_CURRENT_LIST_DIR}/../../../../lib64" ABSOLUTE)
+set(CMAKE_ASC_LINK_FLAGS "-L$${_opgen_asc_lib64}")
 set(CMAKE_ASC_LINK_EXECUTABLE "<CMAKE_ASC_COMPILER> <FLAGS> <CMAKE_ASC_LINK_FLAGS> <LINK_FLAGS> \\
 <OBJECTS> -o <TARGET> <LINK_LIBRARIES>")
 set(CMAKE_ASC_CREATE_SHARED_LIBRARY "<CMAKE_ASC_COMPILER> -shared <LANGUAGE_COMPILE_FLAGS> \\
-<LINK_FLAGS> <SONAME_FLAG><TARGET_SONAME> -o <TARGET> <OBJECTS> <LINK_LIBRARIES>")
+<CMAKE_ASC_LINK_FLAGS> <LINK_FLAGS> <SONAME_FLAG><TARGET_SONAME> -o <TARGET> <OBJECTS> \\
+<LINK_LIBRARIES>")
 set(CMAKE_SHARED_LIBRARY_ASC_FLAGS "-fPIC")
 set(CMAKE_ASC_INFORMATION_LOADED 1)
 """

@@ -1,6 +1,8 @@
 """`opgen config --toolkit`: a kernel-launch project in CANN's CMake style (find_package(tikicpulib)
 from <toolkit>/tools/tikicpulib/lib/cmake, tikicpulib::<SoC>, ascendcl; and ascendc_library from
-ascendc_kernel_cmake for NPU builds) configures, builds and runs on the simulator."""
+ascendc_kernel_cmake for NPU builds) configures, builds and runs on the simulator; so does a
+single-source project in asc-devkit's style (find_package(ASC), LANGUAGES ASC) that links CANN's
+host libraries by name."""
 
 from __future__ import annotations
 
@@ -132,3 +134,43 @@ def test_toolkit_alone() -> None:
     assert out.returncode == 2
     assert out.stderr == "opgen config: error: --toolkit prints a directory; give it alone\n"
 
+
+
+# A single-source project in the style of asc-devkit's examples: find_package(ASC) through
+# set_env.sh's CMAKE_PREFIX_PATH, project(... LANGUAGES ASC CXX), NPU-only compile options, and
+# CANN's host libraries linked by name, which the ASC link finds in the toolkit's lib64.
+ASC_CMAKELISTS = """\
+cmake_minimum_required(VERSION 3.16)
+set(CMAKE_ASC_RUN_MODE "npu" CACHE STRING "npu, cpu or sim")
+set(CMAKE_ASC_ARCHITECTURES "dav-2201" CACHE STRING "the NPU architecture")
+find_package(ASC REQUIRED)
+project(asc_probe LANGUAGES ASC CXX)
+add_executable(demo scale_add.asc)
+target_link_libraries(demo PRIVATE tiling_api register platform graph_base m dl)
+target_compile_options(demo PRIVATE
+    $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES}>)
+"""
+
+
+def test_asc_language_project_links_cann_host_libraries_and_runs(tmp_path: Path) -> None:
+    toolkit = Path(opgen("config", "--toolkit").stdout.strip())
+    (tmp_path / "CMakeLists.txt").write_text(ASC_CMAKELISTS)
+    shutil.copy(Path(__file__).parent / "programs" / "scale_add.asc", tmp_path / "scale_add.asc")
+    build = tmp_path / "build"
+    script = (f'source "{toolkit}/set_env.sh" && '
+              f'cmake -S "{tmp_path}" -B "{build}" -DCMAKE_ASC_RUN_MODE=cpu >/dev/null && '
+              f'cmake --build "{build}"')
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rng = np.random.default_rng(5)
+    x, y = (rng.standard_normal(4096).astype(np.float32) for _ in range(2))
+    for sub, arrays in (("input", {"x": x, "y": y}), ("output", {})):
+        (tmp_path / sub).mkdir()
+        for name, a in arrays.items():
+            a.tofile(tmp_path / sub / f"{name}.bin")
+    run = subprocess.run([str(build / "demo"), "4096", "4"], cwd=tmp_path, capture_output=True,
+                         text=True, check=False, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    z = np.fromfile(tmp_path / "output" / "z.bin", np.float32)
+    np.testing.assert_array_equal(z, np.float32(2.5) * x + y)
