@@ -230,6 +230,11 @@ inline bool HasAvx512f() {
     static const bool ok = __builtin_cpu_supports("avx512f") != 0;
     return ok;
 }
+// The sixteen-lane maps run over operands of at most this many bytes each: spans that stay in
+// the core's L1 cache, as a row of a tile does (1024 floats a step: 1.77 -> 1.33 ms for 8,000
+// Adds on the Intel Xeon of benchmarks/RESULTS.md). Over larger spans, read from L2, the
+// eight-lane maps were the faster there (8192 floats: 3.30 ms against 3.64).
+constexpr uint64_t kWide16MaxBytes = 16 * 1024;
 template <int N, typename F>
 __attribute__((target("avx512f"))) inline void MapFloat16(float* d, const float* x, const float* y,
                                                          uint64_t n, const F f) {
@@ -371,7 +376,7 @@ __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, cons
     const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
     if constexpr (IsWide16<F>::value) {
-        if (HasAvx512f()) i = MapHalf16<N>(d, x, y, n, f);
+        if (n * sizeof(half) <= kWide16MaxBytes && HasAvx512f()) i = MapHalf16<N>(d, x, y, n, f);
     }
     // (HasF16c() holds: the caller checked)
     if (HasAvx()) i += MapHalf8<N>(d + i, x + i, y == nullptr ? nullptr : y + i, n - i, f);
@@ -409,7 +414,7 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
                 if (f.f.Span(d, x, n)) return true;
             }
             if constexpr (IsWide16<std::decay_t<decltype(f.f)>>::value) {
-                if (HasAvx512f()) {
+                if (n * sizeof(float) <= kWide16MaxBytes && HasAvx512f()) {
                     MapFloat16<N>(d, x, y, n, f.f);
                     return true;
                 }
