@@ -1,5 +1,7 @@
 // layer_norm over the last axis, with optional gamma/beta; also writes each row's mean and
-// rstd (float32). Rows are split over the blocks and computed in float in UB.
+// rstd (float32). Rows are split over the blocks and computed in float in UB; the rows' means and
+// rstds are gathered in UB and written out STAT_ROWS at a time (one copy each, not two 4-byte
+// copies a row).
 #include "kernel_operator.h"
 
 using namespace AscendC;
@@ -19,6 +21,7 @@ template <typename T>
 class KernelLayerNorm {
 public:
     static constexpr uint32_t ALIGN = 32 / sizeof(T);
+    static constexpr uint32_t STAT_ROWS = 256;  // rows whose mean and rstd are copied out together
 
     __aicore__ inline KernelLayerNorm() {}
     __aicore__ inline void Init(GM_ADDR x, GM_ADDR gamma, GM_ADDR beta, GM_ADDR y, GM_ADDR mean,
@@ -47,6 +50,8 @@ public:
         pipe.InitBuffer(centered, colsF * sizeof(float));
         pipe.InitBuffer(workBuf, ((colsF / 64 + 1 + 7) / 8 * 8) * sizeof(float));
         pipe.InitBuffer(statBuf, 64);
+        pipe.InitBuffer(meanBuf, STAT_ROWS * sizeof(float));
+        pipe.InitBuffer(rstdBuf, STAT_ROWS * sizeof(float));
         if (hasGamma) {
             gammaGm.SetGlobalBuffer((__gm__ T*)gamma, cols);
             pipe.InitBuffer(gammaBuf, colsF * sizeof(float));
@@ -62,9 +67,13 @@ public:
     {
         for (uint32_t r = 0; r < rowCount; r++) {
             const uint32_t row = rowStart + r;
+            const uint32_t slot = r % STAT_ROWS;
             CopyIn(row);
-            Compute(row);
+            Compute(slot);
             CopyOut(row);
+            if (slot + 1 == STAT_ROWS || r + 1 == rowCount) {
+                CopyOutStats(row - slot, slot + 1);
+            }
         }
     }
 
@@ -126,7 +135,7 @@ private:
         WaitFlag<HardEvent::V_S>(eventVS);
         return statBuf.Get<float>().GetValue(0);
     }
-    __aicore__ inline void Compute(uint32_t row)
+    __aicore__ inline void Compute(uint32_t slot)
     {
         LocalTensor<T> xLocal = inQueueX.DeQue<T>();
         LocalTensor<float> yf = yFloat.Get<float>();
@@ -157,18 +166,23 @@ private:
         }
         outQueueY.EnQue<T>(yLocal);
 
-        // mean and rstd of this row: one float each, written with byte-exact DataCopyPad.
-        stat.SetValue(0, mean);
-        stat.SetValue(8, rstd);
+        // mean and rstd of this row: one float each, into the row's slot of the stats buffers
+        meanBuf.Get<float>().SetValue(slot, mean);
+        rstdBuf.Get<float>().SetValue(slot, rstd);
+    }
+    // the means and rstds of rows [first, first + n): written with byte-exact DataCopyPad
+    __aicore__ inline void CopyOutStats(uint32_t first, uint32_t n)
+    {
         event_t eventSM = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_MTE3));
         SetFlag<HardEvent::S_MTE3>(eventSM);
         WaitFlag<HardEvent::S_MTE3>(eventSM);
-        DataCopyExtParams one{1, sizeof(float), 0, 0, 0};
-        DataCopyPad(meanGm[row], stat, one);
-        DataCopyPad(rstdGm[row], stat[8], one);
-        event_t eventMV = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_V));
-        SetFlag<HardEvent::MTE3_V>(eventMV);
-        WaitFlag<HardEvent::MTE3_V>(eventMV);
+        DataCopyExtParams copyParams{1, static_cast<uint32_t>(n * sizeof(float)), 0, 0, 0};
+        DataCopyPad(meanGm[first], meanBuf.Get<float>(), copyParams);
+        DataCopyPad(rstdGm[first], rstdBuf.Get<float>(), copyParams);
+        // the scalar unit writes the buffers again only once MTE3 has read them
+        event_t eventMS = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_S));
+        SetFlag<HardEvent::MTE3_S>(eventMS);
+        WaitFlag<HardEvent::MTE3_S>(eventMS);
     }
     __aicore__ inline void CopyOut(uint32_t row)
     {
@@ -182,6 +196,7 @@ private:
     TQue<QuePosition::VECIN, BUFFER_NUM> inQueueX;
     TQue<QuePosition::VECOUT, BUFFER_NUM> outQueueY;
     TBuf<QuePosition::VECCALC> xFloat, yFloat, centered, workBuf, statBuf, gammaBuf, betaBuf;
+    TBuf<QuePosition::VECCALC> meanBuf, rstdBuf;
     GlobalTensor<T> xGm, gammaGm, betaGm, yGm;
     GlobalTensor<float> meanGm, rstdGm;
     uint32_t cols;

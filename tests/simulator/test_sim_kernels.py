@@ -144,7 +144,7 @@ def layer_norm_ref(x, gamma, beta, eps):
 
 @pytest.mark.parametrize("block_dim", [1, 2, 8])
 @pytest.mark.parametrize("affine", ["both", "gamma", "none"])
-@pytest.mark.parametrize("shape", [(5, 16), (3, 4, 37), (1, 1000), (20, 3)])
+@pytest.mark.parametrize("shape", [(5, 16), (3, 4, 37), (1, 1000), (20, 3), (600, 8)])
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_layer_norm(
     run_op, dtype: str, shape: tuple[int, ...], affine: str, block_dim: int
