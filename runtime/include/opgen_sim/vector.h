@@ -231,9 +231,9 @@ inline bool HasAvx512f() {
     return ok;
 }
 // The sixteen-lane maps run over operands of at most this many bytes each: spans that stay in
-// the core's L1 cache, as a row of a tile does (1024 floats a step: 1.77 -> 1.33 ms for 8,000
-// Adds on the Intel Xeon of benchmarks/RESULTS.md). Over larger spans, read from L2, the
-// eight-lane maps were the faster there (8192 floats: 3.30 ms against 3.64).
+// the core's L1 cache, as a row of a tile does (8,000 Adds of 1024 floats: 1.77 -> 1.33 ms on
+// the Intel Xeon of benchmarks/RESULTS.md). Over larger spans, read from L2, the eight-lane maps
+// were the faster there (8,000 Adds of 8192 floats: 3.30 ms against 3.64).
 constexpr uint64_t kWide16MaxBytes = 16 * 1024;
 template <int N, typename F>
 __attribute__((target("avx512f"))) inline void MapFloat16(float* d, const float* x, const float* y,
