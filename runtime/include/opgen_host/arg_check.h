@@ -100,12 +100,44 @@ inline Num Combine(const Num& a, const Num& b, CheckNode::Kind k) {
     return r;
 }
 
+// What a check is, for its messages ("the range of attr 'axis'"): its parts, joined only when
+// a message is built (a passing call allocates nothing).
+struct What {
+    const char* head;
+    const char* name;
+    const char* tail;
+    std::string str() const { return std::string(head) + name + tail; }
+};
+
+// A stack of at most `cap` values: in place up to 32 (every check the specs write), else on the
+// heap.
+class NumStack {
+public:
+    explicit NumStack(size_t cap) {
+        if (cap > kInline) {
+            heap_.resize(cap);
+            data_ = heap_.data();
+        }
+    }
+    void push_back(const Num& v) { data_[size_++] = v; }
+    void pop_back() { --size_; }
+    const Num& back() const { return data_[size_ - 1]; }
+    bool empty() const { return size_ == 0; }
+
+private:
+    static constexpr size_t kInline = 32;
+    Num inline_[kInline];
+    std::vector<Num> heap_;
+    Num* data_ = inline_;
+    size_t size_ = 0;
+};
+
 // `shapes[i]`: input i's dims and rank (present ones only are read); `attr_value(i)` attr i.
 template <typename Inputs, typename AttrFn>
-std::string Evaluate(const ArgChecks& c, const std::string& what, const CheckExpr& e,
+std::string Evaluate(const ArgChecks& c, const What& what, const CheckExpr& e,
                      const Inputs& inputs, const int64_t* const* dims, const size_t* ranks,
                      const AttrFn& attr_value, Num* out) {
-    std::vector<Num> stack;
+    NumStack stack(e.rpn.size());
     for (const CheckNode& n : e.rpn) {
         Num v;
         switch (n.kind) {
@@ -121,7 +153,7 @@ std::string Evaluate(const ArgChecks& c, const std::string& what, const CheckExp
                 const int64_t k = n.axis < 0 ? n.axis + rank : n.axis;
                 const char* t = inputs[static_cast<size_t>(n.index)].name;
                 if (k < 0 || k >= rank) {
-                    return std::string(c.op_name) + "(): " + what + " of " + c.spec_path +
+                    return std::string(c.op_name) + "(): " + what.str() + " of " + c.spec_path +
                            " reads dim(" + t + ", " + std::to_string(n.axis) +
                            "), but input '" + t + "' has shape " +
                            ShapeTextOf(dims[n.index], ranks[n.index]);
@@ -150,14 +182,18 @@ std::string Evaluate(const ArgChecks& c, const std::string& what, const CheckExp
     return "";
 }
 
-inline bool Compare(const Num& a, const Num& b, const std::string& op) {
+inline bool Compare(const Num& a, const Num& b, const char* op) {
     const bool ints = a.is_int && b.is_int;
-    if (op == "==") return ints ? a.i == b.i : a.d() == b.d();
-    if (op == "!=") return ints ? a.i != b.i : a.d() != b.d();
-    if (op == "<") return ints ? a.i < b.i : a.d() < b.d();
-    if (op == "<=") return ints ? a.i <= b.i : a.d() <= b.d();
-    if (op == ">") return ints ? a.i > b.i : a.d() > b.d();
-    return ints ? a.i >= b.i : a.d() >= b.d();
+    const bool eq = op[0] == '=' || op[0] == '!';
+    const bool with_equal = op[1] == '=';
+    if (eq) {
+        const bool same = ints ? a.i == b.i : a.d() == b.d();
+        return op[0] == '=' ? same : !same;
+    }
+    if (op[0] == '<') {
+        return with_equal ? (ints ? a.i <= b.i : a.d() <= b.d()) : (ints ? a.i < b.i : a.d() < b.d());
+    }
+    return with_equal ? (ints ? a.i >= b.i : a.d() >= b.d()) : (ints ? a.i > b.i : a.d() > b.d());
 }
 
 inline Num FromValue(const Value& v) {
@@ -179,10 +215,23 @@ inline Num FromValue(const Value& v) {
 template <typename Inputs, typename Attrs>
 std::string CheckArgs(const ArgChecks& c, const Inputs& inputs, const ShapeRef* in,
                       const Attrs& attrs) {
-    const std::string op = std::string(c.op_name) + "(): ";
+    // (the messages' strings are built only when a check fails: a passing call allocates nothing
+    // for inputs and checks of the usual counts)
+    const auto op = [&c] { return std::string(c.op_name) + "(): "; };
     const size_t ni = inputs.size();
-    std::vector<const int64_t*> dims(ni, nullptr);
-    std::vector<size_t> ranks(ni, 0);
+    constexpr size_t kInline = 16;
+    const int64_t* dims_inline[kInline];
+    size_t ranks_inline[kInline];
+    std::vector<const int64_t*> dims_heap;
+    std::vector<size_t> ranks_heap;
+    const int64_t** dims = dims_inline;
+    size_t* ranks = ranks_inline;
+    if (ni > kInline) {
+        dims_heap.resize(ni);
+        ranks_heap.resize(ni);
+        dims = dims_heap.data();
+        ranks = ranks_heap.data();
+    }
     for (size_t i = 0; i < ni; ++i) {
         dims[i] = in[i].dims;
         ranks[i] = in[i].rank;
@@ -190,32 +239,31 @@ std::string CheckArgs(const ArgChecks& c, const Inputs& inputs, const ShapeRef* 
     for (size_t i = 0; i < ni && i < c.shapes.size(); ++i) {
         const DeclaredShape& s = c.shapes[i];
         if (!in[i].present || s.rank < 0) continue;
-        const std::string got = ShapeTextOf(in[i].dims, in[i].rank);
+        const auto got = [&] { return ShapeTextOf(in[i].dims, in[i].rank); };
         if (static_cast<size_t>(s.rank) != in[i].rank) {
-            return op + "input '" + inputs[i].name + "' must have rank " +
+            return op() + "input '" + inputs[i].name + "' must have rank " +
                    std::to_string(s.rank) + " (spec shape " + DeclaredText(s) + "), got shape " +
-                   got;
+                   got();
         }
         for (size_t k = 0; k < in[i].rank; ++k) {
             if (s.dims[k] >= 0 && s.dims[k] != in[i].dims[k]) {
-                return op + "input '" + inputs[i].name + "' must have size " +
+                return op() + "input '" + inputs[i].name + "' must have size " +
                        std::to_string(s.dims[k]) + " in dim " + std::to_string(k) +
-                       " (spec shape " + DeclaredText(s) + "), got shape " + got;
+                       " (spec shape " + DeclaredText(s) + "), got shape " + got();
             }
         }
     }
     auto attr_value = [&](int k) { return detail::FromValue(attrs[static_cast<size_t>(k)].value); };
     for (const RangeCheck& r : c.ranges) {
         const Value& v = attrs[static_cast<size_t>(r.attr)].value;
-        const std::string label_what = std::string("the range of attr '") + r.name + "'";
+        const detail::What label_what{"the range of attr '", r.name, "'"};
         Num lo, hi;
         const bool has_lo = !r.lo.rpn.empty(), has_hi = !r.hi.rpn.empty();
         std::string err;
-        if (has_lo) err = detail::Evaluate(c, label_what, r.lo, inputs, dims.data(),
-                                           ranks.data(), attr_value, &lo);
-        if (err.empty() && has_hi) err = detail::Evaluate(c, label_what, r.hi, inputs,
-                                                          dims.data(), ranks.data(), attr_value,
-                                                          &hi);
+        if (has_lo) err = detail::Evaluate(c, label_what, r.lo, inputs, dims, ranks, attr_value,
+                                           &lo);
+        if (err.empty() && has_hi) err = detail::Evaluate(c, label_what, r.hi, inputs, dims,
+                                                          ranks, attr_value, &hi);
         if (!err.empty()) return err;
         for (int32_t k = 0; k < v.size(); ++k) {
             const Num x = detail::FromValue(v.At(k));
@@ -230,7 +278,7 @@ std::string CheckArgs(const ArgChecks& c, const Inputs& inputs, const ShapeRef* 
             const std::string label = v.is_list()
                                           ? std::string(r.name) + "[" + std::to_string(k) + "]"
                                           : std::string(r.name);
-            return op + "attr '" + label + "' is " + NumberText(x) + ", outside its range " +
+            return op() + "attr '" + label + "' is " + NumberText(x) + ", outside its range " +
                    r.text + (here == r.text ? "" : ", here " + here) + " (" + c.spec_path + ")";
         }
     }
@@ -238,15 +286,13 @@ std::string CheckArgs(const ArgChecks& c, const Inputs& inputs, const ShapeRef* 
         bool skip = false;
         for (int i : k.inputs) skip = skip || !in[i].present;
         if (skip) continue;
-        const std::string what = std::string("the constraint `") + k.text + "`";
+        const detail::What what{"the constraint `", k.text, "`"};
         Num a, b;
-        std::string err = detail::Evaluate(c, what, k.lhs, inputs, dims.data(), ranks.data(),
-                                           attr_value, &a);
-        if (err.empty()) err = detail::Evaluate(c, what, k.rhs, inputs, dims.data(),
-                                                ranks.data(), attr_value, &b);
+        std::string err = detail::Evaluate(c, what, k.lhs, inputs, dims, ranks, attr_value, &a);
+        if (err.empty()) err = detail::Evaluate(c, what, k.rhs, inputs, dims, ranks, attr_value, &b);
         if (!err.empty()) return err;
         if (!detail::Compare(a, b, k.op)) {
-            return op + "the inputs break the constraint `" + k.text + "` of " + c.spec_path +
+            return op() + "the inputs break the constraint `" + k.text + "` of " + c.spec_path +
                    ": " + k.lhs.text + " is " + NumberText(a) + " and " + k.rhs.text + " is " +
                    NumberText(b);
         }
