@@ -109,26 +109,40 @@ struct What {
     std::string str() const { return std::string(head) + name + tail; }
 };
 
-// A stack of at most `cap` values: in place up to 32 (every check the specs write), else on the
-// heap.
-class NumStack {
+// n elements of T, in place up to kInline (every op and check the specs write), else on the
+// heap: a passing check allocates nothing.
+template <typename T, size_t kInline>
+class InlineArray {
 public:
-    explicit NumStack(size_t cap) {
-        if (cap > kInline) {
-            heap_.resize(cap);
+    explicit InlineArray(size_t n) {
+        if (n > kInline) {
+            heap_.resize(n);
             data_ = heap_.data();
         }
     }
-    void push_back(const Num& v) { data_[size_++] = v; }
+    InlineArray(const InlineArray&) = delete;  // data_ may point into this object
+    InlineArray& operator=(const InlineArray&) = delete;
+    T* data() { return data_; }
+    T& operator[](size_t i) { return data_[i]; }
+    const T& operator[](size_t i) const { return data_[i]; }
+
+private:
+    T inline_[kInline];
+    std::vector<T> heap_;
+    T* data_ = inline_;
+};
+
+// A stack of at most `cap` values.
+class NumStack {
+public:
+    explicit NumStack(size_t cap) : values_(cap) {}
+    void push_back(const Num& v) { values_[size_++] = v; }
     void pop_back() { --size_; }
-    const Num& back() const { return data_[size_ - 1]; }
+    const Num& back() const { return values_[size_ - 1]; }
     bool empty() const { return size_ == 0; }
 
 private:
-    static constexpr size_t kInline = 32;
-    Num inline_[kInline];
-    std::vector<Num> heap_;
-    Num* data_ = inline_;
+    InlineArray<Num, 32> values_;
     size_t size_ = 0;
 };
 
@@ -219,19 +233,10 @@ std::string CheckArgs(const ArgChecks& c, const Inputs& inputs, const ShapeRef* 
     // for inputs and checks of the usual counts)
     const auto op = [&c] { return std::string(c.op_name) + "(): "; };
     const size_t ni = inputs.size();
-    constexpr size_t kInline = 16;
-    const int64_t* dims_inline[kInline];
-    size_t ranks_inline[kInline];
-    std::vector<const int64_t*> dims_heap;
-    std::vector<size_t> ranks_heap;
-    const int64_t** dims = dims_inline;
-    size_t* ranks = ranks_inline;
-    if (ni > kInline) {
-        dims_heap.resize(ni);
-        ranks_heap.resize(ni);
-        dims = dims_heap.data();
-        ranks = ranks_heap.data();
-    }
+    detail::InlineArray<const int64_t*, 16> dims_of(ni);
+    detail::InlineArray<size_t, 16> ranks_of(ni);
+    const int64_t** dims = dims_of.data();
+    size_t* ranks = ranks_of.data();
     for (size_t i = 0; i < ni; ++i) {
         dims[i] = in[i].dims;
         ranks[i] = in[i].rank;

@@ -260,6 +260,24 @@ inline bool HasAvx() {
     static const bool ok = __builtin_cpu_supports("avx") != 0;
     return ok;
 }
+// Eight float or half elements as eight floats, and back (half through F16C's 256-bit forms,
+// rounding to nearest even, as MapHalf converts).
+template <typename T>
+__attribute__((target("avx,f16c"))) inline __m256 Load8Float(const T* p) {
+    if constexpr (std::is_same_v<T, half>) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    } else {
+        return _mm256_loadu_ps(p);
+    }
+}
+template <typename T>
+__attribute__((target("avx,f16c"))) inline void Store8Float(T* p, __m256 v) {
+    if constexpr (std::is_same_v<T, half>) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    } else {
+        _mm256_storeu_ps(p, v);
+    }
+}
 // Eight halves converted at once (AVX's 256-bit F16C forms), as two four-lane vectors.
 struct HalfPair {
     F4 lo, hi;
@@ -1544,28 +1562,18 @@ __attribute__((target("avx512f"))) inline __m512 RepeatQuads512(const float* s) 
     return PairLevel512(PairLevel512(_mm512_loadu_ps(s), _mm512_loadu_ps(s + 16)),
                         PairLevel512(_mm512_loadu_ps(s + 32), _mm512_loadu_ps(s + 48)));
 }
-// The tree sums of eight consecutive 64-float repeats, in order (TreeSum's pairs and roundings
-// for each: a level over a|b never pairs a lane of a with one of b, and a repeat's values stay
-// in order and adjacent, so each level's pairs are that repeat's own). The later levels work on
-// several repeats' values at once: levels three to six cost one level of one repeat each.
-__attribute__((target("avx512f"))) inline void EightRepeatSums512(const float* s, float* out) {
-    const __m512 l3a = PairLevel512(RepeatQuads512(s), RepeatQuads512(s + 64));
-    const __m512 l3b = PairLevel512(RepeatQuads512(s + 128), RepeatQuads512(s + 192));
-    const __m512 l3c = PairLevel512(RepeatQuads512(s + 256), RepeatQuads512(s + 320));
-    const __m512 l3d = PairLevel512(RepeatQuads512(s + 384), RepeatQuads512(s + 448));
-    const __m512 l5 = PairLevel512(PairLevel512(l3a, l3b), PairLevel512(l3c, l3d));
-    const __m512 l6 = PairLevel512(l5, _mm512_setzero_ps());  // the first eight lanes
-    _mm256_storeu_ps(out, _mm512_castps512_ps256(l6));
-}
-// Fewer than eight repeats: the same levels with the missing repeats' values zero (their sums
-// are dropped; a repeat's own pairs never reach another's).
-__attribute__((target("avx512f"))) inline void SomeRepeatSums512(const float* s, int32_t repeats,
-                                                                 float* out) {
+// The tree sums of up to eight consecutive 64-float repeats, in order (TreeSum's pairs and
+// roundings for each: a level over a|b never pairs a lane of a with one of b, and a repeat's
+// values stay in order and adjacent, so each level's pairs are that repeat's own; the missing
+// repeats' values are zero and their sums dropped). The later levels work on several repeats'
+// values at once: levels three to six cost one level of one repeat each.
+__attribute__((target("avx512f"))) inline void RepeatSums512(const float* s, int32_t repeats,
+                                                             float* out) {
     __m512 q[8];
     for (int32_t k = 0; k < 8; ++k) q[k] = k < repeats ? RepeatQuads512(s + 64 * k) : _mm512_setzero_ps();
     const __m512 l5 = PairLevel512(PairLevel512(PairLevel512(q[0], q[1]), PairLevel512(q[2], q[3])),
                                    PairLevel512(PairLevel512(q[4], q[5]), PairLevel512(q[6], q[7])));
-    const __m512 l6 = PairLevel512(l5, _mm512_setzero_ps());
+    const __m512 l6 = PairLevel512(l5, _mm512_setzero_ps());  // the first eight lanes
     _mm256_storeu_ps(out, _mm512_castps512_ps256(l6));
 }
 #if !defined(__clang__)
@@ -1580,11 +1588,7 @@ inline bool WholeRepeatsTotal(const float* s, int32_t repeats, float* total) {
     float t = 0.0f;
     for (int32_t r = 0; r < repeats; r += 8) {
         const int32_t n = repeats - r < 8 ? repeats - r : 8;
-        if (n == 8) {
-            EightRepeatSums512(s + 64 * r, sums);
-        } else {
-            SomeRepeatSums512(s + 64 * r, n, sums);
-        }
+        RepeatSums512(s + 64 * r, n, sums);
         for (int32_t k = 0; k < n; ++k) t = r + k == 0 ? sums[k] : opgen_sim::ReduceAdd(t, sums[k]);
     }
     *total = t;
@@ -1655,14 +1659,6 @@ struct Extreme8 {
     __m128 acc0, acc1, nan;
     int32_t end;
 };
-template <typename T>
-__attribute__((target("avx,f16c"))) inline __m256 Load8Float(const T* p) {
-    if constexpr (std::is_same_v<T, half>) {
-        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    } else {
-        return _mm256_loadu_ps(p);
-    }
-}
 template <typename T, bool kMax>
 __attribute__((target("avx,f16c"))) inline Extreme8 ExtremeLanes8(const T* s, int32_t i, int32_t n4,
                                                                  __m128 first) {
@@ -1670,7 +1666,7 @@ __attribute__((target("avx,f16c"))) inline Extreme8 ExtremeLanes8(const T* s, in
     __m256 a1 = a0;
     __m256 n0 = _mm256_setzero_ps(), n1 = _mm256_setzero_ps();
     for (; i + 16 <= n4; i += 16) {
-        const __m256 v0 = Load8Float(s + i), v1 = Load8Float(s + i + 8);
+        const __m256 v0 = opgen_sim::Load8Float(s + i), v1 = opgen_sim::Load8Float(s + i + 8);
         n0 = _mm256_or_ps(n0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
         n1 = _mm256_or_ps(n1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
         a0 = kMax ? _mm256_max_ps(a0, v0) : _mm256_min_ps(a0, v0);

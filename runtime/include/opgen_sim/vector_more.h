@@ -200,18 +200,6 @@ inline T MulAdd(U a, U b, T c) {
 }
 
 #if defined(OPGEN_SIM_SIMD_LANES)
-// Eight lanes of a float or half tensor as floats (half through F16C, as MapHalf converts).
-__attribute__((target("avx,f16c"))) inline __m256 Load8(const float* p) { return _mm256_loadu_ps(p); }
-__attribute__((target("avx,f16c"))) inline __m256 Load8(const half* p) {
-    __m128i h;
-    std::memcpy(&h, p, 16);
-    return _mm256_cvtph_ps(h);
-}
-__attribute__((target("avx,f16c"))) inline void Store8(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
-__attribute__((target("avx,f16c"))) inline void Store8(half* p, __m256 v) {
-    const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
-    std::memcpy(p, &h, 16);
-}
 // d[i] = x[i] * y[i] + z[i] on eight lanes a step for the first n rounded down to eight; returns
 // how many. The same two IEEE float operations as MulAdd (a half or float product of half or
 // float operands is exact in float or rounded once there, then the sum rounded once, then the
@@ -222,7 +210,9 @@ __attribute__((target("avx,f16c"))) inline uint64_t MulAdd8(T* d, const U* x, co
     const uint64_t n8 = n & ~uint64_t{7};
 #pragma GCC unroll 2
     for (uint64_t i = 0; i < n8; i += 8) {
-        Store8(d + i, _mm256_add_ps(_mm256_mul_ps(Load8(x + i), Load8(y + i)), Load8(z + i)));
+        opgen_sim::Store8Float(d + i, _mm256_add_ps(_mm256_mul_ps(opgen_sim::Load8Float(x + i),
+                                                                  opgen_sim::Load8Float(y + i)),
+                                                    opgen_sim::Load8Float(z + i)));
     }
     return n8;
 }
@@ -242,9 +232,7 @@ inline void Count(const char* api, const LocalTensor<T>& dst, const LocalTensor<
         const U* b = src1.ptr_;
         int32_t i = 0;
 #if defined(OPGEN_SIM_SIMD_LANES)
-        [[maybe_unused]] const bool lanes = opgen_sim::HasAvx() && opgen_sim::HasF16c();
-#else
-        [[maybe_unused]] const bool lanes = false;
+        const bool lanes = opgen_sim::HasAvx() && opgen_sim::HasF16c();
 #endif
         if constexpr (std::is_same_v<T, U>) {
             if (fused) {  // src0 * dst + src1
