@@ -14,14 +14,17 @@ Python CPU kernel (opgen_runtime.registry.call).
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import importlib.util
 import logging
 import os
 import sysconfig
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, cast
 
 from . import namespaces, native_library, torch_npu_build
 from .build import _compiler, _compiler_identity, cache_dir, include_dir, linker_flags
@@ -73,7 +76,9 @@ def compile_flags() -> list[str]:
 def link_flags() -> list[str]:
     """torch's libraries; -fopenmp's libgomp is found in torch/lib first, the one torch uses."""
     lib = _torch_dir() / "lib"
+    # torch_python: the ops' direct Python entries (opgen_torch/py_entry.h)
     return [f"-L{lib}", f"-Wl,-rpath,{lib}", "-fopenmp", "-lc10", "-ltorch_cpu", "-ltorch",
+            "-ltorch_python",
             *torch_npu_build.extra_link_flags()]
 
 
@@ -93,7 +98,8 @@ def _support_object(cxx: str) -> Path:
 
     return native_library.support_object(
         cxx, "opgen_torch/sim_op.h",
-        (*_OBJECT_FLAGS, *compile_flags(), f"-I{include_dir()}", "-DOPGEN_TORCH_SUPPORT_UNIT=1"),
+        (*_OBJECT_FLAGS, *compile_flags(), f"-isystem{sysconfig.get_paths()['include']}",
+         f"-I{include_dir()}", "-DOPGEN_TORCH_SUPPORT_UNIT=1", "-DOPGEN_TORCH_PY_ENTRY=1"),
         (torch.__version__.encode(), sysconfig.get_platform().encode(), *_support_headers()),
         SUBDIR, "PyTorch", TorchLibraryError)
 
@@ -244,3 +250,27 @@ def load_package_library(package: str, source: str | os.PathLike[str],
 def loaded_path(package: str) -> Path | None:
     with _LOCK:
         return _LOADED.get(package)
+
+
+FAST_ENV = "OPGEN_TORCH_FAST"  # "0": every eager call goes through the dispatcher
+
+
+def fast_entry(package: str, qualname: str) -> Callable[..., Any] | None:
+    """The direct Python entry of `qualname`'s CPU kernel in the package's loaded library
+    (opgen_torch/py_entry.h), or None: no library, no such op, or OPGEN_TORCH_FAST=0. It takes
+    the op's tensors and attrs positionally, in schema order, and returns NotImplemented when
+    the call needs the dispatcher (docs/pytorch.md, "The eager fast path")."""
+    path = loaded_path(package)
+    if path is None or os.environ.get(FAST_ENV, "") == "0":
+        return None
+    lib = _dll(path)
+    entry = lib.opgen_torch_fast_entry
+    entry.restype = ctypes.py_object
+    entry.argtypes = [ctypes.c_char_p]
+    found = entry(qualname.encode())
+    return None if found is None else cast(Callable[..., Any], found)
+
+
+@functools.cache
+def _dll(path: Path) -> ctypes.PyDLL:
+    return ctypes.PyDLL(str(path))  # the library torch.ops.load_library opened: the same handle

@@ -44,12 +44,36 @@ struct SyncAbort {
 
 constexpr int32_t kCrossCoreFlags = 16;  // CrossCoreSetFlag flag ids of modes 0-2 (4 bits)
 
+// One zeroed atomic per block of a launch: in place up to N blocks, on the heap beyond (a small
+// launch allocates nothing for it).
+template <typename T, size_t N>
+class BlockAtomics {
+public:
+    void reset(size_t n) {
+        if (n > N) {
+            heap_.reset(new std::atomic<T>[n]());
+            data_ = heap_.get();
+        } else {
+            heap_.reset();
+            for (size_t i = 0; i < n; ++i) inline_[i].store(T{}, std::memory_order_relaxed);
+            data_ = inline_;
+        }
+    }
+    std::atomic<T>& operator[](size_t i) const { return data_[i]; }
+    explicit operator bool() const { return data_ != nullptr; }
+
+private:
+    mutable std::atomic<T> inline_[N];
+    std::unique_ptr<std::atomic<T>[]> heap_;
+    std::atomic<T>* data_ = nullptr;
+};
+
 struct LaunchSync {
     int32_t block_dim = 1;
     const std::atomic<int32_t>* next = nullptr;  // the job's next unstarted block
     void (*run_blocks)(void* job) = nullptr;     // a helper thread's body: runs blocks until none is left
     void* job = nullptr;
-    std::unique_ptr<std::atomic<uint8_t>[]> state;  // BlockState of each block
+    BlockAtomics<uint8_t, 64> state;  // BlockState of each block
     std::atomic<int32_t> done{0};                   // blocks finished (or failed)
     std::atomic<int32_t> nwaiters{0};
 
@@ -66,6 +90,7 @@ struct LaunchSync {
     Waiter* waiters = nullptr;  // guarded by mu, as is everything below
     bool deadlock = false;
     std::vector<std::thread> helpers;
+    std::atomic<bool> started_helpers{false};
     // CrossCoreSetFlag/CrossCoreWaitFlag (mode 0): how often each block set / waited for each
     // flag id, block-major (allocated at the first use).
     std::vector<uint32_t> sets;
@@ -77,7 +102,7 @@ struct LaunchSync {
         next = next_block;
         run_blocks = run;
         job = owner;
-        state.reset(new std::atomic<uint8_t>[static_cast<size_t>(blocks)]());
+        state.reset(static_cast<size_t>(blocks));
     }
     bool Cancelled() const {
         return cancel.load(std::memory_order_relaxed) ||
@@ -95,6 +120,9 @@ struct LaunchSync {
     }
     // Waits for the helper threads (after every block has ended).
     void JoinHelpers() {
+        // (a helper starts only from a block's wait, and every block has ended: a launch that
+        // started none takes no lock here)
+        if (!started_helpers.load(std::memory_order_acquire)) return;
         for (;;) {
             std::thread t;
             {
@@ -181,6 +209,7 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
     } unlink{s, w};
     if (s.next->load(std::memory_order_seq_cst) < s.block_dim && !s.Cancelled()) {
         s.helpers.emplace_back(s.run_blocks, s.job);
+        s.started_helpers.store(true, std::memory_order_release);
     }
     for (;;) {
         if (ready()) return;

@@ -413,7 +413,7 @@ enum CancelWhy : int32_t { kNotCancelled = 0, kCancelTimeout = 1, kCancelInterru
 struct LaunchWatch {
     LaunchSync* sync = nullptr;
     int32_t block_dim = 0;
-    std::unique_ptr<std::atomic<uint64_t>[]> threads;  // pthread_t running each block, or 0
+    BlockAtomics<uint64_t, 16> threads;  // pthread_t running each block, or 0
     std::mutex threads_mu;  // a block's thread is cleared under it: never signalled once gone
     std::chrono::steady_clock::time_point start;
     double timeout_s = -1;  // read by the watchdog at its first look
@@ -644,7 +644,7 @@ struct WatchScope {
         }
         w.sync = &sync;
         w.block_dim = block_dim;
-        w.threads.reset(new std::atomic<uint64_t>[static_cast<size_t>(block_dim)]());
+        w.threads.reset(static_cast<size_t>(block_dim));
         w.start = now;
         Watchdog::Get().Add(w);
     }

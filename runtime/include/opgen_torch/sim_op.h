@@ -457,6 +457,16 @@ OPGEN_TORCH_SUPPORT_FN std::string GmNamesOf(const OpDesc& d) {
     return opgen_host::GmNames(d.inputs, d.outputs);
 }
 
+}  // namespace opgen_torch
+
+// The ops' direct Python entries, in the support object a package library links (not in a
+// program without Python that defines the support functions itself).
+#if defined(OPGEN_TORCH_PY_ENTRY)
+#include "opgen_torch/py_entry.h"
+#endif
+
+namespace opgen_torch {
+
 // -- registration -------------------------------------------------------------------------------
 // The boxed CPU kernel of one op: its description, read when the library loads.
 class DescKernel final : public c10::OperatorKernel {
@@ -487,6 +497,9 @@ CpuKernels::CpuKernels(const char* ns, const char* cpu_ns, const char* op, const
     libraries_->cpu_def.def(schema);
     libraries_->cpu_impl.impl(op, torch::CppFunction::makeFromBoxedFunctor(
                                       std::make_unique<DescKernel>(d)));
+#if defined(OPGEN_TORCH_PY_ENTRY)
+    AddFastEntry(std::string(ns) + "::" + op, std::string(cpu_ns) + "::" + op, d);
+#endif
 }
 
 CpuKernels::~CpuKernels() { delete libraries_; }
