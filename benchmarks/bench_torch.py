@@ -69,7 +69,8 @@ def main() -> int:
                          f"{ratio:.2f}x", f"<= {target}x", "yes" if ratio <= target else "no"))
     body = (f"`benchmarks/bench_torch.py` on {machine()}, torch {torch.__version__}: the "
             "generated `element_add` (torch.library op, C++ CPU kernel launching the simulator on "
-            "torch's intra-op threads; autograd formula in Python) against "
+            "torch's intra-op threads, which eager calls reach through the op's direct Python "
+            "entry; autograd formula in Python) against "
             "`torch.add` in the same run, timed in alternation, best of 9, microseconds per "
             "call.\n\n"
             + table(("case", "opgen us", "torch.add us", "ratio", "target", "met"), rows))
