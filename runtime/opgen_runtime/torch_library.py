@@ -98,10 +98,22 @@ def _support_object(cxx: str) -> Path:
 
     return native_library.support_object(
         cxx, "opgen_torch/sim_op.h",
-        (*_OBJECT_FLAGS, *compile_flags(), f"-isystem{sysconfig.get_paths()['include']}",
-         f"-I{include_dir()}", "-DOPGEN_TORCH_SUPPORT_UNIT=1", "-DOPGEN_TORCH_PY_ENTRY=1"),
+        (*_OBJECT_FLAGS, *compile_flags(), *_py_entry_flags(), f"-I{include_dir()}",
+         "-DOPGEN_TORCH_SUPPORT_UNIT=1"),
         (torch.__version__.encode(), sysconfig.get_platform().encode(), *_support_headers()),
         SUBDIR, "PyTorch", TorchLibraryError)
+
+
+def _py_entry_flags() -> list[str]:
+    """The ops' direct Python entries (opgen_torch/py_entry.h) need Python's headers; a Python
+    without them (no python3-dev) builds the library without the entries, and every eager call
+    goes through the dispatcher."""
+    include = sysconfig.get_paths().get("include", "")
+    if not include or not (Path(include) / "Python.h").is_file():
+        _log.info("no Python.h under %r: the PyTorch ops are built without their direct Python "
+                  "entries (docs/pytorch.md, \"The eager fast path\")", include)
+        return []
+    return [f"-isystem{include}", "-DOPGEN_TORCH_PY_ENTRY=1"]
 
 
 def _desc_pch(cxx: str) -> native_library.GluePch:
@@ -263,8 +275,9 @@ def fast_entry(package: str, qualname: str) -> Callable[..., Any] | None:
     path = loaded_path(package)
     if path is None or os.environ.get(FAST_ENV, "") == "0":
         return None
-    lib = _dll(path)
-    entry = lib.opgen_torch_fast_entry
+    entry = getattr(_dll(path), "opgen_torch_fast_entry", None)
+    if entry is None:  # built without Python's headers (_py_entry_flags)
+        return None
     entry.restype = ctypes.py_object
     entry.argtypes = [ctypes.c_char_p]
     found = entry(qualname.encode())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -190,4 +191,16 @@ def test_the_switch_and_unknown_ops(monkeypatch: pytest.MonkeyPatch) -> None:
     assert torch_library.fast_entry("no_such_package", "opgen_ops::element_add") is None
     assert torch_library.fast_entry("opgen_ops", "opgen_ops::element_add") is FAST
     monkeypatch.setenv(torch_library.FAST_ENV, "0")
+    assert torch_library.fast_entry("opgen_ops", "opgen_ops::element_add") is None
+
+
+def test_without_python_headers_the_library_has_no_entries(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(torch_library.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    assert torch_library._py_entry_flags() == []
+    (tmp_path / "Python.h").write_text("")
+    assert torch_library._py_entry_flags() == [f"-isystem{tmp_path}", "-DOPGEN_TORCH_PY_ENTRY=1"]
+    # a library without the lookup symbol: no entry, the dispatcher path
+    other = Path(torch.__file__).parent / "lib" / "libc10.so"
+    monkeypatch.setattr(torch_library, "loaded_path", lambda package: other)
     assert torch_library.fast_entry("opgen_ops", "opgen_ops::element_add") is None
