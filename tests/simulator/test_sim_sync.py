@@ -203,10 +203,11 @@ def test_ibset_ibwait_order(lib: rt.KernelLibrary, threads: int) -> None:
     assert not sync.any()
 
 
-def test_crosscore_flags_mode0(lib: rt.KernelLibrary) -> None:
+@pytest.mark.parametrize("n", [12, 72])  # 72: past the launch's in-place per-block state
+def test_crosscore_flags_mode0(lib: rt.KernelLibrary, n: int) -> None:
     """CrossCoreSetFlag(ISASI).md / CrossCoreWaitFlag(ISASI).md, mode 0 (all AIV cores):
-    after the wait every block sees all blocks' atomic adds."""
-    n = 12
+    after the wait every block sees all blocks' atomic adds (two threads: the waiting blocks
+    start helper threads, which the launch joins)."""
     x = rt.gm_empty(B, np.float32)
     x[:] = np.arange(B) + 1
     sync = rt.gm_empty(2 * B, np.int32)
