@@ -21,6 +21,7 @@ from opgen_ops.torch.element_add import element_add
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from opgen_runtime import torch_library
+from opgen_runtime.registry import OpCallError
 
 FAST = element_add_module._FAST
 
@@ -204,3 +205,25 @@ def test_without_python_headers_the_library_has_no_entries(
     other = Path(torch.__file__).parent / "lib" / "libc10.so"
     monkeypatch.setattr(torch_library, "loaded_path", lambda package: other)
     assert torch_library.fast_entry("opgen_ops", "opgen_ops::element_add") is None
+
+
+def test_attrs_the_entry_takes_skip_the_python_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    x = torch.randn(40)
+    want = torch.ops.opgen_ops_cpu.leaky_relu(x, negative_slope=0.3)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("check_attrs ran for an attr the entry takes")
+
+    monkeypatch.setattr(leaky_relu_module._ts, "check_attrs", refuse)
+    torch.testing.assert_close(leaky_relu_module.leaky_relu(x, negative_slope=0.3), want,
+                               rtol=0, atol=0)
+    torch.testing.assert_close(leaky_relu_module.leaky_relu(x, negative_slope=1),
+                               torch.ops.opgen_ops_cpu.leaky_relu(x, negative_slope=1.0),
+                               rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("bad", ["0.1", True, None, [0.1]])
+def test_attrs_the_entry_refuses_get_the_python_check(bad: object) -> None:
+    with pytest.raises(OpCallError, match=r"leaky_relu\(\): attr 'negative_slope' must be "
+                                          r"float, got "):
+        leaky_relu_module.leaky_relu(torch.randn(8), negative_slope=bad)  # type: ignore[arg-type]
