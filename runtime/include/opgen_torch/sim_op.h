@@ -332,6 +332,98 @@ OPGEN_TORCH_SUPPORT_FN void TorchParallel(void*, int32_t n, void (*body)(void*),
     });
 }
 
+// -- call plans ---------------------------------------------------------------------------------
+// What a call of an op without its own op_host computes from its inputs' dtypes and shapes and
+// its attrs alone, before its launch: the kernel variant, the checks' verdict, the outputs'
+// shapes, the default tiling and blockDim. A thread keeps the last few (an op called again with
+// the same key, as in a training loop, skips straight to its outputs' allocation and launch); a
+// call whose checks or tiling fail keeps nothing, so its error is raised again every time.
+struct CallPlan {
+    const OpDesc* desc = nullptr;
+    c10::SmallVector<int64_t, 24> key;
+    size_t variant = 0;
+    opgen_host::SimKernel kernel;
+    c10::SmallVector<Dims, 2> out_dims;
+    int64_t block_dim = 1;
+    c10::SmallVector<uint8_t, 128> tiling;
+};
+
+constexpr size_t kCallPlans = 8;
+constexpr size_t kPlanTilingBytes = 256;  // a larger tiling struct is filled at every call
+
+// The key of a call: per input its dtype, rank and dims (-1: absent), per attr its value's bits;
+// false when an attr is of a kind the plans do not key (a list or a string).
+inline bool PlanKey(const OpDesc& d, const at::Tensor* const* in, c10::ArrayRef<c10::IValue> attrs,
+                    c10::SmallVector<int64_t, 24>* key) {
+    key->clear();
+    for (size_t i = 0; i < d.inputs.size(); ++i) {
+        if (in[i] == nullptr) {
+            key->push_back(-1);
+            continue;
+        }
+        const auto s = in[i]->sizes();
+        key->push_back(static_cast<int64_t>(in[i]->scalar_type()) << 8 |
+                       static_cast<int64_t>(s.size()));
+        key->append(s.begin(), s.end());
+    }
+    for (size_t k = 0; k < d.attrs.size(); ++k) {
+        const c10::IValue& v = attrs[k];
+        switch (d.attrs[k].kind) {
+            case AttrKind::kInt: key->push_back(v.toInt()); break;
+            case AttrKind::kBool: key->push_back(v.toBool() ? 1 : 0); break;
+            case AttrKind::kType: key->push_back(static_cast<int64_t>(v.toScalarType())); break;
+            case AttrKind::kFloat: {
+                const double f = v.toDouble();
+                int64_t bits = 0;
+                std::memcpy(&bits, &f, sizeof bits);
+                key->push_back(bits);
+                break;
+            }
+            default: return false;
+        }
+    }
+    return true;
+}
+
+inline CallPlan* FindPlan(CallPlan* plans, const OpDesc& d, const c10::SmallVector<int64_t, 24>& key) {
+    for (size_t p = 0; p < kCallPlans; ++p) {
+        if (plans[p].desc == &d && plans[p].key == key) return &plans[p];
+    }
+    return nullptr;
+}
+
+// Launches a planned call: its outputs allocated, its inputs as GM buffers.
+inline void RunPlanned(const OpDesc& d, const std::string& names, const CallPlan& plan,
+                       const at::Tensor* const* in, torch::jit::Stack* stack) {
+    const size_t ni = d.inputs.size(), no = d.outputs.size(), na = d.attrs.size();
+    const size_t n = ni + no;
+    const Variant& var = d.variants[plan.variant];
+    c10::SmallVector<at::Tensor, 8> gm(n);
+    uint8_t* args[opgen_host::kSimMaxArgs] = {};
+    int64_t sizes[opgen_host::kSimMaxArgs] = {};
+    for (size_t o = 0; o < no; ++o) {
+        gm[ni + o] = EmptyGm(plan.out_dims[o], Scalar(var.dtypes[ni + o]));
+    }
+    for (size_t i = 0; i < n; ++i) {
+        if (i < ni && in[i] != nullptr) gm[i] = AsGm(*in[i]);
+        if (!gm[i].defined()) continue;
+        args[i] = static_cast<uint8_t*>(gm[i].data_ptr());
+        sizes[i] = GmBytes(gm[i]);
+    }
+    alignas(64) uint8_t tiling[kPlanTilingBytes];
+    std::memcpy(tiling, plan.tiling.data(), plan.tiling.size());  // the kernel may write it
+    args[n + 1] = tiling;
+    sizes[n + 1] = static_cast<int64_t>(plan.tiling.size());
+    static const opgen_host::SocProfile* const soc = opgen_host::FindSoc(opgen_host::kDefaultSoc);
+    int32_t block = -1;
+    const std::string err = opgen_host::LaunchSimKernel(
+        plan.kernel, static_cast<int32_t>(n + 2), args, sizes, names.data(), plan.block_dim,
+        soc->ub_bytes, static_cast<int64_t>(plan.tiling.size()), &block, {&TorchParallel, nullptr});
+    TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block, ": ", err);
+    torch::jit::drop(*stack, ni + na);
+    for (size_t o = 0; o < no; ++o) stack->emplace_back(std::move(gm[ni + o]));
+}
+
 OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, torch::jit::Stack* stack) {
     const size_t ni = d.inputs.size(), no = d.outputs.size(), na = d.attrs.size();
     const size_t n = ni + no;
@@ -341,6 +433,20 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
     const at::Tensor* in[opgen_host::kSimMaxArgs] = {};
     for (size_t i = 0; i < ni; ++i) {
         if (!args_in[i].isNone()) in[i] = &args_in[i].toTensor();
+    }
+    // An op with its own op_host: its InferShape (when it has one) gives the output shapes and
+    // its TilingFunc the launch (docs/op-host.md); every call asks them.
+    const bool own_host = d.host.begin != nullptr;
+    thread_local CallPlan plans[kCallPlans];
+    thread_local size_t next_plan = 0;
+    c10::SmallVector<int64_t, 24> key;
+    const bool plannable = !own_host && d.tiling_size <= kPlanTilingBytes &&
+                           PlanKey(d, in, args_in.slice(ni, na), &key);
+    if (plannable) {
+        if (const CallPlan* plan = FindPlan(plans, d, key)) {
+            RunPlanned(d, names, *plan, in, stack);
+            return;
+        }
     }
     c10::SmallVector<AttrValueStore, 4> attrs(na);
     c10::SmallVector<opgen_host::AttrArg, 4> policy_attrs;
@@ -362,9 +468,6 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
     static const opgen_host::SocProfile* const soc =
         opgen_host::FindSoc(opgen_host::kDefaultSoc);
 
-    // An op with its own op_host: its InferShape (when it has one) gives the output shapes and
-    // its TilingFunc the launch (docs/op-host.md).
-    const bool own_host = d.host.begin != nullptr;
     std::vector<opgen_host::HostAttr> host_attrs;
     c10::SmallVector<opgen_host::HostArg, 8> host_args(n);
     std::vector<std::vector<int64_t>> host_dims;
@@ -425,7 +528,6 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
             args[i] = static_cast<uint8_t*>(gm[i].data_ptr());
             sizes[i] = GmBytes(gm[i]);
         }
-        bool tiling_failed = false;
         int32_t block = -1;
         std::string err;
         if (own_host) {
@@ -433,18 +535,47 @@ OPGEN_TORCH_SUPPORT_FN void RunCpu(const OpDesc& d, const std::string& names, to
             for (size_t o = 0; o < no; ++o) {
                 out_dtypes[o] = static_cast<int32_t>(GeCode(Scalar(var.dtypes[ni + o])));
             }
+            bool tiling_failed = false;
             err = opgen_host::HostTileAndLaunch(
                 LoadVariant(d, variant), d.host, host_args.data(), static_cast<int>(ni),
                 static_cast<int>(no), out_dtypes, dims.data() + ni, host_attrs, *soc,
                 names.data(), args, sizes, &tiling_failed, &block, {&TorchParallel, nullptr});
+            TORCH_CHECK(!tiling_failed, d.qualname, ": ", err);
         } else {
-            err = opgen_host::TileAndLaunch(
-                LoadVariant(d, variant), {d.tiling_struct, d.fields, d.tiling_size}, targs,
-                static_cast<int>(n), policy_attrs.data(), static_cast<int>(policy_attrs.size()),
-                *soc, names.data(), args, sizes, &tiling_failed, &block,
-                {&TorchParallel, nullptr});
+            // the default tiling policy (opgen_host::TileAndLaunch's two steps), kept as a plan
+            alignas(64) uint8_t small[kPlanTilingBytes];
+            std::vector<uint8_t> large;
+            uint8_t* tiling = small;
+            if (d.tiling_size > sizeof small) {
+                large.resize(d.tiling_size + 64);
+                tiling = large.data() + (64 - reinterpret_cast<uintptr_t>(large.data()) % 64) % 64;
+            }
+            int64_t block_dim = 1;
+            err = opgen_host::DefaultTiling(
+                d.tiling_struct, d.fields.data(), static_cast<int>(d.fields.size()),
+                d.tiling_size, targs, static_cast<int>(n), policy_attrs.data(),
+                static_cast<int>(policy_attrs.size()), *soc, opgen_host::kAutoBlockDim, tiling,
+                &block_dim);
+            TORCH_CHECK(err.empty(), d.qualname, ": ", err);
+            const opgen_host::SimKernel& kernel = LoadVariant(d, variant);
+            if (plannable) {
+                CallPlan& plan = plans[next_plan];
+                next_plan = (next_plan + 1) % kCallPlans;
+                plan.desc = &d;
+                plan.key = key;
+                plan.variant = variant;
+                plan.kernel = kernel;
+                plan.out_dims.assign(dims.begin() + static_cast<std::ptrdiff_t>(ni), dims.end());
+                plan.block_dim = block_dim;
+                plan.tiling.assign(tiling, tiling + d.tiling_size);
+            }
+            args[n + 1] = tiling;
+            sizes[n + 1] = static_cast<int64_t>(d.tiling_size);
+            err = opgen_host::LaunchSimKernel(kernel, static_cast<int32_t>(n + 2), args, sizes,
+                                              names.data(), block_dim, soc->ub_bytes,
+                                              static_cast<int64_t>(d.tiling_size), &block,
+                                              {&TorchParallel, nullptr});
         }
-        TORCH_CHECK(!tiling_failed, d.qualname, ": ", err);
         TORCH_CHECK(err.empty(), d.qualname, ": kernel '", d.entry, "', block ", block, ": ",
                     err);
     }
