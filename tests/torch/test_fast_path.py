@@ -227,3 +227,32 @@ def test_attrs_the_entry_refuses_get_the_python_check(bad: object) -> None:
     with pytest.raises(OpCallError, match=r"leaky_relu\(\): attr 'negative_slope' must be "
                                           r"float, got "):
         leaky_relu_module.leaky_relu(torch.randn(8), negative_slope=bad)  # type: ignore[arg-type]
+
+
+def test_the_wrapper_compiles_whole_under_torch_compile() -> None:
+    # dynamo traces the entry as a call returning NotImplemented (substitute_in_graph): no graph
+    # break, the traced path calls the op itself
+    def f(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        z = element_add(x, y)
+        return leaky_relu_module.leaky_relu(z, negative_slope=0.2) * 2
+
+    torch._dynamo.reset()
+    compiled = torch.compile(f, fullgraph=True, backend="eager")
+    x, y = torch.randn(33), torch.randn(33)
+    torch.testing.assert_close(compiled(x, y), f(x, y), rtol=0, atol=0)
+    torch.testing.assert_close(compiled(x, y), torch.nn.functional.leaky_relu(x + y, 0.2) * 2)
+
+
+def test_without_substitute_in_graph_the_entry_asks_is_compiling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a torch without torch.compiler.substitute_in_graph (before 2.5): a Python guard
+    monkeypatch.delattr(torch.compiler, "substitute_in_graph")
+    guarded = torch_library._traceable(FAST)
+    assert guarded is not FAST
+    x, y = torch.randn(8), torch.randn(8)
+    torch.testing.assert_close(guarded(x, y), x + y, rtol=0, atol=0)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    assert torch_library._traceable(FAST)(x, y) is NotImplemented
+    # registering the same entry twice is fine
+    monkeypatch.undo()
+    assert torch_library._traceable(FAST) is FAST

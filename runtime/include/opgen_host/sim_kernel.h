@@ -25,7 +25,7 @@
 namespace opgen_host {
 
 // The launch ABI this header speaks (opgen_sim::kAbiVersion).
-inline constexpr int32_t kSimAbiVersion = 1;
+inline constexpr int32_t kSimAbiVersion = 2;
 inline constexpr int32_t kSimFlagStrictDataCopy = 1;
 inline constexpr int kSimMaxArgs = 48;
 
@@ -159,18 +159,15 @@ inline std::string LaunchSimKernel(const SimKernel& k, int32_t nargs, uint8_t** 
                                    const int64_t* sizes, const char* names, int64_t block_dim,
                                    int64_t ub_bytes, int64_t tiling_size, int32_t* error_block,
                                    const SimThreads& pool = {}) {
-    thread_local std::vector<int64_t> counters;
-    const size_t need = static_cast<size_t>(block_dim) * static_cast<size_t>(k.num_counters);
-    if (counters.size() < need) counters.resize(need);
     *error_block = -1;
     int32_t rc;
     if (pool.parallel != nullptr && k.launch_with != nullptr) {
         rc = k.launch_with(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
-                           ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, counters.data(),
+                           ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, nullptr,
                            pool.parallel, pool.ctx);
     } else {
         rc = k.launch(k.entry, nargs, args, sizes, names, static_cast<int32_t>(block_dim),
-                      ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, counters.data());
+                      ub_bytes, kSimFlagStrictDataCopy, tiling_size, 0, nullptr);
     }
     if (rc == 0) return "";
     char buf[4096];

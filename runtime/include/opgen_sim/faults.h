@@ -32,6 +32,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -409,13 +410,29 @@ struct BlockGuard {
 
 enum CancelWhy : int32_t { kNotCancelled = 0, kCancelTimeout = 1, kCancelInterrupt = 2 };
 
+// The watchdog's clock: CLOCK_MONOTONIC_COARSE, whose reads cost a fraction of a precise clock's
+// (a launch reads it once) at a resolution of a few milliseconds, far below the watchdog's 100 ms
+// look and any timeout.
+struct CoarseClock {
+    using duration = std::chrono::nanoseconds;
+    using rep = duration::rep;
+    using period = duration::period;
+    using time_point = std::chrono::time_point<CoarseClock>;
+    static constexpr bool is_steady = true;
+    static time_point now() noexcept {
+        timespec ts{};
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+        return time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+    }
+};
+
 // The part of a launch the watchdog sees; a member of Job (launch.h).
 struct LaunchWatch {
     LaunchSync* sync = nullptr;
     int32_t block_dim = 0;
     BlockAtomics<uint64_t, 16> threads;  // pthread_t running each block, or 0
     std::mutex threads_mu;  // a block's thread is cleared under it: never signalled once gone
-    std::chrono::steady_clock::time_point start;
+    CoarseClock::time_point start;
     double timeout_s = -1;  // read by the watchdog at its first look
     std::atomic<int32_t> why{kNotCancelled};
     std::string summary;  // the blocks still running when cancelled (set before `why`)
@@ -484,9 +501,9 @@ private:
 
     void Loop() {
         std::unique_lock<std::mutex> lock(mu_);
-        auto idle_since = std::chrono::steady_clock::now();
+        auto idle_since = CoarseClock::now();
         for (;;) {
-            const auto now = std::chrono::steady_clock::now();
+            const auto now = CoarseClock::now();
             if (head_ == nullptr) {
                 if (now - idle_since > std::chrono::seconds(30)) {  // long idle: sleep until a launch
                     sleeping_ = true;
@@ -502,7 +519,7 @@ private:
         }
     }
 
-    void Check(std::chrono::steady_clock::time_point now) {
+    void Check(CoarseClock::time_point now) {
         const bool interrupt = interrupted_.exchange(false);
         for (LaunchWatch* w = head_; w != nullptr; w = w->next) {
             if (w->timeout_s < 0) w->timeout_s = TimeoutSeconds();
@@ -635,8 +652,8 @@ struct WatchScope {
         // The handlers and this thread's alternate stack may have been replaced since the last
         // launch (e.g. faulthandler.enable()): looked at again 20 times a second at most, which
         // keeps the two system calls off the cost of back-to-back small launches.
-        const auto now = std::chrono::steady_clock::now();
-        thread_local std::chrono::steady_clock::time_point checked{};
+        const auto now = CoarseClock::now();
+        thread_local CoarseClock::time_point checked{};
         if (now - checked > std::chrono::milliseconds(50) || CachedGuardSlot() == nullptr) {
             EnsureFaultHandlers();
             CachedGuardSlot() = ThreadGuardEnsure();
