@@ -202,6 +202,10 @@ def _op_context(spec: OpSpec, config: Config) -> dict[str, object]:
         requires_grad=_requires_grad_source(spec),
         module_call_args=", ".join(in_names + [f"{a.name}=self.{a.name}" for a in spec.attrs]),
         apply_args=", ".join(in_names + [a.name for a in spec.attrs]),
+        formula_params=", ".join(f"{n}: Any" for n in in_names + [a.name for a in spec.attrs]),
+        direct_apply_args=", ".join(
+            [f"None if {t.name} is None else _unwrap({t.name})" if t.is_optional
+             else f"_unwrap({t.name})" for t in spec.inputs] + [a.name for a in spec.attrs]),
         attr_dict="{" + ", ".join(f'"{a.name}": {a.name}' for a in spec.attrs) + "}",
         attr_specs=checks.attr_specs_source(spec.attrs) if spec.attrs else "",
         names_source={k: py_tuple([f'"{n}"' for n in v]) for k, v in (

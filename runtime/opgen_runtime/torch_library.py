@@ -284,6 +284,24 @@ def fast_entry(package: str, qualname: str) -> Callable[..., Any] | None:
     return None if found is None else _traceable(cast(Callable[..., Any], found))
 
 
+def set_formula(package: str, qualname: str, setup: Callable[..., Any],
+                backward: Callable[..., Any], node_name: str) -> bool:
+    """Gives the direct entry of `qualname` its gradient formula: `setup(*args, output)` returns
+    a torch_support.FormulaCtx after running the op's setup_context, `backward(ctx, *grads)` is
+    the op's formula, `node_name` the grad_fn's name. A call whose inputs need gradients then
+    takes the entry too, which makes the autograd node itself (docs/pytorch.md, "The eager fast
+    path"). False when the library has no entries (as fast_entry's None) or no such op."""
+    path = loaded_path(package)
+    if path is None or os.environ.get(FAST_ENV, "") == "0":
+        return False
+    fn = getattr(_dll(path), "opgen_torch_set_formula", None)
+    if fn is None:
+        return False
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_char_p, ctypes.py_object, ctypes.py_object, ctypes.c_char_p]
+    return bool(fn(qualname.encode(), setup, backward, node_name.encode()) == 0)
+
+
 def _not_handled(*args: Any) -> Any:
     """What torch.compile sees an entry return: the wrapper then takes its traced path."""
     return NotImplemented

@@ -210,9 +210,29 @@ def broadcast_shape(*shapes: Sequence[Any]) -> list[Any]:
 TensorMeta = tuple[Any, torch.dtype] | None
 
 
+class FormulaCtx:
+    """The ctx an op's setup_context and formula see when its direct entry makes the autograd
+    node (opgen_torch/py_entry.h): what an autograd.Function's ctx offers them. The entry moves
+    the tensors of save_for_backward into the node (as SavedVariables) and sets
+    needs_input_grad; at backward, saved_tensors holds them again."""
+
+    def __init__(self) -> None:
+        self.to_save: tuple[Any, ...] | None = None
+        self.non_differentiable: tuple[Any, ...] | None = None
+        self.saved_tensors: tuple[Any, ...] | None = None
+        self.needs_input_grad: tuple[bool, ...] = ()
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        self.to_save = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        self.non_differentiable = tensors
+
+
+
 def metas(tensors: Sequence[torch.Tensor | None]) -> tuple[TensorMeta, ...]:
     """What a gradient needs of each input without saving it: shape and dtype."""
-    return tuple(None if t is None else (t.shape, t.dtype) for t in tensors)
+    return tuple([None if t is None else (t.shape, t.dtype) for t in tensors])
 
 
 def grad_like(value: Any, meta: TensorMeta) -> Any:

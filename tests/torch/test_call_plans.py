@@ -8,8 +8,8 @@ import threading
 
 import pytest
 import torch
-import torch_env  # noqa: F401 - generated/python on sys.path, a private OPGEN_OPP_PATH
 import torch.nn.functional as F
+import torch_env  # noqa: F401 - generated/python on sys.path, a private OPGEN_OPP_PATH
 from opgen_ops.torch import _library
 from opgen_ops.torch import element_add as element_add_module
 from opgen_ops.torch import layer_norm as layer_norm_module
