@@ -51,6 +51,13 @@ inline void CallEntry(void* fn, int32_t nargs, Ptr* args, std::index_sequence<N.
     table[nargs](fn, args);
 }
 
+// OPGEN_SIM_STRICT=1: checks beyond the hardware's (docs/simulator.md, "Strict mode"). Read at
+// every launch (Job::strict_gm), so a process can switch it between launches.
+inline bool StrictMode() {
+    const char* env = std::getenv("OPGEN_SIM_STRICT");
+    return env != nullptr && env[0] != '\0' && env[0] != '0';
+}
+
 struct Job {
     // Either a GM-pointer entry (the Python launch ABI) or a callable (ICPU_RUN_KF).
     void (*invoke)(void* ctx) = nullptr;
@@ -63,6 +70,7 @@ struct Job {
     int32_t block_dim = 1;
     uint64_t ub_capacity = 0;
     bool strict = true;
+    bool strict_gm = StrictMode();  // the launch's OPGEN_SIM_STRICT, read once for its blocks
     const uint8_t* tiling = nullptr;
     uint64_t tiling_size = 0;
     const GmRegion* regions = nullptr;
@@ -105,12 +113,6 @@ inline uint8_t* ThreadUb(uint64_t capacity) {
     return GuardedThreadUb(capacity);  // ends at an inaccessible page (faults.h)
 }
 
-// OPGEN_SIM_STRICT=1: checks beyond the hardware's (docs/simulator.md, "Strict mode"). Read at
-// every block, so a process can switch it between launches.
-inline bool StrictMode() {
-    const char* env = std::getenv("OPGEN_SIM_STRICT");
-    return env != nullptr && env[0] != '\0' && env[0] != '0';
-}
 
 inline int64_t SteadyNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -125,7 +127,7 @@ inline void RunBlock(Job& job, int32_t b) {
     core.ub = ThreadUb(job.ub_capacity);
     core.ub_capacity = job.ub_capacity;
     core.strict_datacopy = job.strict;
-    core.strict_gm = StrictMode();
+    core.strict_gm = job.strict_gm;
     core.tiling = job.tiling;
     core.tiling_size = job.tiling_size;
     core.regions = job.regions;
