@@ -363,13 +363,19 @@ OPGEN_SIM_OUTLINE int32_t DefaultThreads()
     static const int32_t threads = [] {
         const char* env = std::getenv("OPGEN_SIM_THREADS");
         const int32_t n = env != nullptr ? static_cast<int32_t>(std::atoi(env)) : 0;
-        return n > 0 ? n : static_cast<int32_t>(std::thread::hardware_concurrency());
+        return n > 0 ? n : -static_cast<int32_t>(std::thread::hardware_concurrency());
     }();
-    return threads;
+    return threads;  // negative: one per core, OPGEN_SIM_THREADS unset
 }
 #else
 ;
 #endif
+
+// A launch whose GM arguments add up to less than this runs its blocks on the calling thread
+// when neither it nor OPGEN_SIM_THREADS says how many threads: waking another thread (0.5-1 us)
+// costs more than such blocks take (element_add on 4096 floats, 2 blocks: 2.6 us on two threads,
+// 2.1 us on one). torch's own element-wise ops stay on one thread below 32768 elements.
+constexpr uint64_t kInlineFootprint = 64 * 1024;
 
 // Runs all blocks of a job on up to max_threads threads (0: DefaultThreads()): on the calling
 // thread alone, on the host's pool (`parallel`), or with this library's workers.
@@ -377,7 +383,15 @@ OPGEN_SIM_OUTLINE void RunJob(Job& job, int32_t max_threads, ParallelFn parallel
                               void* parallel_ctx = nullptr)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
-    int32_t hw = max_threads > 0 ? max_threads : DefaultThreads();
+    int32_t hw = max_threads;
+    if (hw <= 0) {
+        hw = DefaultThreads();
+        if (hw < 0) {  // one per core, unless the launch is too small to share
+            uint64_t footprint = 0;
+            for (int32_t r = 0; r < job.num_regions; ++r) footprint += job.regions[r].size;
+            hw = footprint < kInlineFootprint ? 1 : -hw;
+        }
+    }
     if (hw < 1) hw = 1;
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
     job.sync.Prepare(job.block_dim, &job.next, &RunBlocksThunk, &job);
