@@ -65,3 +65,44 @@ def test_launches_with_sleeping_or_spinning_workers(spin_us: str) -> None:
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+WHO_KERNEL = """
+#include "kernel_operator.h"
+#include <pthread.h>
+// each block writes the host thread it ran on into out[block]
+extern "C" __global__ __aicore__ void who(GM_ADDR out, GM_ADDR pad, GM_ADDR workspace,
+                                          GM_ADDR tiling) {
+    AscendC::GlobalTensor<uint64_t> g;
+    g.SetGlobalBuffer((__gm__ uint64_t*)out, 64);
+    g.SetValue(AscendC::GetBlockIdx(), static_cast<uint64_t>(pthread_self()));
+}
+"""
+
+
+def test_a_small_launch_runs_its_blocks_on_the_calling_thread(tmp_path: Path) -> None:
+    """With no thread count given, a launch over less than 64 KiB of GM runs inline: every block
+    on the thread that launched; a larger one may use the pool (OPGEN_SIM_THREADS unset)."""
+    src = tmp_path / "who.cpp"
+    src.write_text(WHO_KERNEL)
+    code = textwrap.dedent(f"""
+        import sys, threading
+        sys.path.insert(0, {str(ROOT)!r})
+        import numpy as np
+        import opgen_runtime as rt
+        lib = rt.build_kernel({str(src)!r}, entry="who")
+        for pad_bytes in (32, 1 << 20):
+            out = rt.gm_empty(64, np.uint64)
+            out[:] = 0
+            pad = rt.gm_empty(pad_bytes // 4, np.float32)
+            rt.launch(lib, "who", {{"out": out, "pad": pad}}, block_dim=16, tiling=b"\\0" * 8)
+            print(pad_bytes, len(set(out[:16].tolist())), int(out[16:].sum()))
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "OPGEN_SIM_THREADS"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    small, large = (line.split() for line in proc.stdout.split("\n")[:2])
+    assert small == ["32", "1", "0"]  # 16 blocks, one thread
+    assert large[0] == str(1 << 20) and large[2] == "0"
+    assert 1 <= int(large[1]) <= max(os.cpu_count() or 1, 1)
