@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
+import re
 from importlib import resources
 from typing import Any
 
@@ -79,17 +80,18 @@ def user_tiling(spec: OpSpec) -> str:
     return "".join(ch for ch in text if ch.isprintable())
 
 
+@functools.cache
+def _blank_run(max_blank: int) -> re.Pattern[str]:
+    return re.compile("\n{" + str(max_blank + 2) + ",}")
+
+
 def _finalize(text: str, max_blank: int = 1) -> str:
     """One post-processing pass for all templates: no trailing blanks, at most `max_blank`
-    blank lines in a row (2 for Python, as PEP 8 separates top-level definitions), one final
-    newline."""
-    lines = [line.rstrip() for line in text.split("\n")]  # not splitlines(): U+2028 is text
-    out: list[str] = []
-    for line in lines:
-        if line == "" and len(out) >= max_blank and all(o == "" for o in out[-max_blank:]):
-            continue
-        out.append(line)
-    return "\n".join(out).strip("\n") + "\n"
+    (at least 1) blank lines in a row (2 for Python, as PEP 8 separates top-level
+    definitions), one final newline."""
+    # not splitlines(): U+2028 is text
+    joined = "\n".join([line.rstrip() for line in text.split("\n")])
+    return _blank_run(max_blank).sub("\n" * (max_blank + 1), joined).strip("\n") + "\n"
 
 
 class _TemplateCache(jinja2.BytecodeCache):
@@ -140,6 +142,8 @@ def _new_environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        # the templates are part of the installed opgen: not stat'ed again on every render
+        auto_reload=False,
     )
     env.filters.update(FILTERS)  # every spec-derived value goes through one (escape.py)
     return env
