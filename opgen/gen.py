@@ -115,7 +115,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
-CHUNK = 16  # spec files a worker takes at a time, at most
+CHUNK = 4  # spec files a worker takes at a time, at most (a few ms each)
 
 
 def _workers() -> int:

@@ -42,6 +42,7 @@ _HASH_RE = re.compile(r" \[sha256:[0-9a-f]{16}\]")
 MANIFEST = "opgen-manifest.json"  # the output dir's index: every file opgen generated there
 LOCK = ".opgen.lock"  # concurrent runs writing one output dir take turns on this file
 _TEMP_RE = re.compile(r"\..+\.opgen-[0-9]+-[0-9]+\.tmp")  # atomic_write's temp files
+_BANNER_REST = re.compile(r'(?:\\[^\r\n]|\\|[^"\r\n\\])*')
 
 
 class WriteError(OpgenError):
@@ -69,10 +70,10 @@ def _stamp_at(text: str) -> int:
     start = text.find(BANNER, 0, _BANNER_WINDOW)
     if start < 0:
         return -1
-    i, n = start + len(BANNER), len(text)
-    while i < n and text[i] not in '"\r\n':
-        i += 2 if text[i] == "\\" and i + 1 < n and text[i + 1] not in "\r\n" else 1
-    return min(i, n)
+    # up to the first quote or line end, a backslash escaping the character after it
+    match = _BANNER_REST.match(text, start + len(BANNER))
+    assert match is not None  # (the pattern matches the empty string)
+    return match.end()
 
 
 def stamp(content: str) -> str:
@@ -100,6 +101,9 @@ def banner_state(data: bytes) -> Banner:
     recorded = text[at - _HASH_LEN - 1:at - 1]
     return (Banner.INTACT if content_hash(text[:at - _STAMP_LEN] + text[at:]) == recorded
             else Banner.EDITED)
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
 
 
 def _temp_path(path: Path) -> Path:
@@ -308,22 +312,27 @@ class Stager:
         if state is not State.CREATED:
             with contextlib.suppress(OSError):
                 mode = os.stat(path).st_mode & 0o777
-        folder = posixpath.dirname(rel)
+        folder, name = posixpath.split(rel)
         if folder and folder not in self._folders and folder not in self.tree.dirs:
             os.makedirs(os.path.join(self.output_dir, folder), exist_ok=True)
             self._folders.add(folder)
-        tmp = _temp_path(Path(path))
+        # atomic_write's temp file (_temp_path), named without Path objects
+        tmp = os.path.join(os.path.dirname(path),
+                           f".{name}.opgen-{os.getpid()}-{threading.get_ident()}.tmp")
         try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-            with open(os.open(tmp, flags, mode), "wb") as f:
-                f.write(data)
-                f.flush()
-                st = os.fstat(f.fileno())
+            fd = os.open(tmp, _WRITE_FLAGS, mode)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
             raise
-        return Staged(state, digest, st.st_size, st.st_mtime_ns, str(tmp))
+        return Staged(state, digest, st.st_size, st.st_mtime_ns, tmp)
 
 
 @dataclass
