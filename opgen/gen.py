@@ -114,6 +114,16 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _init_worker(parent: int) -> None:
+    """A pool worker's initializer: it dies with its parent (_die_with_parent), and libclang
+    parses on the worker's own thread (LIBCLANG_NOTHREADS): not on a thread of its own per
+    kernel, whose 8 MB stack and malloc arena are set up and given back each time (the main
+    thread's stack is as large). The worker is opgen's own process: no one else's environment
+    changes."""
+    _die_with_parent(parent)
+    os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
+
+
 PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
 CHUNK = 4  # spec files a worker takes at a time, at most (a few ms each)
 
@@ -153,7 +163,7 @@ def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
     _STAGER = stager
     try:
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                 initializer=_die_with_parent,
+                                 initializer=_init_worker,
                                  initargs=(os.getpid(),)) as pool:
             return list(pool.map(work, paths, chunksize=chunk))
     finally:

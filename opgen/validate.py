@@ -9,10 +9,11 @@ from __future__ import annotations
 import functools
 import json
 import math
+import numbers
 import os
 import posixpath
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -123,7 +124,110 @@ def _field(path: JsonPath) -> str:
     return out or "the spec"
 
 
+class _Unsure(Exception):
+    """The fast check cannot tell (jsonschema decides)."""
+
+
+_Check = Callable[[Any], bool]
+_TYPES: dict[str, _Check] = {
+    "array": lambda x: isinstance(x, list),
+    "boolean": lambda x: isinstance(x, bool),
+    # draft 2020-12's checker: a float with an integral value is an integer too
+    "integer": lambda x: ((not isinstance(x, bool) and isinstance(x, int))
+                          or (isinstance(x, float) and x.is_integer())),
+    "null": lambda x: x is None,
+    "number": lambda x: not isinstance(x, bool) and isinstance(x, numbers.Number),
+    "object": lambda x: isinstance(x, dict),
+    "string": lambda x: isinstance(x, str),
+}
+_ANNOTATIONS = frozenset(("description", "title", "$schema", "$id", "$defs"))
+
+
+def _compile(node: dict[str, Any], defs: dict[str, Any], done: dict[str, _Check]) -> _Check:
+    """A check of exactly what jsonschema decides for the keywords the spec schema uses (it
+    raises _Unsure where it would have to reproduce more of jsonschema: enum or uniqueItems
+    of values other than strings); KeyError for a keyword it does not know."""
+    checks = [_keyword(key, value, node, defs, done) for key, value in node.items()
+              if key not in _ANNOTATIONS]
+
+    def check(x: Any) -> bool:
+        return all(c(x) for c in checks)
+
+    return check
+
+
+def _keyword(key: str, value: Any, node: dict[str, Any], defs: dict[str, Any],
+             done: dict[str, _Check]) -> _Check:
+    if key == "type":
+        tests = [_TYPES[t] for t in ([value] if isinstance(value, str) else value)]
+        return lambda x: any(t(x) for t in tests)
+    if key == "$ref":
+        name = value.removeprefix("#/$defs/")
+        if name not in done:
+            done[name] = lambda x: True  # (a recursive definition meets itself compiled)
+            done[name] = _compile(defs[name], defs, done)
+        return lambda x: done[name](x)
+    if key == "properties":
+        props = {k: _compile(v, defs, done) for k, v in value.items()}
+        return lambda x: not isinstance(x, dict) or all(
+            c(x[k]) for k, c in props.items() if k in x)
+    if key == "additionalProperties" and "patternProperties" not in node:
+        known = frozenset(node.get("properties", ()))
+        if value is False:
+            return lambda x: not isinstance(x, dict) or all(k in known for k in x)
+        extra = _compile(value, defs, done)
+        return lambda x: not isinstance(x, dict) or all(
+            extra(v) for k, v in x.items() if k not in known)
+    if key == "required":
+        keys = tuple(value)
+        return lambda x: not isinstance(x, dict) or all(k in x for k in keys)
+    if key == "minProperties":
+        return lambda x: not isinstance(x, dict) or len(x) >= value
+    if key == "items":
+        item = _compile(value, defs, done)
+        return lambda x: not isinstance(x, list) or all(item(v) for v in x)
+    if key == "minItems":
+        return lambda x: not isinstance(x, list) or len(x) >= value
+    if key == "maxItems":
+        return lambda x: not isinstance(x, list) or len(x) <= value
+    if key == "uniqueItems" and value is True:
+        return _unique_strings
+    if key == "enum" and all(isinstance(v, str) for v in value):
+        values = frozenset(value)  # jsonschema's equality: a string equals an equal string
+        return lambda x: isinstance(x, str) and x in values
+    if key == "oneOf":
+        options = [_compile(v, defs, done) for v in value]
+        return lambda x: sum(o(x) for o in options) == 1
+    raise KeyError(key)
+
+
+def _unique_strings(x: Any) -> bool:
+    if not isinstance(x, list):
+        return True
+    if not all(isinstance(v, str) for v in x):
+        raise _Unsure
+    return len(set(x)) == len(x)
+
+
+@functools.cache
+def _fast_check() -> _Check | None:
+    """A spec that passes is valid to jsonschema too (so has nothing to report): the common
+    case decided without jsonschema's generic (and much slower) walk; None if the schema uses
+    a keyword this does not know."""
+    try:
+        return _compile(schema(), schema().get("$defs", {}), {})
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
 def check_schema(doc: Document, sink: DiagnosticSink) -> None:
+    fast = _fast_check()
+    if fast is not None:
+        try:
+            if fast(doc.data):
+                return
+        except _Unsure:
+            pass
     for err in sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.path))):
         path: JsonPath = tuple(err.absolute_path)
         instance: Any = err.instance
