@@ -38,13 +38,16 @@ _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(include_next|include|import|embed)\b[ 
                         re.M)
 
 
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+
+
 def _blank_comments(data: bytes) -> bytes:
     """Comments replaced by spaces (newlines kept, so offsets stay); literals kept."""
     def blank(m: re.Match[bytes]) -> bytes:
         text = m.group()
         if text[:1] in (b'"', b"'"):
             return text
-        return re.sub(rb"[^\n]", b" ", text)
+        return _NOT_NEWLINE.sub(b" ", text)
 
     return _COMMENT_OR_LITERAL.sub(blank, data)
 
