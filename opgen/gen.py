@@ -14,7 +14,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -138,11 +138,13 @@ def _pooled(count: int) -> bool:
 
 
 def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
-                  out_rel: str, stager: Stager | None = None) -> list[Outcome]:
+                  out_rel: str, stager: Stager | None = None,
+                  keep: list[Any] | None = None) -> list[Outcome]:
     """Process spec files, over all cores when there are many (a cold run of a big project).
     Processes, not threads: validation and template rendering hold the GIL. With `stager`
     (a pool on Linux only), the workers also stage the outputs (their contents become
-    writer.Staged)."""
+    writer.Staged). With `keep`, the pool is not shut down but appended to it (the caller
+    shuts it down; its workers rename the staged files on commit, see _renamer)."""
     global _STAGER
     workers = _workers()
     if not _pooled(len(paths)):
@@ -162,12 +164,35 @@ def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
         work = functools.partial(_work_staged, config=config, out_rel=out_rel)
     _STAGER = stager
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                 initializer=_init_worker,
-                                 initargs=(os.getpid(),)) as pool:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(os.getpid(),))
+        if keep is not None:
+            keep.append(pool)
+            return list(pool.map(work, paths, chunksize=chunk))
+        with pool:
             return list(pool.map(work, paths, chunksize=chunk))
     finally:
         _STAGER = None
+
+
+def _rename_batch(moves: Sequence[tuple[str, str]]) -> None:
+    for src, dst in moves:
+        os.replace(src, dst)
+
+
+def _renamer(pool: Any) -> Callable[[Sequence[tuple[str, str]]], None]:
+    """Staged temp files renamed into place by the pool's workers: a folder's files by one
+    worker (renames in one folder take turns on it), the folders dealt out evenly."""
+    def rename(moves: Sequence[tuple[str, str]]) -> None:
+        folders: dict[str, list[tuple[str, str]]] = {}
+        for move in moves:
+            folders.setdefault(os.path.dirname(move[1]), []).append(move)
+        batches: list[list[tuple[str, str]]] = [[] for _ in range(_workers())]
+        for group in sorted(folders.values(), key=len, reverse=True):
+            min(batches, key=len).extend(group)
+        list(pool.map(_rename_batch, [b for b in batches if b]))
+
+    return rename
 
 
 def _resolved(paths: Sequence[Path]) -> list[str]:
@@ -259,6 +284,7 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
     written_ok = False
     stager: Stager | None = None
     processed_many: list[Outcome] = []
+    pools: list[Any] = []
     with contextlib.ExitStack() as stack:
         if staging:
             stack.enter_context(output_lock(config.output_dir, create=True, shown=out_rel))
@@ -267,11 +293,13 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
                 stager = Stager(config.output_dir, stage_tree)
         try:
             if misses and parses is not None:
+                stack.callback(lambda: [pool.shutdown() for pool in pools])
                 processed_many = _process_many([paths[i] for i in misses], config, parses,
-                                               out_rel, stager)
+                                               out_rel, stager, pools if stager else None)
             result = _finish(config, paths, sink, fm, gcache, hits, misses, processed_many,
                              contents, resolved, package_key, full, check, out_rel,
-                             None if stager is None else stager.tree, locked=staging)
+                             None if stager is None else stager.tree, locked=staging,
+                             rename=_renamer(pools[0]) if pools else None)
             written_ok = result is not None
             return result
         finally:
@@ -313,10 +341,12 @@ def _finish(config: Config, paths: Sequence[Path], sink: DiagnosticSink, fm: Fil
             gcache: GenerateCache | None, hits: dict[int, Entry], misses: Sequence[int],
             processed_many: Sequence[Outcome], contents: dict[int, bytes | None],
             resolved: Sequence[str], package_key: str | None, full: bool, check: bool,
-            out_rel: str, tree: Tree | None, *, locked: bool) -> Result | None:
+            out_rel: str, tree: Tree | None, *, locked: bool,
+            rename: Callable[[Sequence[tuple[str, str]]], None] | None = None) -> Result | None:
     """What run does once the spec files that missed the cache are processed: cross-spec
     checks, the package-level outputs, the plan and the commit (under the output dir's lock;
-    `locked`: the caller holds it already, and `tree` is the output dir as scanned under it)."""
+    `locked`: the caller holds it already, and `tree` is the output dir as scanned under it;
+    `rename` moves staged files into place)."""
     ops: list[OpRecord] = []
     fresh: list[tuple[OpRecord, dict[str, Any]]] = []
     failed = False
@@ -369,7 +399,7 @@ def _finish(config: Config, paths: Sequence[Path], sink: DiagnosticSink, fm: Fil
           else output_lock(config.output_dir, create=not check, shown=out_rel)):
         plan = fm.plan(with_diff=check, tree=tree)
         if not check:
-            fm.commit(plan)
+            fm.commit(plan, rename=rename)
             for record, files in fresh:  # digests of the files as written (with their hash)
                 staged = {rel: item for rel, item in files.items() if isinstance(item, Staged)}
                 for rel, item in staged.items():

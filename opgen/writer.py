@@ -25,7 +25,7 @@ import posixpath
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -535,7 +535,10 @@ class FileManager:
                                     else _render_manifest(first))
         return plan
 
-    def commit(self, plan: Plan) -> None:
+    def commit(self, plan: Plan, *,
+               rename: Callable[[Sequence[tuple[str, str]]], None] | None = None) -> None:
+        """Write the plan. `rename`: moves staged temp files into place, (source, target)
+        pairs at once (e.g. over worker processes); else each is renamed here."""
         if plan.edited and not self.force:
             raise WriteError("\n".join(self.edited_error(rel) for rel in plan.edited))
         root = str(self.output_dir)
@@ -546,18 +549,24 @@ class FileManager:
             atomic_write(self.output_dir / MANIFEST, self._manifest_first)
         # One writer, in order: on this kind of file system parallel creates only contend.
         made: set[str] = set()
+        moves: list[tuple[str, str]] = []
         for rel in plan.written:
             if rel == MANIFEST:
                 continue
             staged = self.staged.get(rel)
             if staged is not None and staged.temp is not None:  # its folder made, its file written
-                os.replace(staged.temp, os.path.join(root, rel))
+                moves.append((staged.temp, os.path.join(root, rel)))
                 continue
             folder = os.path.dirname(rel)
             if folder not in made:
                 os.makedirs(os.path.join(root, folder), exist_ok=True)
                 made.add(folder)
             atomic_write(self.output_dir / rel, self.files[rel], fresh=rel in plan.created)
+        if moves and rename is not None:
+            rename(moves)
+        else:
+            for src, dst in moves:
+                os.replace(src, dst)
         for rel in plan.removed:
             path = self.output_dir / rel
             with contextlib.suppress(FileNotFoundError):
