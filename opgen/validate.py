@@ -124,10 +124,6 @@ def _field(path: JsonPath) -> str:
     return out or "the spec"
 
 
-class _Unsure(Exception):
-    """The fast check cannot tell (jsonschema decides)."""
-
-
 _Check = Callable[[Any], bool]
 _TYPES: dict[str, _Check] = {
     "array": lambda x: isinstance(x, list),
@@ -143,11 +139,13 @@ _TYPES: dict[str, _Check] = {
 _ANNOTATIONS = frozenset(("description", "title", "$schema", "$id", "$defs"))
 
 
-def _compile(node: dict[str, Any], defs: dict[str, Any], done: dict[str, _Check]) -> _Check:
-    """A check of exactly what jsonschema decides for the keywords the spec schema uses (it
-    raises _Unsure where it would have to reproduce more of jsonschema: enum or uniqueItems
-    of values other than strings); KeyError for a keyword it does not know."""
-    checks = [_keyword(key, value, node, defs, done) for key, value in node.items()
+def _compile(node: dict[str, Any], defs: dict[str, Any], done: dict[str, _Check],
+             exact: bool = False) -> _Check:
+    """A check of what jsonschema decides for the keywords the spec schema uses: True only for
+    a document jsonschema finds valid, and (where `exact`, under a oneOf, which counts the
+    options that pass) False only for one it finds invalid. KeyError for a keyword it does not
+    know, or one it cannot decide exactly where it must."""
+    checks = [_keyword(key, value, node, defs, done, exact) for key, value in node.items()
               if key not in _ANNOTATIONS]
 
     def check(x: Any) -> bool:
@@ -157,25 +155,25 @@ def _compile(node: dict[str, Any], defs: dict[str, Any], done: dict[str, _Check]
 
 
 def _keyword(key: str, value: Any, node: dict[str, Any], defs: dict[str, Any],
-             done: dict[str, _Check]) -> _Check:
+             done: dict[str, _Check], exact: bool) -> _Check:
     if key == "type":
         tests = [_TYPES[t] for t in ([value] if isinstance(value, str) else value)]
         return lambda x: any(t(x) for t in tests)
     if key == "$ref":
         name = value.removeprefix("#/$defs/")
-        if name not in done:
+        if name not in done:  # (definitions are compiled exact: they may be used under a oneOf)
             done[name] = lambda x: True  # (a recursive definition meets itself compiled)
-            done[name] = _compile(defs[name], defs, done)
+            done[name] = _compile(defs[name], defs, done, True)
         return lambda x: done[name](x)
     if key == "properties":
-        props = {k: _compile(v, defs, done) for k, v in value.items()}
+        props = {k: _compile(v, defs, done, exact) for k, v in value.items()}
         return lambda x: not isinstance(x, dict) or all(
             c(x[k]) for k, c in props.items() if k in x)
     if key == "additionalProperties" and "patternProperties" not in node:
         known = frozenset(node.get("properties", ()))
         if value is False:
             return lambda x: not isinstance(x, dict) or all(k in known for k in x)
-        extra = _compile(value, defs, done)
+        extra = _compile(value, defs, done, exact)
         return lambda x: not isinstance(x, dict) or all(
             extra(v) for k, v in x.items() if k not in known)
     if key == "required":
@@ -184,29 +182,28 @@ def _keyword(key: str, value: Any, node: dict[str, Any], defs: dict[str, Any],
     if key == "minProperties":
         return lambda x: not isinstance(x, dict) or len(x) >= value
     if key == "items":
-        item = _compile(value, defs, done)
+        item = _compile(value, defs, done, exact)
         return lambda x: not isinstance(x, list) or all(item(v) for v in x)
     if key == "minItems":
         return lambda x: not isinstance(x, list) or len(x) >= value
     if key == "maxItems":
         return lambda x: not isinstance(x, list) or len(x) <= value
-    if key == "uniqueItems" and value is True:
+    if key == "uniqueItems" and value is True and not exact:
         return _unique_strings
     if key == "enum" and all(isinstance(v, str) for v in value):
         values = frozenset(value)  # jsonschema's equality: a string equals an equal string
         return lambda x: isinstance(x, str) and x in values
     if key == "oneOf":
-        options = [_compile(v, defs, done) for v in value]
+        options = [_compile(v, defs, done, True) for v in value]
         return lambda x: sum(o(x) for o in options) == 1
     raise KeyError(key)
 
 
 def _unique_strings(x: Any) -> bool:
+    """uniqueItems of strings (other values: not known valid, jsonschema decides)."""
     if not isinstance(x, list):
         return True
-    if not all(isinstance(v, str) for v in x):
-        raise _Unsure
-    return len(set(x)) == len(x)
+    return all(isinstance(v, str) for v in x) and len(set(x)) == len(x)
 
 
 @functools.cache
@@ -222,12 +219,8 @@ def _fast_check() -> _Check | None:
 
 def check_schema(doc: Document, sink: DiagnosticSink) -> None:
     fast = _fast_check()
-    if fast is not None:
-        try:
-            if fast(doc.data):
-                return
-        except _Unsure:
-            pass
+    if fast is not None and fast(doc.data):
+        return
     for err in sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.path))):
         path: JsonPath = tuple(err.absolute_path)
         instance: Any = err.instance
