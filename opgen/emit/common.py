@@ -30,12 +30,41 @@ def _json(value: Any, indent: str) -> str:
     """Indented JSON with lists of scalars kept on one line (short, diff-friendly)."""
     inner = indent + "  "
     if isinstance(value, dict) and value:
-        items = [f"{inner}{json.dumps(k)}: {_json(v, inner)}" for k, v in value.items()]
+        items = [f"{inner}{_json_key(k)}: {_json(v, inner)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + f"\n{indent}}}"
     if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
         items = [f"{inner}{_json(v, inner)}" for v in value]
         return "[\n" + ",\n".join(items) + f"\n{indent}]"
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    text = _json_scalar(value)
+    if text is None and type(value) is list:
+        texts = [_json_scalar(v) for v in value]
+        if None not in texts:
+            return "[" + ", ".join(texts) + "]"  # type: ignore[arg-type]
+    return text if text is not None else json.dumps(value, ensure_ascii=False,
+                                                    separators=(", ", ": "))
+
+
+# What json.dumps writes for the commonest values, without its call (an encoder per call with
+# non-default arguments): strings, exact ints, booleans and null; None for anything else.
+_ENCODE_STR = json.encoder.encode_basestring
+_ENCODE_KEY = json.encoder.encode_basestring_ascii
+
+
+def _json_scalar(value: Any) -> str | None:
+    kind = type(value)
+    if kind is str:
+        return str(_ENCODE_STR(value))
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return None
+
+
+def _json_key(key: Any) -> str:
+    return str(_ENCODE_KEY(key)) if type(key) is str else json.dumps(key)
 
 
 def relpath(target: str, from_dir: str) -> str:

@@ -47,6 +47,8 @@ def _blank_comments(data: bytes) -> bytes:
         text = m.group()
         if text[:1] in (b'"', b"'"):
             return text
+        if b"\n" not in text:  # a // comment (or a one-line /* */)
+            return b" " * len(text)
         return _NOT_NEWLINE.sub(b" ", text)
 
     return _COMMENT_OR_LITERAL.sub(blank, data)
