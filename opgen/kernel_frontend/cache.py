@@ -36,7 +36,7 @@ from opgen.kernel_frontend.model import (
     TilingStruct,
     TilingStyle,
 )
-from opgen.kernel_frontend.parse import Display, ParseResult, parse_kernel
+from opgen.kernel_frontend.parse import Display, ParseResult, default_display, parse_kernel
 from opgen.writer import atomic_write
 from opgen_runtime.cachedir import cache_root
 
@@ -82,6 +82,15 @@ class ParseCache:
         self.misses = 0
         # absolute kernel path -> every file it includes (for callers that cache further)
         self.dependencies: dict[str, tuple[str, ...]] = {}
+        self._displays: dict[Path, Display] = {}
+
+    def display(self, root: Path) -> Display:
+        """default_display(root), made once for the run this cache serves (the root resolved
+        once, not for every spec file)."""
+        show = self._displays.get(root)
+        if show is None:
+            show = self._displays[root] = default_display(root)
+        return show
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -100,7 +109,7 @@ class ParseCache:
             self.dependencies[main] = cached[1]
             return cached[0]
         self.misses += 1
-        result = parse_kernel(path, display, defines, roots)
+        result = parse_kernel(path, display, defines, roots, content)
         self.dependencies[main] = result.dependencies
         if result.info.ok:
             self._store(key, result)

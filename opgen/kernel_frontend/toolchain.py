@@ -53,8 +53,10 @@ def libclang_version() -> str:
     return str(ci._CXString.from_result(fn()))
 
 
+@functools.cache
 def runtime_include_dirs() -> tuple[Path, ...]:
-    """The simulator's own headers (opgen_runtime's include dir), when present."""
+    """The simulator's own headers (opgen_runtime's include dir), when present: where the
+    installed package is, fixed for the life of the process."""
     from opgen_runtime.build import include_dir
     from opgen_runtime.errors import BuildError
 
