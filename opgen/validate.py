@@ -15,9 +15,7 @@ import posixpath
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from opgen import cann_builtins, checks
 from opgen import expr as ex
@@ -58,6 +56,9 @@ from opgen.naming import (
     upper_camel,
 )
 
+if TYPE_CHECKING:
+    import jsonschema
+
 
 @functools.cache
 def schema() -> dict[str, Any]:
@@ -68,6 +69,8 @@ def schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # only for a spec the compiled check (_fast_check) does not pass
+
     cls = jsonschema.validators.validator_for(schema())
     validator: jsonschema.protocols.Validator = cls(schema())
     return validator
