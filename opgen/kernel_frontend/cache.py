@@ -139,10 +139,22 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
+_LEAVES = (str, int, float, bool, type(None))
+_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a dataclass's field names, None: not one
+
+
 def _plain(value: Any) -> Any:
     """dataclasses.asdict without its deep copies (JSON needs none): the same JSON."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    try:
+        names = _FIELDS[kind]
+    except KeyError:
+        names = _FIELDS[kind] = (_field_names(kind) if is_dataclass(value)
+                                 and not isinstance(value, type) else None)
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
