@@ -134,11 +134,6 @@ class ParseCache:
             atomic_write(self._path(key), json.dumps(data, sort_keys=True, default=_enum_value))
 
 
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
-
-
 _LEAVES = (str, int, float, bool, type(None))
 _FIELDS: dict[type, tuple[str, ...] | None] = {}  # a dataclass's field names, None: not one
 
@@ -151,8 +146,10 @@ def _plain(value: Any) -> Any:
     try:
         names = _FIELDS[kind]
     except KeyError:
-        names = _FIELDS[kind] = (_field_names(kind) if is_dataclass(value)
-                                 and not isinstance(value, type) else None)
+        names = None
+        if is_dataclass(value) and not isinstance(value, type):
+            names = tuple(f.name for f in fields(value))
+        _FIELDS[kind] = names
     if names is not None:
         return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
