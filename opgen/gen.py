@@ -9,11 +9,12 @@ module and what `run` imports on that path stay clear of the validator, libclang
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,17 @@ from typing import TYPE_CHECKING, Any
 from opgen.diagnostics import DiagnosticSink, SourceLoc
 from opgen.gencache import Entry, GenerateCache, OpRecord, record_outputs, stat_of
 from opgen.project import Config, OpIdentity, cross_check, discover
-from opgen.writer import MANIFEST, FileManager, Plan, output_lock, scan_tree
+from opgen.writer import (
+    LOCK,
+    MANIFEST,
+    FileManager,
+    Plan,
+    Staged,
+    Stager,
+    Tree,
+    output_lock,
+    scan_tree,
+)
 
 if TYPE_CHECKING:
     from opgen.kernel_frontend import ParseCache
@@ -64,6 +75,24 @@ def _work(path: Path, config: Config, out_rel: str,
 
 _WORK = _work
 
+# Set in the parent before it forks the pool of a run that writes: each worker writes what it
+# rendered to temp files itself (see _work_staged).
+_STAGER: Stager | None = None
+
+
+def _work_staged(path: Path, config: Config, out_rel: str) -> Outcome:
+    """_work, then each output compared with the output dir and, where it is to be written,
+    written to its temp file (writer.Stager): the parent gets the states and digests, not the
+    contents, and only renames."""
+    sub, processed = _work(path, config, out_rel)
+    if processed is None or _STAGER is None:
+        return sub, processed
+    records, outputs, deps = processed
+    staged: dict[str, dict[str, Any]] = {
+        op: {rel: _STAGER.stage(rel, text) for rel, text in files.items()}
+        for op, files in outputs.items()}
+    return sub, (records, staged, deps)
+
 
 @functools.cache
 def _worker_cache() -> ParseCache:
@@ -85,16 +114,40 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def _init_worker(parent: int) -> None:
+    """A pool worker's initializer: it dies with its parent (_die_with_parent), and libclang
+    parses on the worker's own thread (LIBCLANG_NOTHREADS): not on a thread of its own per
+    kernel, whose 8 MB stack and malloc arena are set up and given back each time (the main
+    thread's stack is as large). The worker is opgen's own process: no one else's environment
+    changes."""
+    _die_with_parent(parent)
+    os.environ.setdefault("LIBCLANG_NOTHREADS", "1")
+
+
 PARALLEL_THRESHOLD = 64  # below this, starting worker processes costs more than it saves
-CHUNK = 16  # spec files a worker takes at a time, at most
+CHUNK = 4  # spec files a worker takes at a time, at most (a few ms each)
+
+
+def _workers() -> int:
+    return min(os.cpu_count() or 1, 8)
+
+
+def _pooled(count: int) -> bool:
+    """Whether `count` spec files are processed by a pool of worker processes."""
+    return count >= PARALLEL_THRESHOLD and _workers() >= 2
 
 
 def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
-                  out_rel: str) -> list[Outcome]:
+                  out_rel: str, stager: Stager | None = None,
+                  keep: list[Any] | None = None) -> list[Outcome]:
     """Process spec files, over all cores when there are many (a cold run of a big project).
-    Processes, not threads: validation and template rendering hold the GIL."""
-    workers = min(os.cpu_count() or 1, 8)
-    if len(paths) < PARALLEL_THRESHOLD or workers < 2:
+    Processes, not threads: validation and template rendering hold the GIL. With `stager`
+    (a pool on Linux only), the workers also stage the outputs (their contents become
+    writer.Staged). With `keep`, the pool is not shut down but appended to it (the caller
+    shuts it down; its workers rename the staged files on commit, see _renamer)."""
+    global _STAGER
+    workers = _workers()
+    if not _pooled(len(paths)):
         return [_work(p, config, out_rel, parses) for p in paths]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -106,10 +159,40 @@ def _process_many(paths: Sequence[Path], config: Config, parses: ParseCache,
     # small chunks: the workers end together (one big last chunk leaves a core idle)
     chunk = max(1, min(CHUNK, len(paths) // (workers * 4)))
     ctx = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent,
-                             initargs=(os.getpid(),)) as pool:
-        return list(pool.map(functools.partial(_work, config=config, out_rel=out_rel), paths,
-                             chunksize=chunk))
+    work: Any = functools.partial(_work, config=config, out_rel=out_rel)
+    if stager is not None:  # the workers are forked: they inherit it
+        work = functools.partial(_work_staged, config=config, out_rel=out_rel)
+    _STAGER = stager
+    try:
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(os.getpid(),))
+        if keep is not None:
+            keep.append(pool)
+            return list(pool.map(work, paths, chunksize=chunk))
+        with pool:
+            return list(pool.map(work, paths, chunksize=chunk))
+    finally:
+        _STAGER = None
+
+
+def _rename_batch(moves: Sequence[tuple[str, str]]) -> None:
+    for src, dst in moves:
+        os.replace(src, dst)
+
+
+def _renamer(pool: Any) -> Callable[[Sequence[tuple[str, str]]], None]:
+    """Staged temp files renamed into place by the pool's workers: a folder's files by one
+    worker (renames in one folder take turns on it), the folders dealt out evenly."""
+    def rename(moves: Sequence[tuple[str, str]]) -> None:
+        folders: dict[str, list[tuple[str, str]]] = {}
+        for move in moves:
+            folders.setdefault(os.path.dirname(move[1]), []).append(move)
+        batches: list[list[tuple[str, str]]] = [[] for _ in range(_workers())]
+        for group in sorted(folders.values(), key=len, reverse=True):
+            min(batches, key=len).extend(group)
+        list(pool.map(_rename_batch, [b for b in batches if b]))
+
+    return rename
 
 
 def _resolved(paths: Sequence[Path]) -> list[str]:
@@ -149,8 +232,6 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
               if incremental else None)
     fm = FileManager(config.output_dir, prune=full, force=force, shown=out_rel)
     ops: list[OpRecord] = []
-    fresh: list[tuple[OpRecord, dict[str, str]]] = []
-    failed = False
     hits: dict[int, Entry] = {}
     contents: dict[int, bytes | None] = {}
     resolved = _resolved(paths)
@@ -194,8 +275,81 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         from opgen.kernel_frontend import ParseCache
 
         parses = ParseCache()
-    processed_many = (_process_many([paths[i] for i in misses], config, parses, out_rel)
-                      if misses and parses is not None else [])
+    # A run that writes and has a pool (Linux's fork) takes the output dir's lock before it
+    # processes anything: its workers write the outputs to temp files beside them as they go
+    # (writer.Stager), which nothing else may remove meanwhile, and the commit only renames.
+    staging = (not check and parses is not None and sys.platform.startswith("linux")
+               and _pooled(len(misses)))
+    made_out = staging and not os.path.isdir(config.output_dir)
+    written_ok = False
+    stager: Stager | None = None
+    processed_many: list[Outcome] = []
+    pools: list[Any] = []
+    with contextlib.ExitStack() as stack:
+        if staging:
+            stack.enter_context(output_lock(config.output_dir, create=True, shown=out_rel))
+            stage_tree = scan_tree(config.output_dir)
+            if not stage_tree.links:  # (a link in the way is refused by the plan, as ever)
+                stager = Stager(config.output_dir, stage_tree)
+        try:
+            if misses and parses is not None:
+                stack.callback(lambda: [pool.shutdown() for pool in pools])
+                processed_many = _process_many([paths[i] for i in misses], config, parses,
+                                               out_rel, stager, pools if stager else None)
+            result = _finish(config, paths, sink, fm, gcache, hits, misses, processed_many,
+                             contents, resolved, package_key, full, check, out_rel,
+                             None if stager is None else stager.tree, locked=staging,
+                             rename=_renamer(pools[0]) if pools else None)
+            written_ok = result is not None
+            return result
+        finally:
+            if stager is not None and not written_ok:
+                _discard(processed_many, stager.tree, config.output_dir,
+                         config.output_dir / LOCK if made_out else None)
+            if made_out and not written_ok:
+                stack.close()
+                with contextlib.suppress(OSError):
+                    os.rmdir(config.output_dir)
+
+
+def _discard(outcomes: Sequence[Outcome], tree: Tree, output_dir: Path,
+             lock: Path | None) -> None:
+    """A run that staged outputs writes nothing after all: their temp files go, and the
+    folders (and the output dir's lock file, `lock`) that staging made where nothing was."""
+    folders: set[str] = set()
+    for _sub, processed in outcomes:
+        if processed is None:
+            continue
+        for files in processed[1].values():
+            for rel, item in files.items():
+                if isinstance(item, Staged) and item.temp is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(item.temp)
+                    folder = os.path.dirname(rel)
+                    while folder and folder not in tree.dirs and folder not in folders:
+                        folders.add(folder)
+                        folder = os.path.dirname(folder)
+    for folder in sorted(folders, key=lambda f: f.count("/"), reverse=True):
+        with contextlib.suppress(OSError):
+            os.rmdir(output_dir / folder)
+    if lock is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+
+
+def _finish(config: Config, paths: Sequence[Path], sink: DiagnosticSink, fm: FileManager,
+            gcache: GenerateCache | None, hits: dict[int, Entry], misses: Sequence[int],
+            processed_many: Sequence[Outcome], contents: dict[int, bytes | None],
+            resolved: Sequence[str], package_key: str | None, full: bool, check: bool,
+            out_rel: str, tree: Tree | None, *, locked: bool,
+            rename: Callable[[Sequence[tuple[str, str]]], None] | None = None) -> Result | None:
+    """What run does once the spec files that missed the cache are processed: cross-spec
+    checks, the package-level outputs, the plan and the commit (under the output dir's lock;
+    `locked`: the caller holds it already, and `tree` is the output dir as scanned under it;
+    `rename` moves staged files into place)."""
+    ops: list[OpRecord] = []
+    fresh: list[tuple[OpRecord, dict[str, Any]]] = []
+    failed = False
     done = dict(zip(misses, processed_many, strict=True))
     for i in range(len(paths)):
         if i in hits:
@@ -227,8 +381,11 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
             for rel in op.outputs:
                 fm.keep(rel)
     for _record, files in fresh:
-        for rel, text in files.items():
-            fm.add(rel, text)
+        for rel, item in files.items():
+            if isinstance(item, Staged):
+                fm.add_staged(rel, item)
+            else:
+                fm.add(rel, item)
     package_files: set[str] = set()
     if full:
         from opgen.pipeline import PACKAGE_TARGETS
@@ -238,13 +395,18 @@ def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
             for rel, text in target(ordered, config).items():
                 fm.add(rel, text)
                 package_files.add(rel)
-    with output_lock(config.output_dir, create=not check, shown=out_rel):
-        plan = fm.plan(with_diff=check)
+    with (contextlib.nullcontext() if locked
+          else output_lock(config.output_dir, create=not check, shown=out_rel)):
+        plan = fm.plan(with_diff=check, tree=tree)
         if not check:
-            fm.commit(plan)
+            fm.commit(plan, rename=rename)
             for record, files in fresh:  # digests of the files as written (with their hash)
-                record_outputs(record.outputs, {rel: fm.files[rel] for rel in files},
-                               config.output_dir)
+                staged = {rel: item for rel, item in files.items() if isinstance(item, Staged)}
+                for rel, item in staged.items():
+                    if item.size >= 0:
+                        record.outputs[rel] = (item.digest, item.size, item.mtime)
+                record_outputs(record.outputs, {rel: fm.files[rel] for rel in files
+                                                if rel not in staged}, config.output_dir)
             if gcache is not None:
                 if package_key is not None:  # what the no-op path checks
                     written: dict[str, tuple[str, int, int]] = {}

@@ -278,6 +278,58 @@ def load_text(text: str, path: str) -> Document:
         except json.JSONDecodeError as exc:
             loc = SourceLoc(path, exc.lineno, exc.colno)
             raise _fail(loc, f"invalid JSON: {exc.msg}") from None
+    node, loader = _compose_fast(text) or _compose(text, path)
+    builder = _Builder(path, loader)
+    try:
+        builder.doc.data = builder.build(node, ())
+    except yaml.constructor.ConstructorError as exc:
+        mark = exc.problem_mark
+        loc = _mark_loc(path, mark) if mark is not None else SourceLoc(path, 1, 1)
+        raise _fail(loc, f"invalid YAML value: {exc.problem}") from None
+    return builder.doc
+
+
+# Text this short cannot hold MAX_NODES values (each takes a character or two) unless aliases
+# repeat them, and without an `&` there is no anchor to repeat.
+_FAST_COMPOSE_CHARS = MAX_NODES // 4
+
+
+def _compose_fast(text: str) -> tuple[yaml.Node, Any] | None:
+    """The node of a spec that _check_events would pass, composed without that scan (one
+    pass instead of two); None when it must run (an anchor, long text, a composing error or
+    nesting past MAX_DEPTH), so that every error is the scan's or the composer's as before.
+    With the node, its loader (whose constructor builds the values)."""
+    if "&" in text or len(text) > _FAST_COMPOSE_CHARS:
+        return None
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+    except yaml.YAMLError:
+        return None
+    finally:
+        loader.dispose()
+    if not isinstance(node, yaml.Node):
+        return None
+    pending: list[tuple[yaml.Node, int]] = [(node, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, yaml.MappingNode):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return None
+            for key, value in item.value:
+                pending.append((key, depth))
+                pending.append((value, depth))
+        elif isinstance(item, yaml.SequenceNode):
+            depth += 1
+            if depth > MAX_DEPTH:
+                return None
+            pending.extend((child, depth) for child in item.value)
+    return node, loader
+
+
+def _compose(text: str, path: str) -> tuple[yaml.Node, Any]:
+    """The scan for size and depth (_check_events), then the node or a located error."""
     scan = _Loader(text)
     try:
         _check_events(scan, path)
@@ -301,14 +353,7 @@ def load_text(text: str, path: str) -> Document:
         loader.dispose()
     if node is None:
         raise _fail(SourceLoc(path, 1, 1), "the file is empty; expected an operator spec mapping")
-    builder = _Builder(path, loader)
-    try:
-        builder.doc.data = builder.build(node, ())
-    except yaml.constructor.ConstructorError as exc:
-        mark = exc.problem_mark
-        loc = _mark_loc(path, mark) if mark is not None else SourceLoc(path, 1, 1)
-        raise _fail(loc, f"invalid YAML value: {exc.problem}") from None
-    return builder.doc
+    return node, loader
 
 
 def load_file(path: Path | str, display: str | None = None) -> Document:

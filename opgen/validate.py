@@ -9,14 +9,13 @@ from __future__ import annotations
 import functools
 import json
 import math
+import numbers
 import os
 import posixpath
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from opgen import cann_builtins, checks
 from opgen import expr as ex
@@ -57,6 +56,9 @@ from opgen.naming import (
     upper_camel,
 )
 
+if TYPE_CHECKING:
+    import jsonschema
+
 
 @functools.cache
 def schema() -> dict[str, Any]:
@@ -67,6 +69,8 @@ def schema() -> dict[str, Any]:
 
 @functools.cache
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # only for a spec the compiled check (_fast_check) does not pass
+
     cls = jsonschema.validators.validator_for(schema())
     validator: jsonschema.protocols.Validator = cls(schema())
     return validator
@@ -123,7 +127,103 @@ def _field(path: JsonPath) -> str:
     return out or "the spec"
 
 
+_Check = Callable[[Any], bool]
+_TYPES: dict[str, _Check] = {
+    "array": lambda x: isinstance(x, list),
+    "boolean": lambda x: isinstance(x, bool),
+    # draft 2020-12's checker: a float with an integral value is an integer too
+    "integer": lambda x: ((not isinstance(x, bool) and isinstance(x, int))
+                          or (isinstance(x, float) and x.is_integer())),
+    "null": lambda x: x is None,
+    "number": lambda x: not isinstance(x, bool) and isinstance(x, numbers.Number),
+    "object": lambda x: isinstance(x, dict),
+    "string": lambda x: isinstance(x, str),
+}
+_ANNOTATIONS = frozenset(("description", "title", "$schema", "$id", "$defs"))
+
+
+def _compile(node: dict[str, Any], defs: dict[str, Any], done: dict[str, _Check],
+             exact: bool = False) -> _Check:
+    """A check of what jsonschema decides for the keywords the spec schema uses: True only for
+    a document jsonschema finds valid, and (where `exact`, under a oneOf, which counts the
+    options that pass) False only for one it finds invalid. KeyError for a keyword it does not
+    know, or one it cannot decide exactly where it must."""
+    checks = [_keyword(key, value, node, defs, done, exact) for key, value in node.items()
+              if key not in _ANNOTATIONS]
+
+    def check(x: Any) -> bool:
+        return all(c(x) for c in checks)
+
+    return check
+
+
+def _keyword(key: str, value: Any, node: dict[str, Any], defs: dict[str, Any],
+             done: dict[str, _Check], exact: bool) -> _Check:
+    if key == "type":
+        tests = [_TYPES[t] for t in ([value] if isinstance(value, str) else value)]
+        return lambda x: any(t(x) for t in tests)
+    if key == "$ref":
+        name = value.removeprefix("#/$defs/")
+        if name not in done:  # (definitions are compiled exact: they may be used under a oneOf)
+            done[name] = lambda x: True  # (a recursive definition meets itself compiled)
+            done[name] = _compile(defs[name], defs, done, True)
+        return lambda x: done[name](x)
+    if key == "properties":
+        props = {k: _compile(v, defs, done, exact) for k, v in value.items()}
+        return lambda x: not isinstance(x, dict) or all(
+            c(x[k]) for k, c in props.items() if k in x)
+    if key == "additionalProperties" and "patternProperties" not in node:
+        known = frozenset(node.get("properties", ()))
+        if value is False:
+            return lambda x: not isinstance(x, dict) or all(k in known for k in x)
+        extra = _compile(value, defs, done, exact)
+        return lambda x: not isinstance(x, dict) or all(
+            extra(v) for k, v in x.items() if k not in known)
+    if key == "required":
+        keys = tuple(value)
+        return lambda x: not isinstance(x, dict) or all(k in x for k in keys)
+    if key == "minProperties":
+        return lambda x: not isinstance(x, dict) or len(x) >= value
+    if key == "items":
+        item = _compile(value, defs, done, exact)
+        return lambda x: not isinstance(x, list) or all(item(v) for v in x)
+    if key == "minItems":
+        return lambda x: not isinstance(x, list) or len(x) >= value
+    if key == "maxItems":
+        return lambda x: not isinstance(x, list) or len(x) <= value
+    if key == "uniqueItems" and value is True and not exact:
+        return _unique_strings
+    if key == "enum" and all(isinstance(v, str) for v in value):
+        values = frozenset(value)  # jsonschema's equality: a string equals an equal string
+        return lambda x: isinstance(x, str) and x in values
+    if key == "oneOf":
+        options = [_compile(v, defs, done, True) for v in value]
+        return lambda x: sum(o(x) for o in options) == 1
+    raise KeyError(key)
+
+
+def _unique_strings(x: Any) -> bool:
+    """uniqueItems of strings (other values: not known valid, jsonschema decides)."""
+    if not isinstance(x, list):
+        return True
+    return all(isinstance(v, str) for v in x) and len(set(x)) == len(x)
+
+
+@functools.cache
+def _fast_check() -> _Check | None:
+    """A spec that passes is valid to jsonschema too (so has nothing to report): the common
+    case decided without jsonschema's generic (and much slower) walk; None if the schema uses
+    a keyword this does not know."""
+    try:
+        return _compile(schema(), schema().get("$defs", {}), {})
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
 def check_schema(doc: Document, sink: DiagnosticSink) -> None:
+    fast = _fast_check()
+    if fast is not None and fast(doc.data):
+        return
     for err in sorted(_validator().iter_errors(doc.data), key=lambda e: list(map(str, e.path))):
         path: JsonPath = tuple(err.absolute_path)
         instance: Any = err.instance

@@ -25,7 +25,7 @@ import posixpath
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,6 +42,7 @@ _HASH_RE = re.compile(r" \[sha256:[0-9a-f]{16}\]")
 MANIFEST = "opgen-manifest.json"  # the output dir's index: every file opgen generated there
 LOCK = ".opgen.lock"  # concurrent runs writing one output dir take turns on this file
 _TEMP_RE = re.compile(r"\..+\.opgen-[0-9]+-[0-9]+\.tmp")  # atomic_write's temp files
+_BANNER_REST = re.compile(r'(?:\\[^\r\n]|\\|[^"\r\n\\])*')
 
 
 class WriteError(OpgenError):
@@ -69,10 +70,10 @@ def _stamp_at(text: str) -> int:
     start = text.find(BANNER, 0, _BANNER_WINDOW)
     if start < 0:
         return -1
-    i, n = start + len(BANNER), len(text)
-    while i < n and text[i] not in '"\r\n':
-        i += 2 if text[i] == "\\" and i + 1 < n and text[i + 1] not in "\r\n" else 1
-    return min(i, n)
+    # up to the first quote or line end, a backslash escaping the character after it
+    match = _BANNER_REST.match(text, start + len(BANNER))
+    assert match is not None  # (the pattern matches the empty string)
+    return match.end()
 
 
 def stamp(content: str) -> str:
@@ -100,6 +101,9 @@ def banner_state(data: bytes) -> Banner:
     recorded = text[at - _HASH_LEN - 1:at - 1]
     return (Banner.INTACT if content_hash(text[:at - _STAMP_LEN] + text[at:]) == recorded
             else Banner.EDITED)
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
 
 
 def _temp_path(path: Path) -> Path:
@@ -229,6 +233,108 @@ def scan_tree(root: Path) -> Tree:
     return tree
 
 
+class State(enum.Enum):
+    """What writing one output would do to the output dir (see FileManager.plan)."""
+
+    SAME = "same"  # on disk as it would be written: nothing to do
+    CREATED = "created"  # nothing there
+    CHANGED = "changed"  # opgen's, intact (or unsigned): overwritten
+    EDITED = "edited"  # opgen's, edited by hand: overwritten only with --force
+    FOREIGN = "foreign"  # no banner (a user's file): never overwritten
+
+
+def compare(output_dir: Path, rel: str, new: str, tree: Tree) -> tuple[State, str | None]:
+    """What writing `new` at rel would do, against the output dir as `tree` found it, and the
+    old content (None where nothing is)."""
+    path = os.path.join(output_dir, rel)
+    try:
+        raw: bytes | None = None
+        if not tree.absent(rel):
+            with open(path, "rb") as f:
+                raw = f.read()
+    except FileNotFoundError:
+        raw = None
+    except OSError:
+        raw = b""
+    if raw is None:
+        return State.CREATED, None
+    old = raw.decode("utf-8", "surrogateescape")
+    if old == new:
+        return State.SAME, old
+    state = banner_state(raw)
+    if state is Banner.NONE:
+        return State.FOREIGN, old
+    return (State.EDITED if state is Banner.EDITED else State.CHANGED), old
+
+
+@dataclass(frozen=True)
+class Staged:
+    """An output a pool worker compared with the output dir and, when it is to be written,
+    already wrote to a temp file beside it (`temp`, atomic_write's name): committing renames
+    it. `digest` is the sha256 of the content; `size` and `mtime` those of the file as it is on
+    disk once committed (-1: unknown)."""
+
+    state: State
+    digest: str
+    size: int
+    mtime: int
+    temp: str | None = None
+
+
+class Stager:
+    """FileManager.add, plan and the write of commit for the outputs of one process, done
+    ahead by the process that rendered them (a pool worker, under the run's lock, against the
+    output dir as `tree` found it): the run's parent then renames each temp file, or removes
+    it if the run writes nothing."""
+
+    def __init__(self, output_dir: Path, tree: Tree) -> None:
+        self.output_dir = output_dir
+        self.tree = tree
+        self._folders: set[str] = set()  # made (or found) by this process
+
+    def stage(self, rel: str, content: str) -> Staged:
+        if BANNER not in content[:_BANNER_WINDOW]:
+            raise WriteError(f"internal error: {rel} lacks the '{BANNER}' banner")
+        text = stamp(content)
+        data = text.encode("utf-8")
+        digest = hashlib.sha256(data).hexdigest()
+        state, _old = compare(self.output_dir, rel, text, self.tree)
+        path = os.path.join(self.output_dir, rel)
+        if state is State.FOREIGN:
+            return Staged(state, digest, -1, -1)
+        if state is State.SAME:
+            try:
+                st = os.stat(path, follow_symlinks=False)
+            except OSError:
+                return Staged(state, digest, -1, -1)
+            return Staged(state, digest, st.st_size, st.st_mtime_ns)
+        mode = 0o644
+        if state is not State.CREATED:
+            with contextlib.suppress(OSError):
+                mode = os.stat(path).st_mode & 0o777
+        folder, name = posixpath.split(rel)
+        if folder and folder not in self._folders and folder not in self.tree.dirs:
+            os.makedirs(os.path.join(self.output_dir, folder), exist_ok=True)
+            self._folders.add(folder)
+        # atomic_write's temp file (_temp_path), named without Path objects
+        tmp = os.path.join(os.path.dirname(path),
+                           f".{name}.opgen-{os.getpid()}-{threading.get_ident()}.tmp")
+        try:
+            fd = os.open(tmp, _WRITE_FLAGS, mode)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        return Staged(state, digest, st.st_size, st.st_mtime_ns, tmp)
+
+
 @dataclass
 class Plan:
     written: list[str] = field(default_factory=list)  # new or changed
@@ -267,19 +373,36 @@ class FileManager:
         self.shown = shown or output_dir.as_posix()  # the output dir as messages name it
         self.files: dict[str, str] = {}  # posix path relative to output_dir -> content
         self.kept: set[str] = set()  # outputs known to be current on disk (incremental runs)
+        self.staged: dict[str, Staged] = {}  # outputs a worker compared (and wrote) already
         self._manifest_first: str | None = None  # written before the files, see commit()
 
-    def add(self, relpath: str, content: str) -> None:
-        if relpath in self.files or relpath in self.kept or relpath in (MANIFEST, LOCK):
+    def _claim(self, relpath: str) -> None:
+        if (relpath in self.files or relpath in self.kept or relpath in self.staged
+                or relpath in (MANIFEST, LOCK)):
             raise WriteError(f"internal error: two outputs claim {relpath}")
+
+    def add(self, relpath: str, content: str) -> None:
+        self._claim(relpath)
         if BANNER not in content[:_BANNER_WINDOW]:
             raise WriteError(f"internal error: {relpath} lacks the '{BANNER}' banner")
         self.files[relpath] = stamp(content)
 
+    def add_staged(self, relpath: str, staged: Staged) -> None:
+        """An output a worker staged (Stager.stage): planned from its state, committed by
+        renaming its temp file."""
+        self._claim(relpath)
+        self.staged[relpath] = staged
+
+    def discard_staged(self) -> None:
+        """Remove the temp files of staged outputs not committed (a run that writes nothing)."""
+        for staged in self.staged.values():
+            if staged.temp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(staged.temp)
+
     def keep(self, relpath: str) -> None:
         """An output already verified current on disk: not rewritten, not pruned."""
-        if relpath in self.files or relpath in self.kept or relpath in (MANIFEST, LOCK):
-            raise WriteError(f"internal error: two outputs claim {relpath}")
+        self._claim(relpath)
         self.kept.add(relpath)
 
     def keep_all(self, rels: Iterable[str]) -> None:
@@ -287,14 +410,15 @@ class FileManager:
         new = list(rels)
         claimed = set(new)
         if (len(claimed) != len(new) or not claimed.isdisjoint(self.files)
-                or not claimed.isdisjoint(self.kept) or claimed & {MANIFEST, LOCK}):
+                or not claimed.isdisjoint(self.kept) or not claimed.isdisjoint(self.staged)
+                or claimed & {MANIFEST, LOCK}):
             for rel in new:  # the first one claimed twice
                 self.keep(rel)
         self.kept |= claimed
 
     @property
     def outputs(self) -> list[str]:
-        return sorted(self.files.keys() | self.kept | {MANIFEST})
+        return sorted(self.files.keys() | self.kept | self.staged.keys() | {MANIFEST})
 
     def _show(self, rel: str) -> str:
         return f"{self.shown}/{rel}"
@@ -339,47 +463,49 @@ class FileManager:
                 "matches the hash in its @generated banner); move the change into the spec or "
                 "the kernel, or rerun with --force to overwrite it")
 
-    def plan(self, *, with_diff: bool = False) -> Plan:
+    def plan(self, *, with_diff: bool = False, tree: Tree | None = None) -> Plan:
+        """What committing writes and removes. `tree`: the output dir as scanned under the
+        lock this run holds since it staged outputs (their temp files are not a killed run's);
+        else it is scanned here."""
         self.files.pop(MANIFEST, None)
         self._manifest_first = None
         listed = self._read_manifest()
         old_set = set(listed or ())
-        outputs = self.files.keys() | self.kept
+        outputs = self.files.keys() | self.kept | self.staged.keys()
         final_set = outputs if self.prune else outputs | old_set
         stale = sorted(old_set - outputs) if self.prune else []
         self.files[MANIFEST] = _render_manifest(final_set)
-        tree = scan_tree(self.output_dir)  # one pass over the output dir, under the lock
-        errors = self._links([*sorted(self.files), *sorted(self.kept), *stale], tree)
+        if tree is None:
+            tree = scan_tree(self.output_dir)  # one pass over the output dir, under the lock
+        errors = self._links([*sorted(self.files.keys() | self.staged.keys()),
+                              *sorted(self.kept), *stale], tree)
         if errors:
             raise WriteError("\n".join(errors))
         plan = Plan(unchanged=sorted(self.kept), temp_files=tree.temp_files)
-        for rel in sorted(self.files):
-            path = self.output_dir / rel
-            new = self.files[rel]
-            try:
-                raw: bytes | None = None if tree.absent(rel) else path.read_bytes()
-            except FileNotFoundError:
-                raw = None
-            except OSError:
-                raw = b""
-            old = None if raw is None else raw.decode("utf-8", "surrogateescape")
-            if old == new:
+        for rel in sorted(self.files.keys() | self.staged.keys()):
+            staged = self.staged.get(rel)
+            if staged is not None:
+                state, old = staged.state, None
+            else:
+                state, old = compare(self.output_dir, rel, self.files[rel], tree)
+            if state is State.SAME:
                 plan.unchanged.append(rel)
                 continue
-            if raw is None:
+            if state is State.CREATED:
                 plan.created.add(rel)
-            if raw is not None:
-                state = banner_state(raw)
-                if state is Banner.NONE:
-                    shown = self._show(rel)
-                    raise WriteError(
-                        f"{shown}:1:1: error: refusing to overwrite a file opgen did not "
-                        f"generate (it has no '{BANNER}' banner); move it away, or point "
-                        "output_dir elsewhere")
-                if state is Banner.EDITED:
-                    plan.edited.append(rel)
+            elif state is State.FOREIGN:
+                shown = self._show(rel)
+                raise WriteError(
+                    f"{shown}:1:1: error: refusing to overwrite a file opgen did not "
+                    f"generate (it has no '{BANNER}' banner); move it away, or point "
+                    "output_dir elsewhere")
+            elif state is State.EDITED:
+                plan.edited.append(rel)
             plan.written.append(rel)
             if with_diff:
+                if staged is not None:
+                    raise WriteError(f"internal error: no diff of the staged {rel}")
+                new = self.files[rel]
                 plan.diff.extend(difflib.unified_diff(
                     (old or "").splitlines(keepends=True), new.splitlines(keepends=True),
                     fromfile=f"a/{rel}" if old is not None else "/dev/null",
@@ -389,10 +515,10 @@ class FileManager:
                 raw = (self.output_dir / rel).read_bytes()
             except OSError:
                 continue  # gone already (or a directory now): nothing to remove
-            state = banner_state(raw)
-            if state is Banner.NONE:
+            banner = banner_state(raw)
+            if banner is Banner.NONE:
                 continue  # no longer opgen's: kept, and no longer listed
-            if state is Banner.EDITED:
+            if banner is Banner.EDITED:
                 plan.edited.append(rel)
             plan.removed.append(rel)
             if with_diff:
@@ -409,7 +535,10 @@ class FileManager:
                                     else _render_manifest(first))
         return plan
 
-    def commit(self, plan: Plan) -> None:
+    def commit(self, plan: Plan, *,
+               rename: Callable[[Sequence[tuple[str, str]]], None] | None = None) -> None:
+        """Write the plan. `rename`: moves staged temp files into place, (source, target)
+        pairs at once (e.g. over worker processes); else each is renamed here."""
         if plan.edited and not self.force:
             raise WriteError("\n".join(self.edited_error(rel) for rel in plan.edited))
         root = str(self.output_dir)
@@ -420,14 +549,24 @@ class FileManager:
             atomic_write(self.output_dir / MANIFEST, self._manifest_first)
         # One writer, in order: on this kind of file system parallel creates only contend.
         made: set[str] = set()
+        moves: list[tuple[str, str]] = []
         for rel in plan.written:
             if rel == MANIFEST:
+                continue
+            staged = self.staged.get(rel)
+            if staged is not None and staged.temp is not None:  # its folder made, its file written
+                moves.append((staged.temp, os.path.join(root, rel)))
                 continue
             folder = os.path.dirname(rel)
             if folder not in made:
                 os.makedirs(os.path.join(root, folder), exist_ok=True)
                 made.add(folder)
             atomic_write(self.output_dir / rel, self.files[rel], fresh=rel in plan.created)
+        if moves and rename is not None:
+            rename(moves)
+        else:
+            for src, dst in moves:
+                os.replace(src, dst)
         for rel in plan.removed:
             path = self.output_dir / rel
             with contextlib.suppress(FileNotFoundError):

@@ -177,3 +177,69 @@ def test_the_pool_gives_the_serial_result(tmp_path: Path, monkeypatch: pytest.Mo
         assert _generate(capsys)[0] == 0
         trees.append(_tree(root / OUT))
     assert trees[0] == trees[1]
+
+
+def _pool_project(root: Path) -> Path:
+    (root / "specs").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        '[tool.opgen]\nspec_dir = "specs"\noutput_dir = "generated"\npackage = "my_ops"\n')
+    for name in ("leaky_relu", "softmax"):
+        for suffix in (".yaml", ".cpp"):
+            shutil.copy(ROOT / "specs" / f"{name}{suffix}", root / "specs")
+    return root
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+                    reason="the pool's workers stage outputs on Linux, with two cores")
+def test_a_pooled_run_that_fails_leaves_nothing_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The workers write their outputs to temp files as they go: a run that then fails (an
+    error in another spec file) removes them, and the folders it made for them."""
+    root = _pool_project(tmp_path / "proj")
+    spec = root / "specs" / "softmax.yaml"
+    spec.write_text(spec.read_text().replace("op_name: softmax", "op_name: leaky_relu"))
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(gen, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.chdir(root)
+    assert _generate(capsys)[0] == 2
+    assert not (root / OUT).exists()
+    (root / OUT / "metadef").mkdir(parents=True)
+    assert _generate(capsys)[0] == 2
+    assert sorted(p.relative_to(root / OUT).as_posix() for p in (root / OUT).rglob("*")) == [
+        ".opgen.lock", "metadef"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+                    reason="the pool's workers stage outputs on Linux, with two cores")
+def test_a_pooled_run_never_overwrites_a_users_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = _pool_project(tmp_path / "proj")
+    monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(gen, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.chdir(root)
+    assert _generate(capsys)[0] == 0
+    before = _tree(root / OUT)
+    mine = root / OUT / "metadef" / "softmax.json"
+    mine.write_text("mine\n")
+    edited = root / OUT / "metadef" / "leaky_relu.json"
+    edited.write_text(edited.read_text() + " ")
+    (root / "specs" / "softmax.yaml").write_text(
+        (root / "specs" / "softmax.yaml").read_text() + "\n# changed\n")
+    (root / "specs" / "leaky_relu.yaml").write_text(
+        (root / "specs" / "leaky_relu.yaml").read_text() + "\n# changed\n")
+    code = main(["generate"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "generated/metadef/softmax.json:1:1: error: refusing to overwrite a file" in err
+    assert mine.read_text() == "mine\n"
+    assert not list((root / OUT).rglob("*.tmp"))
+    mine.unlink()
+    assert main(["generate"]) == 2  # the hand-edited one: only with --force
+    assert "was edited by hand" in capsys.readouterr().err
+    assert not list((root / OUT).rglob("*.tmp"))
+    assert main(["generate", "--force"]) == 0
+    after = _tree(root / OUT)
+    assert after.keys() == before.keys()
+    assert main(["generate", "--check"]) == 0

@@ -16,6 +16,7 @@ banner lists those that are inside the project, so a missing one is easy to spot
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Sequence
@@ -40,6 +41,13 @@ def header_dir(spec: OpSpec) -> str:
     return f"{OP_KERNEL_DIR}/{cann_stem(spec)}"
 
 
+@functools.cache
+def _real_system_dirs() -> tuple[Path, ...]:
+    """The host compiler's include dirs, links resolved: fixed for the life of the process
+    (as system_include_dirs is), so resolved once."""
+    return tuple(Path(os.path.realpath(d)) for d in system_include_dirs())
+
+
 def _copy(banner: list[str], text: str) -> str:
     body = text if text.endswith("\n") or not text else text + "\n"
     return "".join(f"// {cxx_comment(line)}\n" for line in banner) + "#line 1\n" + body
@@ -61,7 +69,7 @@ def emit(spec: OpSpec, kernel: CheckedKernel, main: Path,
     text = main.read_text(encoding="utf-8")
     main = Path(os.path.realpath(main))
     base = main.parent
-    system = tuple(Path(os.path.realpath(d)) for d in system_include_dirs())
+    system = _real_system_dirs()
     local: list[tuple[str, Path]] = []
     elsewhere: list[str] = []
     for dep in sorted(includes):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import posixpath
+import re
 from importlib import resources
 from typing import Any
 
@@ -29,12 +30,41 @@ def _json(value: Any, indent: str) -> str:
     """Indented JSON with lists of scalars kept on one line (short, diff-friendly)."""
     inner = indent + "  "
     if isinstance(value, dict) and value:
-        items = [f"{inner}{json.dumps(k)}: {_json(v, inner)}" for k, v in value.items()]
+        items = [f"{inner}{_json_key(k)}: {_json(v, inner)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + f"\n{indent}}}"
     if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
         items = [f"{inner}{_json(v, inner)}" for v in value]
         return "[\n" + ",\n".join(items) + f"\n{indent}]"
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    text = _json_scalar(value)
+    if text is None and type(value) is list:
+        texts = [_json_scalar(v) for v in value]
+        if None not in texts:
+            return "[" + ", ".join(texts) + "]"  # type: ignore[arg-type]
+    return text if text is not None else json.dumps(value, ensure_ascii=False,
+                                                    separators=(", ", ": "))
+
+
+# What json.dumps writes for the commonest values, without its call (an encoder per call with
+# non-default arguments): strings, exact ints, booleans and null; None for anything else.
+_ENCODE_STR = json.encoder.encode_basestring
+_ENCODE_KEY = json.encoder.encode_basestring_ascii
+
+
+def _json_scalar(value: Any) -> str | None:
+    kind = type(value)
+    if kind is str:
+        return str(_ENCODE_STR(value))
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return None
+
+
+def _json_key(key: Any) -> str:
+    return str(_ENCODE_KEY(key)) if type(key) is str else json.dumps(key)
 
 
 def relpath(target: str, from_dir: str) -> str:
@@ -79,17 +109,18 @@ def user_tiling(spec: OpSpec) -> str:
     return "".join(ch for ch in text if ch.isprintable())
 
 
+@functools.cache
+def _blank_run(max_blank: int) -> re.Pattern[str]:
+    return re.compile("\n{" + str(max_blank + 2) + ",}")
+
+
 def _finalize(text: str, max_blank: int = 1) -> str:
     """One post-processing pass for all templates: no trailing blanks, at most `max_blank`
-    blank lines in a row (2 for Python, as PEP 8 separates top-level definitions), one final
-    newline."""
-    lines = [line.rstrip() for line in text.split("\n")]  # not splitlines(): U+2028 is text
-    out: list[str] = []
-    for line in lines:
-        if line == "" and len(out) >= max_blank and all(o == "" for o in out[-max_blank:]):
-            continue
-        out.append(line)
-    return "\n".join(out).strip("\n") + "\n"
+    (at least 1) blank lines in a row (2 for Python, as PEP 8 separates top-level
+    definitions), one final newline."""
+    # not splitlines(): U+2028 is text
+    joined = "\n".join([line.rstrip() for line in text.split("\n")])
+    return _blank_run(max_blank).sub("\n" * (max_blank + 1), joined).strip("\n") + "\n"
 
 
 class _TemplateCache(jinja2.BytecodeCache):
@@ -140,6 +171,8 @@ def _new_environment() -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        # the templates are part of the installed opgen: not stat'ed again on every render
+        auto_reload=False,
     )
     env.filters.update(FILTERS)  # every spec-derived value goes through one (escape.py)
     return env

@@ -141,11 +141,18 @@ def yaml_str(value: Any) -> str:
     return json.dumps(text, ensure_ascii=True)
 
 
+_IDENTS: set[str] = set()  # strings ident() accepted: a template uses a name many times
+
+
 def ident(value: Any) -> str:
     """A validated identifier (possibly qualified with :: or .), checked again at render time."""
+    if type(value) is str and value in _IDENTS:
+        return value
     text = str(value)
     if not IDENT_RE.fullmatch(text):
         raise ValueError(f"not an identifier: {text!r}")
+    if type(value) is str and len(_IDENTS) < 65536:
+        _IDENTS.add(text)
     return text
 
 

@@ -36,8 +36,8 @@ def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
             cache: ParseCache | None = None,
             display: Display | None = None) -> dict[str, CheckedKernel]:
     """Checked kernels by op name; every problem goes to `sink` (ops with one are left out)."""
-    show = display or default_display(root)
     parses = cache or ParseCache()
+    show = display or (parses.display(root) if cache is not None else default_display(root))
     infos: dict[tuple[str, tuple[str, ...]], KernelInfo] = {}
     reported: set[tuple[str, tuple[str, ...]]] = set()
     checked: dict[str, CheckedKernel] = {}

@@ -36,7 +36,7 @@ from opgen.kernel_frontend.model import (
     TilingStruct,
     TilingStyle,
 )
-from opgen.kernel_frontend.parse import Display, ParseResult, parse_kernel
+from opgen.kernel_frontend.parse import Display, ParseResult, default_display, parse_kernel
 from opgen.writer import atomic_write
 from opgen_runtime.cachedir import cache_root
 
@@ -82,6 +82,15 @@ class ParseCache:
         self.misses = 0
         # absolute kernel path -> every file it includes (for callers that cache further)
         self.dependencies: dict[str, tuple[str, ...]] = {}
+        self._displays: dict[Path, Display] = {}
+
+    def display(self, root: Path) -> Display:
+        """default_display(root), made once for the run this cache serves (the root resolved
+        once, not for every spec file)."""
+        show = self._displays.get(root)
+        if show is None:
+            show = self._displays[root] = default_display(root)
+        return show
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -100,7 +109,7 @@ class ParseCache:
             self.dependencies[main] = cached[1]
             return cached[0]
         self.misses += 1
-        result = parse_kernel(path, display, defines, roots)
+        result = parse_kernel(path, display, defines, roots, content)
         self.dependencies[main] = result.dependencies
         if result.info.ok:
             self._store(key, result)
@@ -125,15 +134,24 @@ class ParseCache:
             atomic_write(self._path(key), json.dumps(data, sort_keys=True, default=_enum_value))
 
 
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
+_LEAVES = (str, int, float, bool, type(None))
+_FIELDS: dict[type, tuple[str, ...] | None] = {}  # a dataclass's field names, None: not one
 
 
 def _plain(value: Any) -> Any:
     """dataclasses.asdict without its deep copies (JSON needs none): the same JSON."""
-    if is_dataclass(value) and not isinstance(value, type):
-        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    try:
+        names = _FIELDS[kind]
+    except KeyError:
+        names = None
+        if is_dataclass(value) and not isinstance(value, type):
+            names = tuple(f.name for f in fields(value))
+        _FIELDS[kind] = names
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

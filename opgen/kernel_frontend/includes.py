@@ -38,13 +38,18 @@ _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(include_next|include|import|embed)\b[ 
                         re.M)
 
 
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+
+
 def _blank_comments(data: bytes) -> bytes:
     """Comments replaced by spaces (newlines kept, so offsets stay); literals kept."""
     def blank(m: re.Match[bytes]) -> bytes:
         text = m.group()
         if text[:1] in (b'"', b"'"):
             return text
-        return re.sub(rb"[^\n]", b" ", text)
+        if b"\n" not in text:  # a // comment (or a one-line /* */)
+            return b" " * len(text)
+        return _NOT_NEWLINE.sub(b" ", text)
 
     return _COMMENT_OR_LITERAL.sub(blank, data)
 
@@ -128,11 +133,15 @@ class _Scan:
                     break
         return found
 
-    def scan_file(self, path: str) -> None:
+    def scan_file(self, path: str, known: bytes | None = None) -> None:
+        """`known`: the file's bytes, read already by the caller."""
         shown = self.display(path)
         try:
-            with open(path, "rb") as f:
-                data = f.read(MAX_SOURCE_BYTES + 1)
+            if known is not None:
+                data = known[:MAX_SOURCE_BYTES + 1]
+            else:
+                with open(path, "rb") as f:
+                    data = f.read(MAX_SOURCE_BYTES + 1)
         except OSError:
             return  # clang reports a file it cannot read
         if len(data) > MAX_SOURCE_BYTES:
@@ -159,27 +168,32 @@ class _Scan:
             for found in self.resolve(name, path, close == b'"', directive == "include_next"):
                 self.admit(name, found, loc, directive)
 
-    def run(self, main: str, forced: Sequence[str]) -> list[Diagnostic]:
-        self.seen.add(os.path.realpath(main))
-        self.queue.append(os.path.realpath(main))
+    def run(self, main: str, forced: Sequence[str],
+            main_data: bytes | None = None) -> list[Diagnostic]:
+        real = os.path.realpath(main)
+        self.seen.add(real)
+        self.queue.append(real)
         for header in forced:
             self.admit(header, header, SourceLoc(self.display(main), 1, 1), "")
         while self.queue:
-            self.scan_file(self.queue.pop(0))
+            path = self.queue.pop(0)
+            self.scan_file(path, main_data if path == real else None)
         return self.errors
 
 
 def check_includes(main: Path | str, display: Display, search: Sequence[str],
                    forced: Sequence[str] = (), roots: Sequence[Path | str] | None = None,
-                   system_roots: Sequence[Path | str] = ()) -> list[Diagnostic]:
+                   system_roots: Sequence[Path | str] = (),
+                   main_data: bytes | None = None) -> list[Diagnostic]:
     """Located errors for the includes of `main` (see the module doc). `search`: the include
     directories in the order the compiler searches them; `forced`: force-included headers;
     `roots`: the directories user files must stay in (None: anywhere, only devices and size
-    are refused); `system_roots`: directories of headers that are trusted and not scanned."""
+    are refused); `system_roots`: directories of headers that are trusted and not scanned;
+    `main_data`: the bytes of `main` when the caller has read them."""
     scan = _Scan(display, [str(s) for s in search],
                  None if roots is None else [str(r) for r in roots],
                  [str(s) for s in system_roots])
-    return scan.run(os.path.abspath(main), [os.path.abspath(f) for f in forced])
+    return scan.run(os.path.abspath(main), [os.path.abspath(f) for f in forced], main_data)
 
 
 def default_roots(kernel: Path, project: Path) -> tuple[Path, ...]:

@@ -73,17 +73,20 @@ _LEADS_WITH_STUB = re.compile(
     rb'(?:"kernel_operator\.h"|<kernel_operator\.h>)[ \t]*(?://[^\n\\]*)?\r?\n', re.S)
 
 
-def _uses_stub_pch(main: str, forced: Sequence[str]) -> bool:
+def _uses_stub_pch(main: str, forced: Sequence[str], content: bytes | None = None) -> bool:
     """The precompiled stubs give `main` what parsing them in place would: nothing comes
     before the stubs' include (no forced header, no directive, no code) and the include
     finds the stubs' header (not one of the kernel's own folder)."""
     if forced or os.path.exists(os.path.join(os.path.dirname(main), _STUB_HEADER)):
         return False
-    try:
-        with open(main, "rb") as f:
-            head = f.read(16384)
-    except OSError:
-        return False
+    if content is not None:
+        head = content[:16384]
+    else:
+        try:
+            with open(main, "rb") as f:
+                head = f.read(16384)
+        except OSError:
+            return False
     return _LEADS_WITH_STUB.match(head) is not None
 
 
@@ -160,13 +163,15 @@ def default_display(root: Path) -> Display:
 
 
 def parse_kernel(path: Path, display: Display, defines: Sequence[str] = (),
-                 roots: Sequence[Path | str] | None = None) -> ParseResult:
+                 roots: Sequence[Path | str] | None = None,
+                 content: bytes | None = None) -> ParseResult:
     """Parse `path` (which must exist) and extract what the cross-check needs. `defines`
     (NAME=VALUE) are the macros the build gives the kernel, e.g. DTYPE_X=float,
     `@include=<path>` a header it force-includes (the op_host tiling header) and
     `@include_dir=<dir>` a directory on its include path (the spec's kernel.include_dirs).
     Its includes are checked first (includes.check_includes): devices, oversized and
-    non-UTF-8 files and, with `roots`, files outside those directories are located errors."""
+    non-UTF-8 files and, with `roots`, files outside those directories are located errors.
+    `content`: the file's bytes when the caller has read them (read here otherwise)."""
     import clang.cindex as ci
 
     main = os.path.abspath(path)
@@ -185,11 +190,12 @@ def parse_kernel(path: Path, display: Display, defines: Sequence[str] = (),
             args.append(f"-D{d}")
     system = toolchain.system_include_dirs()
     refused = check_includes(main, display, [*search, *system], forced, roots,
-                             [toolchain.stub_dir(), *toolchain.runtime_include_dirs(), *system])
+                             [toolchain.stub_dir(), *toolchain.runtime_include_dirs(), *system],
+                             content)
     if refused:
         return ParseResult(KernelInfo(shown, (), (), (), (), tuple(refused)), ())
     options = ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES
-    pch = _stub_pch() if _uses_stub_pch(main, forced) else None
+    pch = _stub_pch() if _uses_stub_pch(main, forced, content) else None
     tu = _index().parse(main, args=[*args, "-include-pch", pch] if pch else args,
                         options=options)
     errors = tuple(_diagnostics(tu, shown, display))
@@ -199,7 +205,7 @@ def parse_kernel(path: Path, display: Display, defines: Sequence[str] = (),
     deps = _dependencies(tu)
     if errors:
         return ParseResult(KernelInfo(shown, (), (), (), (), errors), deps)
-    return ParseResult(_Extractor(tu, main, shown, display).run(), deps)
+    return ParseResult(_Extractor(tu, main, shown, display, content).run(), deps)
 
 
 def _diagnostics(tu: ci.TranslationUnit, shown: str, display: Display) -> Iterator[Diagnostic]:
@@ -222,12 +228,13 @@ def _dependencies(tu: ci.TranslationUnit) -> tuple[str, ...]:
 
 
 class _Extractor:
-    def __init__(self, tu: ci.TranslationUnit, main: str, shown: str, display: Display) -> None:
+    def __init__(self, tu: ci.TranslationUnit, main: str, shown: str, display: Display,
+                 source: bytes | None = None) -> None:
         self.tu = tu
         self.main = main
         self.shown = shown
         self.display = display
-        self.source = Path(main).read_bytes()
+        self.source = source if source is not None else Path(main).read_bytes()
         self.stubs = str(toolchain.stub_dir()) + os.sep
         self.system = tuple(d.rstrip(os.sep) + os.sep for d in toolchain.system_include_dirs())
         self.entries: dict[str, KernelEntry] = {}

@@ -53,8 +53,10 @@ def libclang_version() -> str:
     return str(ci._CXString.from_result(fn()))
 
 
+@functools.cache
 def runtime_include_dirs() -> tuple[Path, ...]:
-    """The simulator's own headers (opgen_runtime's include dir), when present."""
+    """The simulator's own headers (opgen_runtime's include dir), when present: where the
+    installed package is, fixed for the life of the process."""
     from opgen_runtime.build import include_dir
     from opgen_runtime.errors import BuildError
 
@@ -65,7 +67,10 @@ def runtime_include_dirs() -> tuple[Path, ...]:
 
 
 def base_flags() -> tuple[str, ...]:
-    return (*LANGUAGE_FLAGS, f"-I{stub_dir()}")
+    # The driver looks for a GCC installation on every parse (some 60 stats and opens of
+    # candidate triples); with -nostdinc it uses none. A GCC dir that does not exist (inside
+    # the stubs) ends that search at one stat: the same invocation otherwise.
+    return (*LANGUAGE_FLAGS, f"-I{stub_dir()}", f"--gcc-toolchain={stub_dir() / 'no-gcc'}")
 
 
 def _parse_search_list(text: str) -> list[str]:

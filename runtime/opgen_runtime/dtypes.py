@@ -6,8 +6,6 @@ import enum
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 
 class DataType(enum.IntEnum):
     """ge::DataType numbering, the integer a `type` attr carries in the tiling data."""
@@ -74,6 +72,8 @@ def data_type(value: Any) -> DataType:
         if key in _BY_NAME:
             return _BY_NAME[key]
         raise ValueError(f"unknown dtype '{value}'")
+    import numpy as np  # (a name or a DataType needs no numpy: opgen generate uses those)
+
     name = np.dtype(value).name
     if name in _BY_NAME:
         return _BY_NAME[name]

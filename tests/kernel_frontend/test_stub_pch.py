@@ -25,7 +25,7 @@ def _both(path: Path, monkeypatch: pytest.MonkeyPatch,
     show = kp.default_display(ROOT)
     with_pch = kp.parse_kernel(path, show, defines)
     with monkeypatch.context() as m:
-        m.setattr(kp, "_uses_stub_pch", lambda main, forced: False)
+        m.setattr(kp, "_uses_stub_pch", lambda main, forced, content=None: False)
         in_place = kp.parse_kernel(path, show, defines)
     return with_pch, in_place
 
