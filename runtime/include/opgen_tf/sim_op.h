@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
+#include "tensorflow/core/platform/threadpool.h"
 
 namespace opgen_tf {
 
@@ -409,6 +411,35 @@ SimOpBase::SimOpBase(OpKernelConstruction* ctx, const OpDesc& d) : OpKernel(ctx)
     }
 }
 
+// The simulated cores run on the op's CPU device's intra-op threads (TensorFlow's own pool,
+// sized by tf.config.threading.set_intra_op_parallelism_threads) rather than the kernel
+// library's: two pools spinning for the same cores slow each other down, as for PyTorch
+// (opgen_torch::TorchParallel). body(arg) runs once on each of n shards, the calling thread
+// taking the first; the call returns when all have returned.
+void TfParallel(void* pool, int32_t n, void (*body)(void*), void* arg) {
+    using ::tensorflow::thread::ThreadPool;
+    auto* workers = static_cast<ThreadPool*>(pool);
+    workers->ParallelFor(
+        n, ThreadPool::SchedulingParams(ThreadPool::SchedulingStrategy::kFixedBlockSize,
+                                        std::nullopt, 1),
+        [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) body(arg);
+        });
+}
+
+// A pool of one: every block on the calling thread (RunBlocks takes them all).
+void CallingThread(void*, int32_t, void (*body)(void*), void* arg) { body(arg); }
+
+// The launch's threads: the device's worker pool, or the calling thread alone when that pool
+// has one thread (intra-op parallelism 1); the kernel library's own threads for a device
+// without a pool.
+opgen_host::SimThreads DeviceThreads(OpKernelContext* ctx) {
+    const auto* threads = ctx->device()->tensorflow_cpu_worker_threads();
+    if (threads == nullptr || threads->workers == nullptr) return {};
+    if (threads->num_threads < 2) return {&CallingThread, nullptr};
+    return {&TfParallel, threads->workers};
+}
+
 void SimOpBase::Compute(OpKernelContext* ctx) {
     const OpDesc& d = d_;
     const size_t ni = d.inputs.size(), no = d.outputs.size(), n = ni + no;
@@ -517,12 +548,13 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
         err = opgen_host::HostTileAndLaunch(
             kernel_, d.host, host_args.data(), static_cast<int>(ni), static_cast<int>(no),
             out_dtypes, dims.data() + ni, host_attrs_, *soc_, names_.data(), args, sizes,
-            &tiling_failed, &block);
+            &tiling_failed, &block, DeviceThreads(ctx));
     } else {
         err = opgen_host::TileAndLaunch(
             kernel_, {d.tiling_struct, d.fields, d.tiling_size}, targs.data(),
             static_cast<int>(n), policy_attrs_.data(), static_cast<int>(policy_attrs_.size()),
-            *soc_, names_.data(), args, sizes, &tiling_failed, &block);
+            *soc_, names_.data(), args, sizes, &tiling_failed, &block,
+            DeviceThreads(ctx));
     }
     OP_REQUIRES(ctx, !tiling_failed, OpError(d, err));
     OP_REQUIRES(ctx, err.empty(),
