@@ -19,6 +19,7 @@ import functools
 import importlib.util
 import logging
 import os
+import sys
 import sysconfig
 import threading
 from collections.abc import Callable, Sequence
@@ -311,12 +312,13 @@ def _traceable(entry: Callable[..., Any]) -> Callable[..., Any]:
     """`entry` as torch.compile (dynamo) traces it: a call that returns NotImplemented, so the
     wrapper's eager fast path needs no `torch.compiler.is_compiling()` test of its own (a Python
     call, 80 ns of a 1.5 us op). torch.compiler.substitute_in_graph tells dynamo so (torch 2.5
-    and later); on an older torch the entry is wrapped in a Python function that asks
-    is_compiling() itself."""
+    and later) when dynamo is already imported (a process that compiles); it imports
+    torch._dynamo, some 1.1 s, which an op's import does not pay for that. Otherwise (and on an
+    older torch) the entry is wrapped in a Python function that asks is_compiling() itself."""
     import torch
 
     substitute = getattr(torch.compiler, "substitute_in_graph", None)
-    if substitute is None:
+    if substitute is None or "torch._dynamo" not in sys.modules:
         is_compiling = torch.compiler.is_compiling
 
         def guarded(*args: Any) -> Any:

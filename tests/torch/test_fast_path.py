@@ -5,6 +5,8 @@ NotImplemented otherwise."""
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 
 import pytest
 import torch
-import torch_env  # noqa: F401 - generated/python on sys.path, a private OPGEN_OPP_PATH
+import torch_env  # generated/python on sys.path, a private OPGEN_OPP_PATH
 from opgen_ops.torch import _library
 from opgen_ops.torch import element_add as element_add_module
 from opgen_ops.torch import layer_norm as layer_norm_module
@@ -189,7 +191,10 @@ def test_the_wrapper_calls_the_entry_first(monkeypatch: pytest.MonkeyPatch) -> N
 def test_the_switch_and_unknown_ops(monkeypatch: pytest.MonkeyPatch) -> None:
     assert torch_library.fast_entry("opgen_ops", "opgen_ops::no_such_op") is None
     assert torch_library.fast_entry("no_such_package", "opgen_ops::element_add") is None
-    assert torch_library.fast_entry("opgen_ops", "opgen_ops::element_add") is FAST
+    entry = torch_library.fast_entry("opgen_ops", "opgen_ops::element_add")
+    assert entry is not None  # the entry, or its is_compiling() guard (no dynamo loaded)
+    x, y = torch.randn(8), torch.randn(8)
+    torch.testing.assert_close(entry(x, y), x + y, rtol=0, atol=0)
     monkeypatch.setenv(torch_library.FAST_ENV, "0")
     assert torch_library.fast_entry("opgen_ops", "opgen_ops::element_add") is None
 
@@ -244,6 +249,8 @@ def test_the_wrapper_compiles_whole_under_torch_compile() -> None:
 
 def test_without_substitute_in_graph_the_entry_asks_is_compiling(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch._dynamo  # loaded: substitute_in_graph is used when present
+
     # a torch without torch.compiler.substitute_in_graph (before 2.5): a Python guard
     monkeypatch.delattr(torch.compiler, "substitute_in_graph")
     guarded = torch_library._traceable(FAST)
@@ -255,3 +262,26 @@ def test_without_substitute_in_graph_the_entry_asks_is_compiling(
     # registering the same entry twice is fine
     monkeypatch.undo()
     assert torch_library._traceable(FAST) is FAST
+
+
+def test_without_dynamo_loaded_the_entry_asks_is_compiling(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # substitute_in_graph imports torch._dynamo (some 1.1 s): not for a process that never
+    # compiles; the Python guard instead
+    monkeypatch.delitem(sys.modules, "torch._dynamo", raising=False)
+    guarded = torch_library._traceable(FAST)
+    assert guarded is not FAST
+    assert "torch._dynamo" not in sys.modules
+    x, y = torch.randn(8), torch.randn(8)
+    torch.testing.assert_close(guarded(x, y), x + y, rtol=0, atol=0)
+
+
+def test_importing_an_op_does_not_import_dynamo() -> None:
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "from opgen_ops.torch.element_add import element_add; import torch; "
+            "assert torch.equal(element_add(torch.ones(4), torch.ones(4)), torch.full((4,), 2.0)); "
+            "print('torch._dynamo' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(torch_env.GENERATED_PYTHON)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split()[-1] == "False"
