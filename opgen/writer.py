@@ -106,8 +106,13 @@ def banner_state(data: bytes) -> Banner:
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
 
 
+def _temp_name(folder: str, name: str) -> str:
+    """The temp file atomic_write and Stager write `name` in `folder` through (_TEMP_RE)."""
+    return os.path.join(folder, f".{name}.opgen-{os.getpid()}-{threading.get_ident()}.tmp")
+
+
 def _temp_path(path: Path) -> Path:
-    return path.parent / f".{path.name}.opgen-{os.getpid()}-{threading.get_ident()}.tmp"
+    return Path(_temp_name(str(path.parent), path.name))
 
 
 def atomic_write(path: Path, content: str | bytes, *, fresh: bool = False) -> None:
@@ -126,8 +131,7 @@ def atomic_write(path: Path, content: str | bytes, *, fresh: bool = False) -> No
             path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _temp_path(path)
     try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        with open(os.open(tmp, flags, mode), "wb") as f:
+        with open(os.open(tmp, _WRITE_FLAGS, mode), "wb") as f:
             f.write(data)
         os.replace(tmp, path)
     except BaseException:
@@ -316,9 +320,7 @@ class Stager:
         if folder and folder not in self._folders and folder not in self.tree.dirs:
             os.makedirs(os.path.join(self.output_dir, folder), exist_ok=True)
             self._folders.add(folder)
-        # atomic_write's temp file (_temp_path), named without Path objects
-        tmp = os.path.join(os.path.dirname(path),
-                           f".{name}.opgen-{os.getpid()}-{threading.get_ident()}.tmp")
+        tmp = _temp_name(os.path.dirname(path), name)  # (without Path objects)
         try:
             fd = os.open(tmp, _WRITE_FLAGS, mode)
             try:
@@ -392,13 +394,6 @@ class FileManager:
         renaming its temp file."""
         self._claim(relpath)
         self.staged[relpath] = staged
-
-    def discard_staged(self) -> None:
-        """Remove the temp files of staged outputs not committed (a run that writes nothing)."""
-        for staged in self.staged.values():
-            if staged.temp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(staged.temp)
 
     def keep(self, relpath: str) -> None:
         """An output already verified current on disk: not rewritten, not pruned."""

@@ -164,13 +164,7 @@ def test_the_pool_gives_the_serial_result(tmp_path: Path, monkeypatch: pytest.Mo
                                           capsys: pytest.CaptureFixture[str]) -> None:
     trees = []
     for threshold in (10_000, 1):  # serial, then every spec file through the pool
-        root = tmp_path / f"proj{threshold}"
-        (root / "specs").mkdir(parents=True)
-        (root / "pyproject.toml").write_text(
-            '[tool.opgen]\nspec_dir = "specs"\noutput_dir = "generated"\npackage = "my_ops"\n')
-        for name in ("leaky_relu", "softmax"):
-            for suffix in (".yaml", ".cpp"):
-                shutil.copy(ROOT / "specs" / f"{name}{suffix}", root / "specs")
+        root = _pool_project(tmp_path / f"proj{threshold}")
         monkeypatch.setenv("OPGEN_CACHE_DIR", str(tmp_path / f"cache{threshold}"))
         monkeypatch.setattr(gen, "PARALLEL_THRESHOLD", threshold)
         monkeypatch.chdir(root)
