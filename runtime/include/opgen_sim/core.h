@@ -209,6 +209,8 @@ struct Core {
     // The launch's GM arguments add up to kStreamFootprint or more: its GM <-> UB copies come
     // from L3 or memory, not the core's cache (copy_bytes.h)
     bool stream_copies = false;
+    // ... NonTemporalFootprint() or more: its copies to GM store past the cache (copy_bytes.h)
+    bool stream_stores = false;
     Detail* detail = nullptr;  // launch detail for `opgen profile` (detail.h), null if not asked
 };
 

@@ -197,7 +197,8 @@ template <typename T>
 inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api) {
     FlushGm(&c, dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
-        CopyBytes(dst, src, n * sizeof(T), c.stream_copies, GmSide::kDestination);
+        CopyBytes(dst, src, n * sizeof(T), c.stream_copies,
+                  c.stream_stores ? GmSide::kStreamedDestination : GmSide::kDestination);
         return;
     }
     if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) FailAtomicType(c.atomic_type, TypeName<T>(), api);

@@ -138,6 +138,7 @@ inline void RunBlock(Job& job, int32_t b) {
     uint64_t footprint = 0;
     for (int32_t r = 0; r < job.num_regions; ++r) footprint += job.regions[r].size;
     core.stream_copies = footprint >= kStreamFootprint;
+    core.stream_stores = footprint >= NonTemporalFootprint();
     std::unique_ptr<Detail> detail;
     if (job.detail != nullptr) {
         detail.reset(new Detail());
