@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -219,12 +220,36 @@ def _identities(ops: Sequence[OpRecord]) -> list[OpIdentity]:
                        SourceLoc(*o.type_loc) if o.type_loc else None) for o in ops]
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block, as it was after. A run holds every
+    op's records and outputs until it writes them, so each full collection walks all of them
+    again: serially (one core, or under PARALLEL_THRESHOLD specs), 1,000 ops took 15-24 s with
+    it and 9.8 s without, the files' writes alone 0.32-0.72 ms each against 0.07 ms. A run
+    makes few cycles, and they are freed when the collector is back on."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
         check: bool = False, cache: ParseCache | None = None,
         incremental: bool = True, force: bool = False) -> Result | None:
     """Validate and emit. Explicit spec paths regenerate only those ops (no package-level
     outputs, no pruning). `force` overwrites (and removes) generated files edited by hand.
     Writing holds the output dir's lock; check mode verifies outputs by their hashes."""
+    with _collector_paused():
+        return _run(config, spec_paths, sink, check=check, cache=cache,
+                    incremental=incremental, force=force)
+
+
+def _run(config: Config, spec_paths: Sequence[Path], sink: DiagnosticSink, *,
+         check: bool, cache: ParseCache | None, incremental: bool,
+         force: bool) -> Result | None:
     full = not spec_paths
     paths = list(spec_paths) if spec_paths else discover(config.spec_dir)
     out_rel = config.display(config.output_dir)

@@ -237,3 +237,28 @@ def test_a_pooled_run_never_overwrites_a_users_file(
     after = _tree(root / OUT)
     assert after.keys() == before.keys()
     assert main(["generate", "--check"]) == 0
+
+
+@pytest.mark.parametrize("enabled", [True, False], ids=["collector-on", "collector-off"])
+def test_a_run_pauses_the_garbage_collector_and_gives_it_back(
+        project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        enabled: bool) -> None:
+    import gc
+
+    seen: list[bool] = []
+    real = gen._finish
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gen, "_finish", spy)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        code, _ = _generate(capsys)
+        assert code == 0
+        assert seen == [False]  # off while the run holds every op's outputs
+        assert gc.isenabled() is enabled  # and as it was after
+    finally:
+        (gc.enable if was else gc.disable)()
