@@ -225,7 +225,7 @@ def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off for the block, as it was after. A run holds every
     op's records and outputs until it writes them, so each full collection walks all of them
     again: serially (one core, or under PARALLEL_THRESHOLD specs), 1,000 ops took 15-24 s with
-    it and 9.8 s without, the files' writes alone 0.32-0.72 ms each against 0.07 ms. A run
+    it and 9.8-10.6 s without, the files' writes alone 0.32-0.72 ms each against 0.07 ms. A run
     makes few cycles, and they are freed when the collector is back on."""
     was = gc.isenabled()
     gc.disable()

@@ -85,16 +85,26 @@ inline bool CopyLoopAvailable() {
     return ok;
 }
 
+// One 32-byte register to d: an ordinary store, or a non-temporal one (d 32-byte aligned).
+template <bool kNonTemporal>
+__attribute__((target("avx"))) inline void Store32(__m256i* q, __m256i v) {
+    if constexpr (kNonTemporal) {
+        _mm256_stream_si256(q, v);
+    } else {
+        _mm256_storeu_si256(q, v);
+    }
+}
 // Four 32-byte registers loaded from s, then stored to d.
+template <bool kNonTemporal = false>
 __attribute__((target("avx"))) inline void Copy128(uint8_t* d, const uint8_t* s) {
     const __m256i* p = reinterpret_cast<const __m256i*>(s);
     __m256i* q = reinterpret_cast<__m256i*>(d);
     const __m256i a = _mm256_loadu_si256(p), b = _mm256_loadu_si256(p + 1);
     const __m256i c = _mm256_loadu_si256(p + 2), e = _mm256_loadu_si256(p + 3);
-    _mm256_storeu_si256(q, a);
-    _mm256_storeu_si256(q + 1, b);
-    _mm256_storeu_si256(q + 2, c);
-    _mm256_storeu_si256(q + 3, e);
+    Store32<kNonTemporal>(q, a);
+    Store32<kNonTemporal>(q + 1, b);
+    Store32<kNonTemporal>(q + 2, c);
+    Store32<kNonTemporal>(q + 3, e);
 }
 
 // n >= 128: 128 bytes a step, then the last 128 bytes (overlapping the previous step) so no
@@ -133,16 +143,7 @@ __attribute__((target("avx"))) inline void CopyLoopTo(uint8_t* d, const uint8_t*
 // core, sees these bytes (for launches past NonTemporalFootprint()).
 __attribute__((target("avx"))) inline void CopyStream(uint8_t* d, const uint8_t* s, uint64_t n) {
     const uint64_t whole = n & ~uint64_t{127};
-    for (uint64_t i = 0; i < whole; i += 128) {
-        const __m256i* p = reinterpret_cast<const __m256i*>(s + i);
-        __m256i* q = reinterpret_cast<__m256i*>(d + i);
-        const __m256i a = _mm256_loadu_si256(p), b = _mm256_loadu_si256(p + 1);
-        const __m256i c = _mm256_loadu_si256(p + 2), e = _mm256_loadu_si256(p + 3);
-        _mm256_stream_si256(q, a);
-        _mm256_stream_si256(q + 1, b);
-        _mm256_stream_si256(q + 2, c);
-        _mm256_stream_si256(q + 3, e);
-    }
+    for (uint64_t i = 0; i < whole; i += 128) Copy128<true>(d + i, s + i);
     if (whole < n) std::memcpy(d + whole, s + whole, n - whole);
     _mm_sfence();
 }
