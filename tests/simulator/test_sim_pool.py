@@ -106,3 +106,67 @@ def test_a_small_launch_runs_its_blocks_on_the_calling_thread(tmp_path: Path) ->
     assert small == ["32", "1", "0"]  # 16 blocks, one thread
     assert large[0] == str(1 << 20) and large[2] == "0"
     assert 1 <= int(large[1]) <= max(os.cpu_count() or 1, 1)
+
+
+ORDER_KERNEL = """
+#include "kernel_operator.h"
+#include <pthread.h>
+#include <atomic>
+#include <chrono>
+#include <thread>
+static std::atomic<uint64_t> g_seq{0};
+// each block writes the host thread it ran on and when it started (a launch-wide count) into
+// out[2 * block], out[2 * block + 1], then works a little, so that both threads are busy
+extern "C" __global__ __aicore__ void order(GM_ADDR out, GM_ADDR pad, GM_ADDR workspace,
+                                            GM_ADDR tiling) {
+    AscendC::GlobalTensor<uint64_t> g;
+    g.SetGlobalBuffer((__gm__ uint64_t*)out, 256);
+    const uint64_t seq = g_seq.fetch_add(1);
+    g.SetValue(2 * AscendC::GetBlockIdx(), static_cast<uint64_t>(pthread_self()));
+    g.SetValue(2 * AscendC::GetBlockIdx() + 1, seq);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+"""
+
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_each_thread_runs_a_contiguous_range_of_blocks_first_to_last(tmp_path: Path,
+                                                                    threads: int) -> None:
+    """Blocks are shared among a launch's threads as contiguous ranges (launch.h, BlockRanges):
+    one thread takes each range's blocks from its first on, rising; the others take only from
+    its end, falling (a thread that has run its own range helps with the rest). However the
+    host schedules the threads, every block runs once, the blocks taken of a range are always
+    some first ones and some last ones, and the first ones are all one thread's. With one thread
+    the order is 0 to blockDim - 1."""
+    src = tmp_path / "order.cpp"
+    src.write_text(ORDER_KERNEL)
+    lib = rt.build_kernel(str(src), entry="order")
+    block_dim = 24
+    ranges = [(block_dim * k // threads, block_dim * (k + 1) // threads) for k in range(threads)]
+    for _ in range(5):
+        out = rt.gm_empty(256, np.uint64)
+        out[:] = 0
+        pad = rt.gm_empty(1 << 18, np.float32)  # past the inline launch's footprint
+        rt.launch(lib, "order", {"out": out, "pad": pad}, block_dim=block_dim,
+                  tiling=b"\0" * 8, max_threads=threads)
+        thread_of, seq = out[0:2 * block_dim:2], out[1:2 * block_dim:2]
+        assert sorted(seq.tolist()) == list(range(int(seq.min()), int(seq.min()) + block_dim))
+        order = np.argsort(seq).tolist()
+        if threads == 1:
+            assert order == list(range(block_dim))
+            continue
+        for first, end in ranges:
+            lo, hi = first, end
+            front_threads = set()
+            for b in (b for b in order if first <= b < end):
+                if b == lo and b != hi - 1:
+                    front_threads.add(int(thread_of[b]))
+                    lo += 1
+                elif b == hi - 1:
+                    hi -= 1
+                else:
+                    raise AssertionError(f"block {b} of range [{first}, {end}) ran when "
+                                         f"[{lo}, {hi}) were left: order {order}")
+            assert len(front_threads) <= 1, (first, end, order, thread_of.tolist())
+        assert len(set(thread_of.tolist())) <= threads

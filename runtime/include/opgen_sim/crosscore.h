@@ -5,9 +5,9 @@
 //
 // Scheduling: blocks run on host threads, several blocks per thread one after another (launch.h).
 // A barrier needs every block of the launch live at once, so a block that starts to wait while
-// blocks remain unstarted starts a helper thread, which takes the next blocks. A launch without
-// cross-core waits never gets here and runs exactly as before; one with them uses at most one
-// thread per waiting block beyond the pool. The launch joins its helpers before it returns.
+// blocks remain unstarted starts a helper thread, which takes blocks no thread has taken. A
+// launch without cross-core waits never gets here and runs exactly as before; one with them uses
+// at most one thread per waiting block beyond the pool. The launch joins its helpers before it returns.
 #pragma once
 
 #include <algorithm>
@@ -70,7 +70,7 @@ private:
 
 struct LaunchSync {
     int32_t block_dim = 1;
-    const std::atomic<int32_t>* next = nullptr;  // the job's next unstarted block
+    const std::atomic<int32_t>* taken = nullptr;  // how many blocks the job's threads have taken
     void (*run_blocks)(void* job) = nullptr;     // a helper thread's body: runs blocks until none is left
     void* job = nullptr;
     BlockAtomics<uint8_t, 64> state;  // BlockState of each block
@@ -96,10 +96,10 @@ struct LaunchSync {
     std::vector<uint32_t> sets;
     std::vector<uint32_t> waits;
 
-    void Prepare(int32_t blocks, const std::atomic<int32_t>* next_block, void (*run)(void*),
+    void Prepare(int32_t blocks, const std::atomic<int32_t>* taken_blocks, void (*run)(void*),
                  void* owner) {
         block_dim = blocks;
-        next = next_block;
+        taken = taken_blocks;
         run_blocks = run;
         job = owner;
         state.reset(static_cast<size_t>(blocks));
@@ -164,8 +164,7 @@ inline LaunchSync& CurrentSync() {
 // Every block live, none able to go on: true when all started blocks that have not ended wait,
 // no block is left to start, and no waiter's condition holds. Under s.mu.
 inline bool DeadlockedLocked(LaunchSync& s) {
-    const int32_t next = s.next->load(std::memory_order_seq_cst);
-    if (next < s.block_dim) return false;
+    if (s.taken->load(std::memory_order_seq_cst) < s.block_dim) return false;
     const int32_t live = s.block_dim - s.done.load(std::memory_order_seq_cst);
     if (live != s.nwaiters.load(std::memory_order_seq_cst)) return false;
     for (Waiter* w = s.waiters; w != nullptr; w = w->next) {
@@ -207,7 +206,7 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
             s.nwaiters.fetch_sub(1, std::memory_order_seq_cst);
         }
     } unlink{s, w};
-    if (s.next->load(std::memory_order_seq_cst) < s.block_dim && !s.Cancelled()) {
+    if (s.taken->load(std::memory_order_seq_cst) < s.block_dim && !s.Cancelled()) {
         s.helpers.emplace_back(s.run_blocks, s.job);
         s.started_helpers.store(true, std::memory_order_release);
     }
