@@ -192,3 +192,38 @@ def test_without_the_switch_the_function_makes_the_node(monkeypatch: pytest.Monk
     assert isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction)
     out.sum().backward()
     torch.testing.assert_close(x.grad, torch.ones(4))
+
+
+def _compiled_autograd_backward(loss: torch.Tensor) -> None:
+    from torch._dynamo import compiled_autograd
+
+    with compiled_autograd._enable(lambda gm: torch.compile(gm, backend="eager")):
+        loss.backward()
+
+
+def test_compiled_autograd_names_the_op_and_the_way_out() -> None:
+    """Compiled autograd cannot trace the direct entry's node (its backward is the Python
+    formula called from C++): the error names the node, the op and OPGEN_TORCH_FAST=0, instead
+    of torch's bare "compiled_args not implemented"."""
+    x, y = _leaves(torch.randn(8), torch.randn(8))
+    out = element_add_module.element_add(x, y)
+    assert not isinstance(out.grad_fn, torch.autograd.function.BackwardCFunction)
+    with pytest.raises(NotImplementedError) as info:
+        _compiled_autograd_backward(out.sum())
+    text = str(info.value)
+    assert "ElementAddBackward (the op opgen_ops::element_add)" in text
+    assert "OPGEN_TORCH_FAST=0" in text
+
+
+# dynamo reads .grad of the graph's tensors while it traces the backward (torch's own warning)
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf")
+def test_compiled_autograd_traces_the_functions_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The way out the error gives: without the direct entry (OPGEN_TORCH_FAST=0), the call
+    records the autograd.Function's node and compiled autograd computes its gradients."""
+    monkeypatch.setattr(element_add_module, "_FAST", None)
+    x, y = _leaves(torch.randn(8), torch.randn(8))
+    out = element_add_module.element_add(x, y)
+    _compiled_autograd_backward((out * out).sum())
+    want = 2 * (x.detach() + y.detach())
+    torch.testing.assert_close(x.grad, want)
+    torch.testing.assert_close(y.grad, want)

@@ -48,6 +48,7 @@ struct FastEntry {
     PyObject* setup = nullptr;     // setup(*args, output) -> ctx, running the op's setup_context
     PyObject* backward = nullptr;  // backward(ctx, *grads), the op's formula
     std::string node_name;         // grad_fn's name(), as the autograd.Function's node names it
+    std::string op;                // `<ns>::<op>`, as users call it (for messages)
 };
 
 // The library's entries by the op's qualified name (`<ns>::<op>`); filled as its CpuKernels
@@ -136,6 +137,19 @@ struct FormulaNode final : torch::autograd::Node {
     std::mutex mu;
 
     std::string name() const override { return entry->node_name; }
+
+    // Compiled autograd asks every node of the graph for this before a backward. This node's
+    // backward is the op's Python formula called from C++, which compiled autograd cannot trace:
+    // the error says so, naming the op and the two ways out (torch's own says only
+    // "compiled_args not implemented").
+    void compiled_args(torch::dynamo::autograd::CompiledNodeArgs&) const override {
+        TORCH_CHECK_NOT_IMPLEMENTED(
+            false, entry->node_name, " (the op ", entry->op,
+            "): compiled autograd cannot trace this node, which opgen's direct eager entry made and "
+            "whose backward is the op's Python formula called from C++. Set OPGEN_TORCH_FAST=0 "
+            "before the op is imported (its calls then record an autograd.Function node, which "
+            "compiled autograd traces), or run this backward outside compiled autograd.");
+    }
 
     void release_variables() override {
         std::lock_guard<std::mutex> lock(mu);
@@ -387,5 +401,6 @@ extern "C" __attribute__((visibility("default"))) int opgen_torch_set_formula(
     e->setup = setup;
     e->backward = backward;
     e->node_name = node_name;
+    e->op = qualname;
     return 0;
 }
