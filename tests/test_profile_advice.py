@@ -240,3 +240,30 @@ def test_cli_json_and_svg(lib: rt.KernelLibrary, tmp_path: Path, monkeypatch: py
     text = capsys.readouterr().out
     assert "z[0] = 5.0" in text and "advice:" in text
     assert "masked_add#0 -> plain_add#1 pass intermediate results through GM" in text
+
+
+def test_cli_profiles_a_steady_launch_of_an_op(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """`opgen profile OP` calls the op once unprofiled, then profiles the second call: the report
+    is one steady launch, without the first launch's one-time costs (fresh output pages, lazy
+    set-up)."""
+    from opgen import build_cmd
+
+    monkeypatch.chdir(ROOT)
+    calls: list[int] = []
+    prepare = build_cmd._prepare
+
+    def counting(*args: object, **kwargs: object) -> tuple[str, object]:
+        header, call = prepare(*args, **kwargs)
+
+        def counted() -> object:
+            calls.append(len(calls))
+            return call()
+        return header, counted
+
+    monkeypatch.setattr(build_cmd, "_prepare", counting)
+    assert main(["profile", "element_add", "--shape", "8192", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert calls == [0, 1]
+    assert len(data["launches"]) == 1 and data["launches"][0]["kernel"] == "element_add"
+    assert data["inputs"] == "element_add(x[8192]:float32, y[8192]:float32)"
