@@ -218,7 +218,6 @@ def _reported(config: Config, label: str) -> Iterator[None]:
 
 def _run_script(script: str, args: Sequence[str]) -> str:
     """Runs a Python script as __main__ (sys.argv = [script, *args]); returns its output."""
-    import contextlib
     import io
     import runpy
     import sys

@@ -129,7 +129,6 @@ extern "C" __global__ __aicore__ void order(GM_ADDR out, GM_ADDR pad, GM_ADDR wo
 """
 
 
-
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_each_thread_runs_a_contiguous_range_of_blocks_first_to_last(tmp_path: Path,
                                                                     threads: int) -> None:

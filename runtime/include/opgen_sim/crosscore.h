@@ -7,7 +7,8 @@
 // A barrier needs every block of the launch live at once, so a block that starts to wait while
 // blocks remain unstarted starts a helper thread, which takes blocks no thread has taken. A
 // launch without cross-core waits never gets here and runs exactly as before; one with them uses
-// at most one thread per waiting block beyond the pool. The launch joins its helpers before it returns.
+// at most one thread per waiting block beyond the pool. The launch joins its helpers before it
+// returns.
 #pragma once
 
 #include <algorithm>

@@ -128,6 +128,7 @@ struct Job {
     uint64_t tiling_size = 0;
     const GmRegion* regions = nullptr;
     int32_t num_regions = 0;
+    uint64_t footprint = 0;  // the GM arguments' bytes, summed (RunJob)
     int64_t* counters = nullptr;
     LaunchDetail* detail = nullptr;  // kFlagDetail: the blocks' Details merged here
     bool timeline = false;
@@ -189,10 +190,8 @@ inline void RunBlock(Job& job, int32_t b) {
     core.icpu = job.icpu;
     core.tiling_key = job.tiling_key;
     core.raw_gm = ProgramStoresRawPointers();  // raw stores the simulator cannot see: no deferral
-    uint64_t footprint = 0;
-    for (int32_t r = 0; r < job.num_regions; ++r) footprint += job.regions[r].size;
-    core.stream_copies = footprint >= kStreamFootprint;
-    core.stream_stores = footprint >= NonTemporalFootprint();
+    core.stream_copies = job.footprint >= kStreamFootprint;
+    core.stream_stores = job.footprint >= NonTemporalFootprint();
     std::unique_ptr<Detail> detail;
     if (job.detail != nullptr) {
         detail.reset(new Detail());
@@ -441,13 +440,13 @@ OPGEN_SIM_OUTLINE void RunJob(Job& job, int32_t max_threads, ParallelFn parallel
                               void* parallel_ctx = nullptr)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
+    job.footprint = 0;
+    for (int32_t r = 0; r < job.num_regions; ++r) job.footprint += job.regions[r].size;
     int32_t hw = max_threads;
     if (hw <= 0) {
         hw = DefaultThreads();
         if (hw < 0) {  // one per core, unless the launch is too small to share
-            uint64_t footprint = 0;
-            for (int32_t r = 0; r < job.num_regions; ++r) footprint += job.regions[r].size;
-            hw = footprint < kInlineFootprint ? 1 : -hw;
+            hw = job.footprint < kInlineFootprint ? 1 : -hw;
         }
     }
     if (hw < 1) hw = 1;
