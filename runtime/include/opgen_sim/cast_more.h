@@ -43,9 +43,16 @@ inline void CastRep(const LocalTensor<D>& dst, const LocalTensor<S>& src, RoundM
     if (mode == RoundMode::CAST_NONE) mode = RoundMode::CAST_RINT;
     D* d = dst.ptr_;
     const S* s = src.ptr_;
-    opgen_sim::ForActive(m, [&](int32_t r, uint32_t l) {
-        d[opgen_sim::LaneOffset<D>(r, l, p.dstBlkStride, p.dstRepStride)] =
-            ConvertLane<D>(s[opgen_sim::LaneOffset<S>(r, l, p.srcBlkStride, p.srcRepStride)], mode);
+    const opgen_sim::RepOperand ops[2] = {opgen_sim::Operand<D>(p.dstBlkStride, p.dstRepStride),
+                                          opgen_sim::Operand<S>(p.srcBlkStride, p.srcRepStride)};
+    opgen_sim::ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+        D* dd = d + opgen_sim::LaneOffset<D>(r, l, p.dstBlkStride, p.dstRepStride);
+        const S* ss = s + opgen_sim::LaneOffset<S>(r, l, p.srcBlkStride, p.srcRepStride);
+        if constexpr (std::is_same_v<S, int32_t> && std::is_same_v<D, half>) {
+            for (uint64_t i = 0; i < n; ++i) dd[i] = ConvertLane<D>(ss[i], mode);
+        } else {
+            ConvertRange(dd, ss, n, mode);  // FastConvert where it is exact, then lane after lane
+        }
     });
     opgen_sim::CountMasked<Wide<D, S>>(m);
 }

@@ -763,14 +763,13 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s, a >= 0 ? a : a * s)
     }
 // Float and half lanes run four at a time (vector.h, "SIMD lanes"): VEXPR is EXPR on four lanes,
 // the same IEEE operations (sqrtps is correctly rounded as sqrtf is; Ln calls libm for each lane
-// in turn).
+// in turn). The lane function is named (OpgenSim<NAME>Lane) so that the mask/repeat forms
+// (vector_masked.h) run the same one.
 #ifdef OPGEN_SIM_SIMD_LANES
-#define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR)                                          \
-    template <typename T>                                                               \
-    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,       \
-                     const int32_t& count) {                                            \
-        opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised([](auto a) {     \
-            using A = decltype(a);                                                      \
+#define OPGEN_SIM_UNARY_LANE(NAME, EXPR, VEXPR)                                         \
+    struct OpgenSim##NAME##Lane {                                                       \
+        template <typename A>                                                           \
+        A operator()(A a) const {                                                       \
             if constexpr (std::is_same_v<A, opgen_sim::F4>) {                           \
                 using opgen_sim::Sqrt4;                                                 \
                 const A zero{};                                                         \
@@ -780,11 +779,22 @@ OPGEN_SIM_SCALAR(LeakyRelu, a >= 0 ? a : a * s, a >= 0 ? a : a * s)
             } else {                                                                    \
                 return static_cast<A>(EXPR);                                            \
             }                                                                           \
-        }));                                                                            \
-    }
+        }                                                                               \
+    };
 #else
-#define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR) OPGEN_SIM_UNARY(NAME, EXPR)
+#define OPGEN_SIM_UNARY_LANE(NAME, EXPR, VEXPR)                                         \
+    struct OpgenSim##NAME##Lane {                                                       \
+        template <typename A>                                                           \
+        A operator()(A a) const { return static_cast<A>(EXPR); }                        \
+    };
 #endif
+#define OPGEN_SIM_UNARY_VEC(NAME, EXPR, VEXPR)                                          \
+    OPGEN_SIM_UNARY_LANE(NAME, EXPR, VEXPR)                                             \
+    template <typename T>                                                               \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,       \
+                     const int32_t& count) {                                            \
+        opgen_sim::Unary(#NAME, dst, src, count, opgen_sim::Vectorised(OpgenSim##NAME##Lane{})); \
+    }
 // Exp: libm's expf of each lane; float spans and four-lane steps run expf's double-precision
 // steps on SIMD lanes (exp_lanes.h), bit-identical to calling it.
 template <typename T>
@@ -800,6 +810,7 @@ OPGEN_SIM_UNARY_VEC(Reciprocal, A(1) / a, one / a)
 OPGEN_SIM_UNARY_VEC(Relu, a > 0 ? a : A(0), a > zero ? a : zero)
 OPGEN_SIM_UNARY(Not, ~a)
 #undef OPGEN_SIM_UNARY_VEC
+#undef OPGEN_SIM_UNARY_LANE
 #undef OPGEN_SIM_UNARY
 
 // ---- Duplicate ---------------------------------------------------------------------------

@@ -198,6 +198,105 @@ inline uint64_t LaneOffset(int32_t r, uint32_t l, uint32_t blk, uint32_t rep) {
     return static_cast<uint64_t>(r) * rep * B + static_cast<uint64_t>(l / B) * blk * B + l % B;
 }
 
+// One operand of a mask/repeat call as ForRuns sees it: elements per 32-byte block, and its block
+// and repeat strides (in blocks).
+struct RepOperand {
+    uint32_t block;
+    uint32_t blk;
+    uint32_t rep;
+};
+template <typename T>
+constexpr RepOperand Operand(uint32_t blk, uint32_t rep) {
+    return {BlockElems<T>(), blk, rep};
+}
+
+// The active lanes of a call as runs, in the order the lanes compute (repeat after repeat, lane
+// after lane): run(r, l, n) stands for lanes l .. l + n - 1 of repeat r, which lie at n
+// consecutive elements of every operand (from LaneOffset(r, l) of each). Lanes of one data block
+// are consecutive; so are a repeat's blocks where every operand's block stride is 1, and the
+// repeats' where each operand's repeat stride also spans exactly one repeat: then a call whose
+// every lane is active is one run, run(0, 0, repeats * lanes) (counter mode: its `count` lanes).
+// An instruction running each run as one step reads a run's sources before writing its dst;
+// where a source overlaps the run's dst other than element for element (the same start), it
+// must step through the run lane by lane, as MapLanes and FastConvert decide.
+template <size_t K, typename G>
+inline void ForRuns(const MaskSpec& m, const RepOperand (&ops)[K], G run) {
+    if (m.repeats <= 0) return;
+    uint32_t span = m.lanes;  // a run never crosses a multiple of span
+    bool whole = true;        // every operand's repeats follow one another
+    for (const RepOperand& o : ops) {
+        if (o.blk != 1) {
+            span = o.block < span ? o.block : span;
+            whole = false;
+        } else if (static_cast<uint64_t>(o.rep) * o.block != m.lanes) {
+            whole = false;
+        }
+    }
+    if (m.counter) {
+        if (whole) {
+            if (m.count > 0) run(0, 0u, m.count);
+            return;
+        }
+        for (int32_t r = 0; r < m.repeats; ++r) {
+            const uint64_t left = m.count - static_cast<uint64_t>(r) * m.lanes;
+            const uint32_t active = left < m.lanes ? static_cast<uint32_t>(left) : m.lanes;
+            for (uint32_t l = 0; l < active; l += span) run(r, l, static_cast<uint64_t>(active - l < span ? active - l : span));
+        }
+        return;
+    }
+    uint32_t first[128], count[128];
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < m.lanes;) {
+        if (((m.bits[l >> 6] >> (l & 63)) & 1u) == 0) {
+            ++l;
+            continue;
+        }
+        uint32_t e = l + 1;
+        while (e < m.lanes && e % span != 0 && ((m.bits[e >> 6] >> (e & 63)) & 1u) != 0) ++e;
+        first[n] = l;
+        count[n] = e - l;
+        ++n;
+        l = e;
+    }
+    if (whole && n == 1 && count[0] == m.lanes) {
+        run(0, 0u, static_cast<uint64_t>(m.repeats) * m.lanes);
+        return;
+    }
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        for (uint32_t k = 0; k < n; ++k) run(r, first[k], static_cast<uint64_t>(count[k]));
+    }
+}
+
+// The active lane of repeat r farthest into its operand (the first of them, at block stride 0);
+// false if no lane of r is active. At a block stride of 1 or more offsets grow with the lane.
+template <typename T>
+inline bool FarthestLane(const MaskSpec& m, int32_t r, uint32_t blk, uint32_t* lane) {
+    uint32_t last = 0;  // the highest active lane + 1
+    if (m.counter) {
+        const uint64_t before = static_cast<uint64_t>(r) * m.lanes;
+        if (m.count <= before) return false;
+        last = m.count - before < m.lanes ? static_cast<uint32_t>(m.count - before) : m.lanes;
+    } else if (m.bits[1] != 0) {
+        last = 128 - static_cast<uint32_t>(__builtin_clzll(m.bits[1]));
+    } else if (m.bits[0] != 0) {
+        last = 64 - static_cast<uint32_t>(__builtin_clzll(m.bits[0]));
+    } else {
+        return false;
+    }
+    if (blk != 0) {
+        *lane = last - 1;
+        return true;
+    }
+    bool any = false;
+    for (uint32_t l = 0; l < last; ++l) {  // offsets repeat every block: the largest l % B
+        if (m.Active(r, l) && (!any || l % BlockElems<T>() > *lane % BlockElems<T>())) {
+            *lane = l;
+            any = true;
+        }
+    }
+    return any;
+}
+
 // Checks that every element the mask and repeats reach is inside the operand. Offsets grow with
 // the repeat, and all repeats but a counter-mode tail share one lane set, so the last two
 // repeats bound the reach.
@@ -211,15 +310,14 @@ inline void CheckReach(const char* api, const MaskSpec& m, const AscendC::LocalT
     uint32_t at_l = 0;
     bool any = false;
     for (int32_t r = m.repeats - 1; r >= 0 && r >= m.repeats - 2; --r) {
-        for (uint32_t l = 0; l < m.lanes; ++l) {
-            if (!m.Active(r, l)) continue;
-            const uint64_t off = LaneOffset<T>(r, l, blk, rep);
-            if (!any || off > reach) {
-                reach = off;
-                at_r = r;
-                at_l = l;
-                any = true;
-            }
+        uint32_t l = 0;
+        if (!FarthestLane<T>(m, r, blk, &l)) continue;
+        const uint64_t off = LaneOffset<T>(r, l, blk, rep);
+        if (!any || off > reach) {
+            reach = off;
+            at_r = r;
+            at_l = l;
+            any = true;
         }
     }
     if (any && reach >= t.size_) {
@@ -263,10 +361,17 @@ inline void BinaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
     T* d = dst.ptr_;
     const T* x = a.ptr_;
     const T* y = b.ptr_;
-    ForActive(m, [&](int32_t r, uint32_t l) {
-        d[LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)] = static_cast<T>(
-            f(static_cast<Acc<T>>(x[LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride)]),
-              static_cast<Acc<T>>(y[LaneOffset<T>(r, l, p.src1BlkStride, p.src1RepStride)])));
+    const RepOperand ops[3] = {Operand<T>(p.dstBlkStride, p.dstRepStride),
+                               Operand<T>(p.src0BlkStride, p.src0RepStride),
+                               Operand<T>(p.src1BlkStride, p.src1RepStride)};
+    ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+        T* dd = d + LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride);
+        const T* xx = x + LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride);
+        const T* yy = y + LaneOffset<T>(r, l, p.src1BlkStride, p.src1RepStride);
+        if (MapLanes<2>(dd, xx, yy, n, f)) return;
+        for (uint64_t i = 0; i < n; ++i) {
+            dd[i] = static_cast<T>(f(static_cast<Acc<T>>(xx[i]), static_cast<Acc<T>>(yy[i])));
+        }
     });
     CountMasked<T>(m, api);
 }
@@ -279,9 +384,13 @@ inline void UnaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
     CheckReach(api, m, a, p.srcBlkStride, p.srcRepStride, "src");
     T* d = dst.ptr_;
     const T* x = a.ptr_;
-    ForActive(m, [&](int32_t r, uint32_t l) {
-        d[LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride)] = static_cast<T>(
-            f(static_cast<Acc<T>>(x[LaneOffset<T>(r, l, p.srcBlkStride, p.srcRepStride)])));
+    const RepOperand ops[2] = {Operand<T>(p.dstBlkStride, p.dstRepStride),
+                               Operand<T>(p.srcBlkStride, p.srcRepStride)};
+    ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+        T* dd = d + LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride);
+        const T* xx = x + LaneOffset<T>(r, l, p.srcBlkStride, p.srcRepStride);
+        if (MapLanes<1, T>(dd, xx, nullptr, n, f)) return;
+        for (uint64_t i = 0; i < n; ++i) dd[i] = static_cast<T>(f(static_cast<Acc<T>>(xx[i])));
     });
     CountMasked<T>(m, api);
 }
@@ -459,7 +568,7 @@ inline void PairReduce(const char* api, const AscendC::LocalTensor<T>& dst, cons
 namespace AscendC {
 
 // ---- binary, mask/repeat forms ---------------------------------------------------------------
-#define OPGEN_SIM_BINARY0(NAME, EXPR)                                                             \
+#define OPGEN_SIM_BINARY0(NAME)                                                             \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
                      const LocalTensor<T>& src1, const uint64_t mask[], const uint8_t repeatTime, \
@@ -467,7 +576,7 @@ namespace AscendC {
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
         opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
-                             [](auto a, auto b) { return EXPR; });                                \
+                             opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));                      \
     }                                                                                             \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
@@ -476,13 +585,13 @@ namespace AscendC {
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
         opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
-                             [](auto a, auto b) { return EXPR; });                                \
+                             opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));                      \
     }
-OPGEN_SIM_BINARY0(Add, opgen_sim::Wrap(a, b, std::plus<>()))
-OPGEN_SIM_BINARY0(Sub, opgen_sim::Wrap(a, b, std::minus<>()))
-OPGEN_SIM_BINARY0(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()))
-OPGEN_SIM_BINARY0(Max, a > b ? a : b)
-OPGEN_SIM_BINARY0(Min, a < b ? a : b)
+OPGEN_SIM_BINARY0(Add)
+OPGEN_SIM_BINARY0(Sub)
+OPGEN_SIM_BINARY0(Mul)
+OPGEN_SIM_BINARY0(Max)
+OPGEN_SIM_BINARY0(Min)
 #undef OPGEN_SIM_BINARY0
 
 // Div: half and float only (reference, Div, 数据类型), checked before any lane divides.
@@ -491,18 +600,18 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
                 const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
     opgen_sim::CheckHalfOrFloat<T>("Div");
     const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Div", true, 0, mask, repeatTime);
-    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, [](auto a, auto b) { return a / b; });
+    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, opgen_sim::Vectorised(OpgenSimDivLane{}));
 }
 template <typename T, bool isSetMask = true>
 inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                 uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
     opgen_sim::CheckHalfOrFloat<T>("Div");
     const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Div", false, mask, nullptr, repeatTime);
-    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, [](auto a, auto b) { return a / b; });
+    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, opgen_sim::Vectorised(OpgenSimDivLane{}));
 }
 
 // ---- tensor-scalar, mask/repeat forms ----------------------------------------------------------
-#define OPGEN_SIM_SCALAR0(NAME, EXPR)                                                             \
+#define OPGEN_SIM_SCALAR0(NAME)                                                             \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
                      const typename opgen_sim::Id<T>::type& scalarValue, const uint64_t mask[],   \
@@ -510,7 +619,8 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);                  \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
-        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [s](auto a) { return EXPR; });      \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams,                              \
+                            opgen_sim::Vectorised(OpgenSim##NAME##Lane<opgen_sim::Acc<T>>{s}));  \
     }                                                                                             \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                        \
@@ -519,45 +629,39 @@ inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Loc
         const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalarValue);                  \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
-        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [s](auto a) { return EXPR; });      \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams,                              \
+                            opgen_sim::Vectorised(OpgenSim##NAME##Lane<opgen_sim::Acc<T>>{s}));  \
     }
-OPGEN_SIM_SCALAR0(Adds, opgen_sim::Wrap(a, s, std::plus<>()))
-OPGEN_SIM_SCALAR0(Muls, opgen_sim::Wrap(a, s, std::multiplies<>()))
-OPGEN_SIM_SCALAR0(Maxs, a > s ? a : s)
-OPGEN_SIM_SCALAR0(Mins, a < s ? a : s)
-OPGEN_SIM_SCALAR0(LeakyRelu, a >= 0 ? a : a * s)
+OPGEN_SIM_SCALAR0(Adds)
+OPGEN_SIM_SCALAR0(Muls)
+OPGEN_SIM_SCALAR0(Maxs)
+OPGEN_SIM_SCALAR0(Mins)
+OPGEN_SIM_SCALAR0(LeakyRelu)
 #undef OPGEN_SIM_SCALAR0
 
 // ---- unary, mask/repeat forms ------------------------------------------------------------------
-#define OPGEN_SIM_UNARY0(NAME, EXPR)                                                              \
+#define OPGEN_SIM_UNARY0(NAME, LANE)                                                              \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
-        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [](auto a) {                        \
-            using A = decltype(a);                                                                \
-            return static_cast<A>(EXPR);                                                          \
-        });                                                                                       \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, opgen_sim::Vectorised(LANE{}));     \
     }                                                                                             \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,         \
                      const uint8_t repeatTime, const UnaryRepeatParams& repeatParams) {           \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
-        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, [](auto a) {                        \
-            using A = decltype(a);                                                                \
-            return static_cast<A>(EXPR);                                                          \
-        });                                                                                       \
+        opgen_sim::UnaryRep(#NAME, dst, src, m, repeatParams, opgen_sim::Vectorised(LANE{}));     \
     }
-OPGEN_SIM_UNARY0(Exp, std::exp(a))
-OPGEN_SIM_UNARY0(Ln, std::log(a))
-// `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
-OPGEN_SIM_UNARY0(Abs, a < 0 ? -a : a + 0)
-OPGEN_SIM_UNARY0(Sqrt, std::sqrt(a))
-OPGEN_SIM_UNARY0(Rsqrt, A(1) / std::sqrt(a))
-OPGEN_SIM_UNARY0(Reciprocal, A(1) / a)
-OPGEN_SIM_UNARY0(Relu, a > 0 ? a : A(0))
+OPGEN_SIM_UNARY0(Exp, opgen_sim::ExpLane)
+OPGEN_SIM_UNARY0(Ln, OpgenSimLnLane)
+OPGEN_SIM_UNARY0(Abs, OpgenSimAbsLane)
+OPGEN_SIM_UNARY0(Sqrt, OpgenSimSqrtLane)
+OPGEN_SIM_UNARY0(Rsqrt, OpgenSimRsqrtLane)
+OPGEN_SIM_UNARY0(Reciprocal, OpgenSimReciprocalLane)
+OPGEN_SIM_UNARY0(Relu, OpgenSimReluLane)
 #undef OPGEN_SIM_UNARY0
 
 // ---- Duplicate with a mask -------------------------------------------------------------------
@@ -567,7 +671,10 @@ inline void Fill(const LocalTensor<T>& dst, T v, const opgen_sim::MaskSpec& m, u
                  uint8_t rep) {
     opgen_sim::CheckReach("Duplicate", m, dst, blk, rep, "dst");
     T* d = dst.ptr_;
-    opgen_sim::ForActive(m, [&](int32_t r, uint32_t l) { d[opgen_sim::LaneOffset<T>(r, l, blk, rep)] = v; });
+    const opgen_sim::RepOperand ops[1] = {opgen_sim::Operand<T>(blk, rep)};
+    opgen_sim::ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+        std::fill_n(d + opgen_sim::LaneOffset<T>(r, l, blk, rep), n, v);
+    });
     opgen_sim::CountMasked<T>(m);
 }
 }  // namespace dup_detail
@@ -845,8 +952,16 @@ inline void CopyRep(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTens
     CheckReach(api, m, src, p.srcStride, p.srcRepeatSize, "src");
     T* d = dst.ptr_;
     const T* s = src.ptr_;
-    ForActive(m, [&](int32_t r, uint32_t l) {
-        d[LaneOffset<T>(r, l, p.dstStride, p.dstRepeatSize)] = s[LaneOffset<T>(r, l, p.srcStride, p.srcRepeatSize)];
+    const RepOperand ops[2] = {Operand<T>(p.dstStride, p.dstRepeatSize), Operand<T>(p.srcStride, p.srcRepeatSize)};
+    ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+        T* dd = d + LaneOffset<T>(r, l, p.dstStride, p.dstRepeatSize);
+        const T* ss = s + LaneOffset<T>(r, l, p.srcStride, p.srcRepeatSize);
+        if (!Overlaps(reinterpret_cast<const uint8_t*>(dd), n * sizeof(T), reinterpret_cast<const uint8_t*>(ss),
+                      n * sizeof(T))) {
+            std::memcpy(dd, ss, n * sizeof(T));
+            return;
+        }
+        for (uint64_t i = 0; i < n; ++i) dd[i] = ss[i];  // lane after lane, as they compute
     });
     CountMasked<T>(m);
 }
