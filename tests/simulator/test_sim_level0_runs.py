@@ -64,9 +64,13 @@ __aicore__ inline void Run(const Level0Tiling& t, const LocalTensor<T>& d, const
         case 11: L0_UN(Abs); break;
         case 12: L0_UN(Relu); break;
         case 15:
-            if (useBits) Duplicate(d, s, bits, rep, static_cast<uint16_t>(t.dBlk), static_cast<uint8_t>(t.dRep));
-            else Duplicate(d, s, count, rep, static_cast<uint16_t>(t.dBlk), static_cast<uint8_t>(t.dRep));
+        {
+            const uint16_t blk = static_cast<uint16_t>(t.dBlk);
+            const uint8_t stride = static_cast<uint8_t>(t.dRep);
+            if (useBits) Duplicate(d, s, bits, rep, blk, stride);
+            else Duplicate(d, s, count, rep, blk, stride);
             break;
+        }
         case 16: {
             const CopyRepeatParams cp(t.dBlk, t.aBlk, t.dRep, t.aRep);
             if (useBits) Copy(d, a, bits, rep, cp);
@@ -89,7 +93,8 @@ __aicore__ inline void Run(const Level0Tiling& t, const LocalTensor<T>& d, const
 #undef L0_UN
 }
 
-extern "C" __global__ __aicore__ void level0(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void level0(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
+                                             GM_ADDR tiling)
 {
     GET_TILING_DATA(t, tiling);
     TPipe pipe;
@@ -137,13 +142,14 @@ def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, rt.KernelLibrary
 def _lane_fn(op: int, dtype: type, scalar: float) -> Callable[..., object]:
     """One lane as the reference defines it: in float for float and half, wrapping for int32."""
     if dtype is np.int32:
-        wrap = {0: lambda a, b: a + b, 1: lambda a, b: a - b, 2: lambda a, b: a * b,
-                6: lambda a: a + int(scalar), 7: lambda a: a * int(scalar)}
+        wrap: dict[int, Callable[..., int]] = {
+            0: lambda a, b: a + b, 1: lambda a, b: a - b, 2: lambda a, b: a * b,
+            6: lambda a: a + int(scalar), 7: lambda a: a * int(scalar)}
         if op in wrap:
             f = wrap[op]
-            return lambda *v: np.int32(np.uint32(int(f(*(int(x) for x in v))) & 0xFFFFFFFF).view(np.int32))
+            return lambda *v: np.uint32(f(*(int(x) for x in v)) & 0xFFFFFFFF).view(np.int32)
     s = np.float32(scalar) if dtype is not np.int32 else np.int32(int(scalar))
-    return {
+    lanes: dict[int, Callable[..., object]] = {
         0: lambda a, b: a + b, 1: lambda a, b: a - b, 2: lambda a, b: a * b,
         3: lambda a, b: a if a > b else b, 4: lambda a, b: a if a < b else b,
         5: lambda a, b: a / b,
@@ -152,7 +158,8 @@ def _lane_fn(op: int, dtype: type, scalar: float) -> Callable[..., object]:
         11: lambda a: -a if a < 0 else a + 0, 12: lambda a: a if a > 0 else type(a)(0),
         13: lambda a: np.sqrt(a), 14: lambda a: np.float32(_LIBM.expf(float(a))),
         15: lambda: s, 16: lambda a: a,
-    }[op]
+    }
+    return lanes[op]
 
 
 def _offset(r: int, lane: int, blk: int, rep: int, block: int) -> int:
@@ -170,7 +177,8 @@ def _model(ub: np.ndarray, p: dict[str, int | float], dtype: type) -> np.ndarray
     n_src = 2 if op in BINARY else (0 if op == 15 else 1)
     with np.errstate(all="ignore"):
         for r, lane in _active(p, lanes):
-            src = [out[int(p[o + "Off"]) + _offset(r, lane, int(p[o + "Blk"]), int(p[o + "Rep"]), block)]
+            src = [out[int(p[o + "Off"])
+                       + _offset(r, lane, int(p[o + "Blk"]), int(p[o + "Rep"]), block)]
                    for o in ("a", "b")[:n_src]]
             v = f(*(acc(x) for x in src))
             out[int(p["dOff"]) + _offset(r, lane, int(p["dBlk"]), int(p["dRep"]), block)] = dtype(v)
@@ -183,10 +191,7 @@ def _active(p: dict[str, int | float], lanes: int) -> list[tuple[int, int]]:
         return [(0, k) for k in range(lo)]
     if p["maskMode"] == 2:
         return [(k // lanes, k % lanes) for k in range(lo)]
-    if p["maskMode"] == 0:
-        bits = (1 << lo) - 1
-    else:
-        bits = lo | (hi << 64)
+    bits = (1 << lo) - 1 if p["maskMode"] == 0 else lo | (hi << 64)
     return [(r, lane) for r in range(int(p["repeat"])) for lane in range(lanes) if bits >> lane & 1]
 
 
@@ -246,8 +251,9 @@ def _cases(draw: st.DrawFn, dtype_name: str) -> dict[str, int | float]:
         hi = draw(st.integers(0, 2**64 - 1)) if lanes > 64 else 0
     else:
         lo, hi = draw(st.integers(1, lanes * 5)), 0
+    scalar = draw(st.sampled_from([1.5, -0.25, 3.0]))
     p: dict[str, int | float] = {"op": op, "maskMode": mode, "maskLo": lo, "maskHi": hi,
-                                 "repeat": repeat, "scalar": draw(st.sampled_from([1.5, -0.25, 3.0]))}
+                                 "repeat": repeat, "scalar": scalar}
     base = draw(st.integers(0, 16)) * block
     for name in ("d", "a", "b"):
         p[name + "Blk"] = draw(st.sampled_from([1, 1, 1, 0, 2, 3]))
