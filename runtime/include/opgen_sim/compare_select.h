@@ -50,28 +50,36 @@ inline MaskSpec AllLanes(const char* api, int64_t repeat) {
     return m;
 }
 
-template <typename T, typename U, typename F>
+// Eight lanes at a time, each byte of dst written once its eight lanes are read. The lanes run
+// as runs (ForRuns: whole repeats, or data blocks, of 8 or 16 lanes); `lanes(bits, x, y, n)` may
+// do a run at once (cmp_detail::CompareLanes, in the same byte order), else pred lane by lane.
+template <typename T, typename U, typename F, typename L>
 inline void CompareRep(const char* api, const AscendC::LocalTensor<U>& dst, const AscendC::LocalTensor<T>& a,
-                       uint32_t a_blk, uint32_t a_rep, int64_t repeat, F pred, const AscendC::LocalTensor<T>* b,
-                       uint32_t b_blk, uint32_t b_rep) {
+                       uint32_t a_blk, uint32_t a_rep, int64_t repeat, F pred, L lanes,
+                       const AscendC::LocalTensor<T>* b, uint32_t b_blk, uint32_t b_rep) {
     const MaskSpec m = AllLanes<T>(api, repeat);
     CheckReach(api, m, a, a_blk, a_rep, "src0");
     if (b != nullptr) CheckReach(api, m, *b, b_blk, b_rep, "src1");
     CheckUbAligned(dst, api, "dst");
     CheckBitsHeld(api, dst, static_cast<uint64_t>(m.repeats) * m.lanes, "dst");
     uint8_t* out = reinterpret_cast<uint8_t*>(dst.ptr_);
-    for (int32_t r = 0; r < m.repeats; ++r) {
-        for (uint32_t l = 0; l < m.lanes; l += 8) {
+    const RepOperand ops[2] = {Operand<T>(a_blk, a_rep),
+                               b != nullptr ? Operand<T>(b_blk, b_rep) : Operand<T>(a_blk, a_rep)};
+    ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+        uint8_t* bits = out + (static_cast<uint64_t>(r) * m.lanes + l) / 8;
+        const T* x = a.ptr_ + LaneOffset<T>(r, l, a_blk, a_rep);
+        const T* y = b != nullptr ? b->ptr_ + LaneOffset<T>(r, l, b_blk, b_rep) : nullptr;
+        if (lanes(bits, x, y, static_cast<uint32_t>(n))) return;
+        for (uint64_t i = 0; i < n; i += 8) {
             uint8_t byte = 0;
             for (uint32_t k = 0; k < 8; ++k) {
-                const Acc<T> x = static_cast<Acc<T>>(a.ptr_[LaneOffset<T>(r, l + k, a_blk, a_rep)]);
-                const Acc<T> y = b != nullptr ? static_cast<Acc<T>>(b->ptr_[LaneOffset<T>(r, l + k, b_blk, b_rep)])
-                                              : Acc<T>(0);
-                byte |= static_cast<uint8_t>(pred(x, y)) << k;
+                const Acc<T> xv = static_cast<Acc<T>>(x[i + k]);
+                const Acc<T> yv = y != nullptr ? static_cast<Acc<T>>(y[i + k]) : Acc<T>(0);
+                byte |= static_cast<uint8_t>(pred(xv, yv)) << k;
             }
-            out[(static_cast<uint64_t>(r) * m.lanes + l) / 8] = byte;
+            bits[i / 8] = byte;
         }
-    }
+    });
     CountMasked<T>(m, api);
 }
 
@@ -80,9 +88,14 @@ struct SelBits {
     AscendC::SELMODE mode;
     const uint8_t* bits;  // selMask (modes 1 and 2)
     uint32_t lanes;
-    bool Get(int32_t r, uint32_t l) const {
-        if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR) return ((tls_cmp_mask[l >> 6] >> (l & 63)) & 1u) != 0;
-        return CmpBit(bits, static_cast<uint64_t>(r) * lanes + l);
+    bool Get(int32_t r, uint32_t l) const { return Get(static_cast<uint64_t>(r) * lanes + l); }
+    // The bit of the call's lane i (repeat i / lanes, lane i % lanes).
+    bool Get(uint64_t i) const {
+        if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR) {
+            const uint64_t l = i % lanes;
+            return ((tls_cmp_mask[l >> 6] >> (l & 63)) & 1u) != 0;
+        }
+        return CmpBit(bits, i);
     }
 };
 
@@ -95,6 +108,47 @@ inline void LoadCmpMask(const char* api, const AscendC::LocalTensor<U>& src, uin
     uint8_t reg[16] = {};
     std::memcpy(reg, p, have < 16 ? have : 16);
     std::memcpy(tls_cmp_mask, reg, 16);
+}
+
+// d[k] = bit k of the bytes at bits ? x[k] : (y ? y[k] : s) for k < end - from, eight lanes a
+// byte; returns `end` (`from` where this T has no such form). SSE2 masks from each byte.
+template <typename T>
+inline uint64_t SelectBytes(T* d, const T* x, const T* y, T s, const uint8_t* bits, uint64_t from,
+                            uint64_t end) {
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (sizeof(T) == 4 || sizeof(T) == 2) {
+        const uint64_t n = end - from;
+        __m128i sv;
+        std::memcpy(&sv, &s, sizeof(T));
+        sv = sizeof(T) == 4 ? _mm_shuffle_epi32(sv, 0) : _mm_set1_epi16(static_cast<short>(_mm_cvtsi128_si32(sv)));
+        for (uint64_t k = 0; k < n; k += 8) {
+            const int byte = bits[k / 8];
+            if constexpr (sizeof(T) == 4) {
+                const __m128i one = _mm_setr_epi32(1, 2, 4, 8), two = _mm_setr_epi32(16, 32, 64, 128);
+                const __m128i b = _mm_set1_epi32(byte);
+                const __m128i m0 = _mm_cmpeq_epi32(_mm_and_si128(b, one), one);
+                const __m128i m1 = _mm_cmpeq_epi32(_mm_and_si128(b, two), two);
+                const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k));
+                const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k + 4));
+                const __m128i y0 = y ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(y + k)) : sv;
+                const __m128i y1 = y ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(y + k + 4)) : sv;
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k),
+                                 _mm_or_si128(_mm_and_si128(m0, x0), _mm_andnot_si128(m0, y0)));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k + 4),
+                                 _mm_or_si128(_mm_and_si128(m1, x1), _mm_andnot_si128(m1, y1)));
+            } else {
+                const __m128i w = _mm_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128);
+                const __m128i m = _mm_cmpeq_epi16(_mm_and_si128(_mm_set1_epi16(static_cast<short>(byte)), w), w);
+                const __m128i xv = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + k));
+                const __m128i yv = y ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(y + k)) : sv;
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k), _mm_or_si128(_mm_and_si128(m, xv), _mm_andnot_si128(m, yv)));
+            }
+        }
+        return end;
+    }
+#endif
+    (void)d, (void)x, (void)y, (void)s, (void)bits, (void)end;
+    return from;
 }
 
 template <typename T, typename U, typename Src1>
@@ -112,7 +166,61 @@ inline void SelectRep(const char* api, const AscendC::LocalTensor<T>& dst, const
         CheckBitsHeld(api, *selMask, static_cast<uint64_t>(m.repeats) * m.lanes, "selMask");
         sel.bits = reinterpret_cast<const uint8_t*>(selMask->ptr_);
     }
-    // dst may be one of the sources: read every lane first
+    // Where dst lies apart from every source tensor, or the call is one run with a source in
+    // dst's place (each element read once, then written), run by run as the lanes compute.
+    const RepOperand ops[3] = {Operand<T>(p.dstBlkStride, p.dstRepStride),
+                               Operand<T>(p.src0BlkStride, p.src0RepStride),
+                               kScalar ? Operand<T>(p.src0BlkStride, p.src0RepStride)
+                                       : Operand<T>(p.src1BlkStride, p.src1RepStride)};
+    const uint8_t* d_at = reinterpret_cast<const uint8_t*>(dst.ptr_);
+    const uint64_t d_bytes = ReachEnd<T>(m, p.dstBlkStride, p.dstRepStride) * sizeof(T);
+    const bool one_run = LaneRuns(m, ops).OneRun();
+    const auto apart = [&](const T* t, uint32_t blk, uint32_t rep) {
+        if (one_run && t == dst.ptr_ && blk == p.dstBlkStride && rep == p.dstRepStride) return true;
+        return !Overlaps(d_at, d_bytes, reinterpret_cast<const uint8_t*>(t), ReachEnd<T>(m, blk, rep) * sizeof(T));
+    };
+    bool direct = apart(src0.ptr_, p.src0BlkStride, p.src0RepStride);
+    if constexpr (!kScalar) direct = direct && apart(src1.ptr_, p.src1BlkStride, p.src1RepStride);
+    if (sel.bits != nullptr) {  // and from the selection bits
+        const uint64_t lanes_total = m.counter ? m.count : static_cast<uint64_t>(m.repeats) * m.lanes;
+        direct = direct && !Overlaps(d_at, d_bytes, sel.bits, (lanes_total + 7) / 8);
+    }
+    if (direct) {
+        ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
+            T* d = dst.ptr_ + LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride);
+            const T* x = src0.ptr_ + LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride);
+            const uint64_t first = static_cast<uint64_t>(r) * m.lanes + l;  // the lanes' bits
+            const T* y = nullptr;
+            if constexpr (!kScalar) y = src1.ptr_ + LaneOffset<T>(r, l, p.src1BlkStride, p.src1RepStride);
+            const auto pick = [&](uint64_t i, bool bit) {
+                if constexpr (kScalar) {
+                    d[i] = bit ? x[i] : src1;
+                } else {
+                    d[i] = bit ? x[i] : y[i];
+                }
+            };
+            if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR) {  // the register's bits, every repeat
+                uint32_t lane = static_cast<uint32_t>(first % m.lanes);
+                for (uint64_t i = 0; i < n; ++i) {
+                    pick(i, ((tls_cmp_mask[lane >> 6] >> (lane & 63)) & 1u) != 0);
+                    lane = lane + 1 == m.lanes ? 0 : lane + 1;
+                }
+            } else {
+                uint64_t i = 0;
+                for (; i < n && ((first + i) & 7) != 0; ++i) pick(i, CmpBit(sel.bits, first + i));
+                const uint64_t whole = i + (n - i) / 8 * 8;  // eight lanes a byte of selMask
+                if constexpr (kScalar) {
+                    i = SelectBytes<T>(d + i, x + i, nullptr, src1, sel.bits + (first + i) / 8, i, whole);
+                } else {
+                    i = SelectBytes<T>(d + i, x + i, y + i, T(), sel.bits + (first + i) / 8, i, whole);
+                }
+                for (; i < n; ++i) pick(i, CmpBit(sel.bits, first + i));
+            }
+        });
+        CountMasked<T>(m, api);
+        return;
+    }
+    // dst overlaps a source: read every lane first
     std::vector<T> out;
     out.reserve(static_cast<size_t>(m.ActiveLanes()));
     ForActive(m, [&](int32_t r, uint32_t l) {
@@ -169,14 +277,25 @@ inline void CheckScalarSelMode(const char* api, AscendC::SELMODE m) {
 
 namespace AscendC {
 
+namespace cmp_detail {
+// A run of a mask/repeat Compare at once (CompareLanes), against src1's lanes or the scalar s.
+template <typename T>
+inline auto RunLanes(CMPMODE mode, float s) {
+    return [mode, s](uint8_t* bits, const T* x, const T* y, uint32_t n) {
+        return CompareLanes(bits, x, y, s, mode, n);
+    };
+}
+}  // namespace cmp_detail
+
 // ---- Compare, mask/repeat forms (bits to dst) -------------------------------------------------
 template <typename T, typename U, bool isSetMask = true>
 inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
                     const uint64_t mask[], uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
     (void)mask;  // reserved on the 910B family (documented)
     opgen_sim::CompareRep<T>("Compare", dst, src0, repeatParams.src0BlkStride, repeatParams.src0RepStride, repeatTime,
-                             [cmpMode](auto x, auto y) { return cmp_detail::Apply(cmpMode, x, y); }, &src1,
-                             repeatParams.src1BlkStride, repeatParams.src1RepStride);
+                             [cmpMode](auto x, auto y) { return cmp_detail::Apply(cmpMode, x, y); },
+                             cmp_detail::RunLanes<T>(cmpMode, 0.0f), &src1, repeatParams.src1BlkStride,
+                             repeatParams.src1RepStride);
 }
 
 template <typename T, typename U, bool isSetMask = true>
@@ -184,8 +303,9 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const
                     const uint64_t mask, uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
     (void)mask;
     opgen_sim::CompareRep<T>("Compare", dst, src0, repeatParams.src0BlkStride, repeatParams.src0RepStride, repeatTime,
-                             [cmpMode](auto x, auto y) { return cmp_detail::Apply(cmpMode, x, y); }, &src1,
-                             repeatParams.src1BlkStride, repeatParams.src1RepStride);
+                             [cmpMode](auto x, auto y) { return cmp_detail::Apply(cmpMode, x, y); },
+                             cmp_detail::RunLanes<T>(cmpMode, 0.0f), &src1, repeatParams.src1BlkStride,
+                             repeatParams.src1RepStride);
 }
 
 // ---- Compare, one repeat into the CmpMask register ---------------------------------------------
@@ -260,6 +380,7 @@ inline void ScalarRep(const char* api, const LocalTensor<U>& dst, const LocalTen
     const opgen_sim::Acc<T> s = static_cast<opgen_sim::Acc<T>>(scalar);
     opgen_sim::CompareRep<T>(api, dst, src0, p.srcBlkStride, p.srcRepStride, repeatTime,
                              [cmpMode, s](auto x, auto) { return Apply(cmpMode, x, s); },
+                             RunLanes<T>(cmpMode, static_cast<float>(s)),
                              static_cast<const LocalTensor<T>*>(nullptr), 0, 0);
 }
 }  // namespace cmp_detail

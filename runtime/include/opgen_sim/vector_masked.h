@@ -210,60 +210,90 @@ constexpr RepOperand Operand(uint32_t blk, uint32_t rep) {
     return {BlockElems<T>(), blk, rep};
 }
 
+// The active lanes of one repeat as runs of consecutive lanes in every operand, in lane order.
+// Lanes of one data block are consecutive in their operand; so are a repeat's blocks where every
+// operand's block stride is 1. In normal mode every repeat has the same runs; in counter mode a
+// repeat's active lanes are its first ones.
+class LaneRuns {
+public:
+    template <size_t K>
+    LaneRuns(const MaskSpec& m, const RepOperand (&ops)[K]) : m_(m) {
+        span_ = m.lanes;
+        for (const RepOperand& o : ops) {
+            if (o.blk != 1) {
+                span_ = o.block < span_ ? o.block : span_;
+                follow_ = false;
+            } else if (static_cast<uint64_t>(o.rep) * o.block != m.lanes) {
+                follow_ = false;
+            }
+        }
+        if (m.counter) return;
+        for (uint32_t l = 0; l < m.lanes;) {
+            if (!Bit(l)) {
+                ++l;
+                continue;
+            }
+            uint32_t e = l + 1;
+            while (e < m.lanes && e % span_ != 0 && Bit(e)) ++e;
+            first_[n_] = l;
+            count_[n_] = e - l;
+            ++n_;
+            l = e;
+        }
+    }
+    // Every operand's repeats follow one another, each whole: all the call's lanes are one run.
+    bool OneRun() const {
+        if (!follow_) return false;
+        return m_.counter || (n_ == 1 && count_[0] == m_.lanes);
+    }
+    // Every lane of repeat r is active and the repeat is one run.
+    bool Whole(int32_t r) const {
+        if (span_ != m_.lanes) return false;
+        if (m_.counter) return m_.count >= (static_cast<uint64_t>(r) + 1) * m_.lanes;
+        return n_ == 1 && count_[0] == m_.lanes;
+    }
+    // run(l, n) for the runs of repeat r.
+    template <typename G>
+    void Each(int32_t r, G run) const {
+        if (m_.counter) {
+            const uint64_t before = static_cast<uint64_t>(r) * m_.lanes;
+            if (m_.count <= before) return;
+            const uint32_t active = m_.count - before < m_.lanes ? static_cast<uint32_t>(m_.count - before) : m_.lanes;
+            for (uint32_t l = 0; l < active; l += span_) run(l, active - l < span_ ? active - l : span_);
+            return;
+        }
+        for (uint32_t k = 0; k < n_; ++k) run(first_[k], count_[k]);
+    }
+
+private:
+    bool Bit(uint32_t l) const { return ((m_.bits[l >> 6] >> (l & 63)) & 1u) != 0; }
+    const MaskSpec& m_;
+    uint32_t span_ = 0;  // a run never crosses a multiple of span_
+    bool follow_ = true;
+    uint32_t first_[128] = {};
+    uint32_t count_[128] = {};
+    uint32_t n_ = 0;
+};
+
 // The active lanes of a call as runs, in the order the lanes compute (repeat after repeat, lane
 // after lane): run(r, l, n) stands for lanes l .. l + n - 1 of repeat r, which lie at n
-// consecutive elements of every operand (from LaneOffset(r, l) of each). Lanes of one data block
-// are consecutive; so are a repeat's blocks where every operand's block stride is 1, and the
-// repeats' where each operand's repeat stride also spans exactly one repeat: then a call whose
-// every lane is active is one run, run(0, 0, repeats * lanes) (counter mode: its `count` lanes).
-// An instruction running each run as one step reads a run's sources before writing its dst;
-// where a source overlaps the run's dst other than element for element (the same start), it
-// must step through the run lane by lane, as MapLanes and FastConvert decide.
+// consecutive elements of every operand (from LaneOffset(r, l) of each). Where each operand's
+// repeats follow one another and every lane is active, the whole call is one run,
+// run(0, 0, repeats * lanes) (counter mode: its `count` lanes). An instruction running each run
+// as one step reads a run's sources before writing its dst; where a source overlaps the run's
+// dst other than element for element (the same start), it must step through the run lane by
+// lane, as MapLanes and FastConvert decide.
 template <size_t K, typename G>
 inline void ForRuns(const MaskSpec& m, const RepOperand (&ops)[K], G run) {
     if (m.repeats <= 0) return;
-    uint32_t span = m.lanes;  // a run never crosses a multiple of span
-    bool whole = true;        // every operand's repeats follow one another
-    for (const RepOperand& o : ops) {
-        if (o.blk != 1) {
-            span = o.block < span ? o.block : span;
-            whole = false;
-        } else if (static_cast<uint64_t>(o.rep) * o.block != m.lanes) {
-            whole = false;
-        }
-    }
-    if (m.counter) {
-        if (whole) {
-            if (m.count > 0) run(0, 0u, m.count);
-            return;
-        }
-        for (int32_t r = 0; r < m.repeats; ++r) {
-            const uint64_t left = m.count - static_cast<uint64_t>(r) * m.lanes;
-            const uint32_t active = left < m.lanes ? static_cast<uint32_t>(left) : m.lanes;
-            for (uint32_t l = 0; l < active; l += span) run(r, l, static_cast<uint64_t>(active - l < span ? active - l : span));
-        }
-        return;
-    }
-    uint32_t first[128], count[128];
-    uint32_t n = 0;
-    for (uint32_t l = 0; l < m.lanes;) {
-        if (((m.bits[l >> 6] >> (l & 63)) & 1u) == 0) {
-            ++l;
-            continue;
-        }
-        uint32_t e = l + 1;
-        while (e < m.lanes && e % span != 0 && ((m.bits[e >> 6] >> (e & 63)) & 1u) != 0) ++e;
-        first[n] = l;
-        count[n] = e - l;
-        ++n;
-        l = e;
-    }
-    if (whole && n == 1 && count[0] == m.lanes) {
-        run(0, 0u, static_cast<uint64_t>(m.repeats) * m.lanes);
+    const LaneRuns runs(m, ops);
+    if (runs.OneRun()) {
+        const uint64_t n = m.counter ? m.count : static_cast<uint64_t>(m.repeats) * m.lanes;
+        if (n > 0) run(0, 0u, n);
         return;
     }
     for (int32_t r = 0; r < m.repeats; ++r) {
-        for (uint32_t k = 0; k < n; ++k) run(r, first[k], static_cast<uint64_t>(count[k]));
+        runs.Each(r, [&](uint32_t l, uint32_t n) { run(r, l, static_cast<uint64_t>(n)); });
     }
 }
 
@@ -295,6 +325,20 @@ inline bool FarthestLane(const MaskSpec& m, int32_t r, uint32_t blk, uint32_t* l
         }
     }
     return any;
+}
+
+// Elements from an operand's start to one past the farthest one the call reaches (0: none).
+template <typename T>
+inline uint64_t ReachEnd(const MaskSpec& m, uint32_t blk, uint32_t rep) {
+    uint64_t end = 0;
+    for (int32_t r = m.repeats - 1; r >= 0 && r >= m.repeats - 2; --r) {
+        uint32_t l = 0;
+        if (FarthestLane<T>(m, r, blk, &l)) {
+            const uint64_t at = LaneOffset<T>(r, l, blk, rep) + 1;
+            end = at > end ? at : end;
+        }
+    }
+    return end;
 }
 
 // Checks that every element the mask and repeats reach is inside the operand. Offsets grow with
@@ -406,6 +450,58 @@ inline T Highest() {
     else return std::numeric_limits<T>::max();
 }
 
+// The first of the n values at v that ExtremeBetter ranks highest (a NaN beats every number,
+// the first NaN later ones; among equal numbers the first): what a scan keeping the best so far
+// ends on. Float spans: eight lanes a step find a NaN or the extreme's value, then its first
+// position (an equal compare, so -0.0 and +0.0 tie as in the scan).
+#ifdef OPGEN_SIM_SIMD_LANES
+__attribute__((target("avx"))) inline bool ExtremeValueAvx(const float* v, uint32_t n, bool max, float* value) {
+    __m256 ext = _mm256_loadu_ps(v), nan = _mm256_cmp_ps(ext, ext, _CMP_UNORD_Q);
+    uint32_t i = 8;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x = _mm256_loadu_ps(v + i);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+        ext = max ? _mm256_max_ps(x, ext) : _mm256_min_ps(x, ext);
+    }
+    if (_mm256_movemask_ps(nan) != 0) return false;
+    float lanes[8];
+    _mm256_storeu_ps(lanes, ext);
+    float e = lanes[0];
+    for (int k = 1; k < 8; ++k) e = (max ? lanes[k] > e : lanes[k] < e) ? lanes[k] : e;
+    for (; i < n; ++i) {
+        if (v[i] != v[i]) return false;
+        e = (max ? v[i] > e : v[i] < e) ? v[i] : e;
+    }
+    *value = e;
+    return true;
+}
+// The first i with v[i] == e (one exists).
+__attribute__((target("avx"))) inline uint32_t FirstEqualAvx(const float* v, uint32_t n, float e) {
+    const __m256 ev = _mm256_set1_ps(e);
+    uint32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const int hit = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(v + i), ev, _CMP_EQ_OQ));
+        if (hit != 0) return i + static_cast<uint32_t>(__builtin_ctz(static_cast<unsigned>(hit)));
+    }
+    while (v[i] != e) ++i;
+    return i;
+}
+#endif
+template <typename T>
+inline uint32_t FirstExtreme(const T* v, uint32_t n, bool max) {
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (std::is_same_v<T, float>) {
+        float e = 0.0f;
+        if (n >= 8 && HasAvx() && ExtremeValueAvx(v, n, max, &e)) return FirstEqualAvx(v, n, e);
+    }
+#endif
+    uint32_t at = 0;
+    for (uint32_t i = 1; i < n; ++i) {
+        if (ExtremeBetter(max, v[i], v[at])) at = i;
+    }
+    return at;
+}
+
 enum class ReduceKind { Sum, Max, Min };
 
 template <typename T>
@@ -441,29 +537,41 @@ inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
     }
     const T* s = src.ptr_;
     T* d = dst.ptr_;
+    const uint32_t blk = static_cast<uint32_t>(srcBlkStride), rep = static_cast<uint32_t>(srcRepStride);
+    const RepOperand ops[1] = {Operand<T>(blk, rep)};
+    const LaneRuns runs(m, ops);
     T vals[128];
     for (int32_t r = 0; r < m.repeats; ++r) {
         T* out = d + static_cast<uint64_t>(r) * dstRepStride * unit;
-        if (kind == ReduceKind::Sum) {
-            for (uint32_t l = 0; l < m.lanes; ++l) {
-                vals[l] = m.Active(r, l) ? s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)] : T(0);
+        if (kind == ReduceKind::Sum) {  // the repeat's lanes, 0 where masked out, summed as a tree
+            const T* lanes = s + LaneOffset<T>(r, 0, blk, rep);
+            if (!runs.Whole(r)) {
+                std::fill_n(vals, m.lanes, T(0));
+                runs.Each(r, [&](uint32_t l, uint32_t n) {
+                    std::memcpy(vals + l, s + LaneOffset<T>(r, l, blk, rep), n * sizeof(T));
+                });
+                lanes = vals;
             }
-            out[0] = TreeSum(vals, m.lanes);
+            T sum;
+            if (!AscendC::reduce_detail::RepeatSumLanes(lanes, &sum)) {
+                if (lanes != vals) std::memcpy(vals, lanes, m.lanes * sizeof(T));
+                sum = TreeSum(vals, m.lanes);
+            }
+            out[0] = sum;
             continue;
         }
         bool found = false;
         uint32_t best_l = 0;
         T best = kind == ReduceKind::Max ? Lowest<T>() : Highest<T>();
-        for (uint32_t l = 0; l < m.lanes; ++l) {
-            if (!m.Active(r, l)) continue;
-            const T v = s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)];
-            const bool better = ExtremeBetter(kind == ReduceKind::Max, v, best);
-            if (!found || better) {
-                best = v;
-                best_l = l;
+        runs.Each(r, [&](uint32_t l0, uint32_t n) {  // each run's first extreme against the best
+            const T* v = s + LaneOffset<T>(r, l0, blk, rep);
+            const uint32_t i = FirstExtreme(v, n, kind == ReduceKind::Max);
+            if (!found || ExtremeBetter(kind == ReduceKind::Max, v[i], best)) {
+                best = v[i];
+                best_l = l0 + i;
                 found = true;
             }
-        }
+        });
         T index;  // the lane index inside the repeat, stored in the bits of a T
         using U = std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>;
         const U bits = static_cast<U>(best_l);
@@ -477,6 +585,21 @@ inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
     }
     CountMasked<T>(m, api);
 }
+
+#ifdef OPGEN_SIM_SIMD_LANES
+// The tree sums (TreeSum's pairs, each sum rounded to float) of eight blocks of eight floats, block
+// b at s + b * step: two levels of _mm256_hadd_ps pair the lanes of each block within its
+// 128-bit halves, and adding the halves is the third level.
+__attribute__((target("avx"))) inline void BlockSums8Avx(const float* s, uint64_t step, float* out) {
+    const __m256 h01 = _mm256_hadd_ps(_mm256_loadu_ps(s), _mm256_loadu_ps(s + step));
+    const __m256 h23 = _mm256_hadd_ps(_mm256_loadu_ps(s + 2 * step), _mm256_loadu_ps(s + 3 * step));
+    const __m256 h45 = _mm256_hadd_ps(_mm256_loadu_ps(s + 4 * step), _mm256_loadu_ps(s + 5 * step));
+    const __m256 h67 = _mm256_hadd_ps(_mm256_loadu_ps(s + 6 * step), _mm256_loadu_ps(s + 7 * step));
+    const __m256 q0 = _mm256_hadd_ps(h01, h23), q1 = _mm256_hadd_ps(h45, h67);
+    _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(q0), _mm256_extractf128_ps(q0, 1)));
+    _mm_storeu_ps(out + 4, _mm_add_ps(_mm256_castps256_ps128(q1), _mm256_extractf128_ps(q1, 1)));
+}
+#endif
 
 template <typename T>
 inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTensor<T>& dst,
@@ -495,34 +618,60 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
     }
     const T* s = src.ptr_;
     T* d = dst.ptr_;
+    const uint32_t blk = static_cast<uint32_t>(srcBlkStride), rep = static_cast<uint32_t>(srcRepStride);
+    const RepOperand ops[1] = {{B, 0, 0}};  // (as at block stride 0: runs inside a data block)
+    const LaneRuns runs(m, ops);
+    const RepOperand whole[1] = {Operand<T>(1, 8)};
+    const LaneRuns all(m, whole);  // Whole(r): every lane of repeat r active
+    // float sums of a repeat's eight blocks at once, where dst lies apart from src
+    bool sums8 = false;
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (std::is_same_v<T, float>) {
+        sums8 = kind == ReduceKind::Sum && m.repeats > 0 && HasAvx() &&
+                !Overlaps(reinterpret_cast<const uint8_t*>(d),
+                          (static_cast<uint64_t>(m.repeats - 1) * dstRepStride * nblk + nblk) * sizeof(T),
+                          reinterpret_cast<const uint8_t*>(s), ReachEnd<T>(m, blk, rep) * sizeof(T));
+    }
+#endif
     T vals[32];
     for (int32_t r = 0; r < m.repeats; ++r) {
         T* out = d + static_cast<uint64_t>(r) * dstRepStride * nblk;
-        for (uint32_t b = 0; b < nblk; ++b) {
-            // A data block none of whose lanes the mask selects is not written: dst keeps its
-            // value (ReduceDataBlock, 约束说明, Atlas A2 products).
-            bool any = false;
-            for (uint32_t e = 0; e < B && !any; ++e) any = m.Active(r, b * B + e);
-            if (!any) continue;
-            if (kind == ReduceKind::Sum) {
-                for (uint32_t e = 0; e < B; ++e) {
-                    const uint32_t l = b * B + e;
-                    vals[e] = m.Active(r, l) ? s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)] : T(0);
-                }
-                out[b] = TreeSum(vals, B);
+#ifdef OPGEN_SIM_SIMD_LANES
+        if constexpr (std::is_same_v<T, float>) {
+            if (sums8 && all.Whole(r)) {
+                BlockSums8Avx(s + LaneOffset<T>(r, 0, blk, rep), blk * B, out);
                 continue;
             }
-            T best = kind == ReduceKind::Max ? Lowest<T>() : Highest<T>();
-            for (uint32_t e = 0; e < B; ++e) {
-                const uint32_t l = b * B + e;
-                if (!m.Active(r, l)) continue;
-                const T v = s[LaneOffset<T>(r, l, srcBlkStride, srcRepStride)];
-                if (ExtremeBetter(kind == ReduceKind::Max, v, best)) {
-                    best = v;
-                }
-            }
-            out[b] = best;
         }
+#endif
+        // Block after block, each read and then written (dst may overlap src). A data block none
+        // of whose lanes the mask selects is not written: dst keeps its value (ReduceDataBlock,
+        // 约束说明, Atlas A2 products).
+        uint32_t block = nblk, have = 0;  // the block being read, and how many of its lanes
+        const auto finish = [&] {
+            if (block == nblk) return;
+            if (kind == ReduceKind::Sum) {
+                out[block] = TreeSum(vals, B);
+            } else {
+                T best = kind == ReduceKind::Max ? Lowest<T>() : Highest<T>();
+                for (uint32_t e = 0; e < B; ++e) {
+                    if (have != B && !m.Active(r, block * B + e)) continue;
+                    if (ExtremeBetter(kind == ReduceKind::Max, vals[e], best)) best = vals[e];
+                }
+                out[block] = best;
+            }
+        };
+        runs.Each(r, [&](uint32_t l, uint32_t n) {
+            if (l / B != block) {
+                finish();
+                block = l / B;
+                have = 0;
+                std::fill_n(vals, B, T(0));
+            }
+            std::memcpy(vals + l % B, s + LaneOffset<T>(r, l, blk, rep), n * sizeof(T));
+            have += n;
+        });
+        finish();
     }
     CountMasked<T>(m, api);
 }
