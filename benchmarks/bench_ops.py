@@ -10,7 +10,8 @@ the "Ops vs native" section of benchmarks/RESULTS.md.
 The example ops are timed against hand-picked torch functions; any other op of the index
 against its spec's `reference` printed as eager torch (benchmarks/op_index.py), its inputs
 built from the spec's shapes, dtypes and attr defaults.
-Goals: each op <= 1.5x native; each instruction family >= 0.7 of the plain loop.
+Goals: each op <= 1.5x native; each instruction family >= 0.7 of the plain loop (the count forms
+and the mask/repeat forms alike).
 """
 
 from __future__ import annotations
@@ -59,6 +60,38 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "cast (float->half)": ("Cast(h, a, RoundMode::CAST_NONE, n);", "hb[i] = (_Float16)a[i];"),
     "reduction (ReduceSum)": ("ReduceSum(d, a, w, n);", "s += a[i];"),
     "reduction (ReduceMax)": ("ReduceMax(d, a, w, n, false);", "s = a[i] > s ? a[i] : s;"),
+    # the mask/repeat (level-0) forms CANN's operators are written in: every lane of a repeat
+    # active, default strides
+    "binary, mask/repeat (Add)": (
+        "Add(d, a, b, (uint64_t)64, (uint8_t)(n / 64), BinaryRepeatParams(1, 1, 1, 8, 8, 8));",
+        "d[i] = a[i] + b[i];"),
+    "scalar, mask/repeat (Muls)": (
+        "Muls(d, a, 1.5f, (uint64_t)64, (uint8_t)(n / 64), UnaryRepeatParams(1, 1, 8, 8));",
+        "d[i] = a[i] * 1.5f;"),
+    "transcendental, mask/repeat (Exp)": (
+        "Exp(d, a, (uint64_t)64, (uint8_t)(n / 64), UnaryRepeatParams(1, 1, 8, 8));",
+        "d[i] = std::exp(a[i]);"),
+    "cast, mask/repeat (float->half)": (
+        "Cast(h, a, RoundMode::CAST_NONE, (uint64_t)64, (uint8_t)(n / 64),"
+        " UnaryRepeatParams(1, 1, 4, 8));", "hb[i] = (_Float16)a[i];"),
+    "duplicate, mask/repeat": (
+        "Duplicate(d, 1.0f, (uint64_t)64, (uint8_t)(n / 64), (uint16_t)1, (uint8_t)8);",
+        "d[i] = 1.0f;"),
+    "data move UB, mask/repeat (Copy)": (
+        "Copy(d, a, (uint64_t)64, (uint8_t)(n / 64), CopyRepeatParams(1, 1, 8, 8));",
+        "d[i] = a[i];"),
+    "compare, mask/repeat (Compare)": (
+        "Compare(m, a, b, CMPMODE::LT, (uint64_t)64, (uint8_t)(n / 64),"
+        " BinaryRepeatParams(1, 1, 1, 8, 8, 8));",
+        "mb[i / 8] = (uint8_t)(i % 8 ? mb[i / 8] | ((a[i] < b[i]) << (i % 8)) : (a[i] < b[i]));"),
+    "select (Select)": ("Select(d, m, a, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, n);",
+                        "d[i] = (mb[i / 8] >> (i % 8)) & 1 ? a[i] : b[i];"),
+    "repeat reduction (WholeReduceSum)": ("WholeReduceSum(d, a, 64, n / 64, 1, 1, 8);",
+                                          "s += a[i];"),
+    "repeat reduction (WholeReduceMax)": ("WholeReduceMax(d, a, 64, n / 64, 1, 1, 8);",
+                                          "s = a[i] > s ? a[i] : s;"),
+    "block reduction (BlockReduceSum)": ("BlockReduceSum(d, a, n / 64, 64, 1, 1, 8);",
+                                         "s += a[i];"),
     # eight 4 KiB bursts (one row of a 1024-float tile each), as the row kernels copy
     "data move (DataCopyPad GM->UB)": (
         "DataCopyPad(d, xg, DataCopyExtParams{8, 4096, 0, 0, 0},"

@@ -270,8 +270,8 @@ private:
     const MaskSpec& m_;
     uint32_t span_ = 0;  // a run never crosses a multiple of span_
     bool follow_ = true;
-    uint32_t first_[128] = {};
-    uint32_t count_[128] = {};
+    uint32_t first_[128];  // runs [first_[k], first_[k] + count_[k]) for k < n_
+    uint32_t count_[128];
     uint32_t n_ = 0;
 };
 
