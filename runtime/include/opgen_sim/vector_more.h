@@ -77,14 +77,54 @@ inline Acc<T> PowLane(Acc<T> a, Acc<T> b) {
     }
 }
 
-template <typename A>
-inline A GeluLane(A x) {  // CANN Gelu: x / (1 + e^(-1.59576912 * (x + 0.044715 * x^3)))
-    return x / (A(1) + std::exp(A(-1.59576912) * (x + A(0.044715) * x * x * x)));
+// The activations built on e^h(x): g(x, expf(h(x))), in float (half lanes too, rounded once).
+// A float span computes h of 256 lanes, their exp on expf's SIMD lanes (exp_lanes.h, the values
+// libm's expf gives), then g: each lane the same float operations as one lane alone. False (before
+// anything is written) where expf's lanes are not available: the caller's lanes run.
+template <typename H, typename G>
+inline bool ExpActivationSpan(float* d, const float* x, uint64_t n, H h, G g) {
+    float e[256];
+    for (uint64_t i = 0; i < n; i += 256) {
+        const uint64_t k = n - i < 256 ? n - i : 256;
+        for (uint64_t j = 0; j < k; ++j) e[j] = h(x[i + j]);
+        if (!exp_lanes::Span(e, e, k)) return false;  // (a process-wide answer: i == 0 here)
+        for (uint64_t j = 0; j < k; ++j) d[i + j] = g(x[i + j], e[j]);  // (d == x: x[i + j] read first)
+    }
+    return true;
 }
-template <typename A>
-inline A FasterGeluLane(A x) {  // CANN FasterGelu: x / (1 + e^(-1.702 * x))
-    return x / (A(1) + std::exp(A(-1.702) * x));
-}
+#ifdef OPGEN_SIM_SIMD_LANES
+#define OPGEN_SIM_EXP_ACTIVATION_F4                                                              \
+    if constexpr (std::is_same_v<A, F4>) {                                                       \
+        return PerLane(x, [this](float v) { return (*this)(v); });                              \
+    } else
+#else
+#define OPGEN_SIM_EXP_ACTIVATION_F4
+#endif
+// A lane function (vector.h, Vectorised) for g(x, e) with e = expf(H), H and G in terms of x, e, A.
+#define OPGEN_SIM_EXP_ACTIVATION(NAME, H, G)                                                     \
+    struct NAME {                                                                                \
+        template <typename A>                                                                    \
+        A operator()(A x) const {                                                                \
+            OPGEN_SIM_EXP_ACTIVATION_F4 {                                                        \
+                const A e = std::exp(H);                                                         \
+                return static_cast<A>(G);                                                        \
+            }                                                                                    \
+        }                                                                                        \
+        static bool Span(float* d, const float* xs, uint64_t n) {                                \
+            using A = float;                                                                     \
+            return ExpActivationSpan(                                                            \
+                d, xs, n, [](A x) { return static_cast<A>(H); },                                 \
+                [](A x, A e) { (void)x; return static_cast<A>(G); });                            \
+        }                                                                                        \
+    };
+OPGEN_SIM_EXP_ACTIVATION(SigmoidLane, -x, A(1) / (A(1) + e))
+OPGEN_SIM_EXP_ACTIVATION(SiluLane, -x, x / (A(1) + e))
+// CANN Gelu: x / (1 + e^(-1.59576912 * (x + 0.044715 * x^3)))
+OPGEN_SIM_EXP_ACTIVATION(GeluLane, A(-1.59576912) * (x + A(0.044715) * x * x * x), x / (A(1) + e))
+// CANN FasterGelu: x / (1 + e^(-1.702 * x))
+OPGEN_SIM_EXP_ACTIVATION(FasterGeluLane, A(-1.702) * x, x / (A(1) + e))
+#undef OPGEN_SIM_EXP_ACTIVATION
+#undef OPGEN_SIM_EXP_ACTIVATION_F4
 template <typename A>
 inline A FasterGeluV2Lane(A x) {
     // CANN FasterGeluV2: sgn(x) = (x + 1e-12) / |x + 1e-12|,
@@ -475,15 +515,12 @@ inline void AdvUnary(const char* api, const LocalTensor<T>& dst, const LocalTens
 
 // Four overloads (with/without sharedTmpBuffer, with/without calCount), as CANN documents for
 // Sigmoid, Tanh, Sin, Cos and Erf.
-#define OPGEN_SIM_ADV_UNARY4(NAME, EXPR)                                                           \
+#define OPGEN_SIM_ADV_UNARY4(NAME, LANE)                                                           \
     template <typename T, bool isReuseSource = false>                                              \
     inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,             \
                      const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {       \
         more_detail::AdvUnary(#NAME, dstTensor, srcTensor, &sharedTmpBuffer,                       \
-                              opgen_sim::kTmpMinBytes, calCount, [](auto x) {                      \
-                                  using A = decltype(x);                                           \
-                                  return static_cast<A>(EXPR);                                     \
-                              });                                                                  \
+                              opgen_sim::kTmpMinBytes, calCount, LANE);                            \
     }                                                                                              \
     template <typename T, bool isReuseSource = false>                                              \
     inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,             \
@@ -493,20 +530,20 @@ inline void AdvUnary(const char* api, const LocalTensor<T>& dst, const LocalTens
     template <typename T, bool isReuseSource = false>                                              \
     inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,             \
                      const uint32_t calCount) {                                                    \
-        more_detail::AdvUnary(#NAME, dstTensor, srcTensor, nullptr, 0, calCount, [](auto x) {      \
-            using A = decltype(x);                                                                 \
-            return static_cast<A>(EXPR);                                                           \
-        });                                                                                        \
+        more_detail::AdvUnary(#NAME, dstTensor, srcTensor, nullptr, 0, calCount, LANE);            \
     }                                                                                              \
     template <typename T, bool isReuseSource = false>                                              \
     inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {           \
         NAME<T, isReuseSource>(dstTensor, srcTensor, srcTensor.GetSize());                         \
     }
-OPGEN_SIM_ADV_UNARY4(Sigmoid, A(1) / (A(1) + std::exp(-x)))
-OPGEN_SIM_ADV_UNARY4(Tanh, std::tanh(x))
-OPGEN_SIM_ADV_UNARY4(Sin, std::sin(x))
-OPGEN_SIM_ADV_UNARY4(Cos, std::cos(x))
-OPGEN_SIM_ADV_UNARY4(Erf, std::erf(x))
+// libm's function of each lane (in float for half)
+#define OPGEN_SIM_LIBM_LANE(FN) [](auto x) { return static_cast<decltype(x)>(FN(x)); }
+OPGEN_SIM_ADV_UNARY4(Sigmoid, opgen_sim::Vectorised(opgen_sim::SigmoidLane{}))
+OPGEN_SIM_ADV_UNARY4(Tanh, OPGEN_SIM_LIBM_LANE(std::tanh))
+OPGEN_SIM_ADV_UNARY4(Sin, OPGEN_SIM_LIBM_LANE(std::sin))
+OPGEN_SIM_ADV_UNARY4(Cos, OPGEN_SIM_LIBM_LANE(std::cos))
+OPGEN_SIM_ADV_UNARY4(Erf, OPGEN_SIM_LIBM_LANE(std::erf))
+#undef OPGEN_SIM_LIBM_LANE
 #undef OPGEN_SIM_ADV_UNARY4
 
 // ---- Exp, advanced API (adv_api/math/exp.h) ---------------------------------------------------
@@ -616,25 +653,23 @@ OPGEN_SIM_ADV_UNARY2(Trunc, std::trunc(x))
     inline void NAME(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,              \
                      const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t dataSize) {      \
         more_detail::AdvUnary(#NAME, dstLocal, srcLocal, &sharedTmpBuffer,                        \
-                              opgen_sim::kTmpMinBytes, dataSize,                                  \
-                              [](auto x) { return opgen_sim::LANE(x); });                         \
+                              opgen_sim::kTmpMinBytes, dataSize, LANE);                           \
     }                                                                                             \
     template <typename T, bool highPrecision = false, bool highPerformance = false>               \
     inline void NAME(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,              \
                      const uint32_t dataSize) {                                                   \
-        more_detail::AdvUnary(#NAME, dstLocal, srcLocal, nullptr, 0, dataSize,                    \
-                              [](auto x) { return opgen_sim::LANE(x); });                         \
+        more_detail::AdvUnary(#NAME, dstLocal, srcLocal, nullptr, 0, dataSize, LANE);             \
     }
-OPGEN_SIM_GELU(Gelu, GeluLane)
-OPGEN_SIM_GELU(FasterGelu, FasterGeluLane)
-OPGEN_SIM_GELU(FasterGeluV2, FasterGeluV2Lane)
+OPGEN_SIM_GELU(Gelu, opgen_sim::Vectorised(opgen_sim::GeluLane{}))
+OPGEN_SIM_GELU(FasterGelu, opgen_sim::Vectorised(opgen_sim::FasterGeluLane{}))
+OPGEN_SIM_GELU(FasterGeluV2, [](auto x) { return opgen_sim::FasterGeluV2Lane(x); })
 #undef OPGEN_SIM_GELU
 
 // Silu: silu(x) = x / (1 + e^(-x)); CANN has only the count form (argument dataSize).
 template <typename T, bool isReuseSource = false>
 inline void Silu(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, uint32_t dataSize) {
     more_detail::AdvUnary("Silu", dstLocal, srcLocal, nullptr, 0, dataSize,
-                          [](auto x) { return x / (decltype(x)(1) + std::exp(-x)); });
+                          opgen_sim::Vectorised(opgen_sim::SiluLane{}));
 }
 
 // ---- Power ----------------------------------------------------------------------------------
