@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -317,6 +318,14 @@ inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
 inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
 inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetTaskRation() { return 1; }
+// GetSystemCycle: the system counter, which the reference converts to time at 50 MHz on the
+// Atlas A2 and A3 products (time = cycles / 50 us): here the host's monotonic clock in those units.
+inline int64_t GetSystemCycle() {
+    return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now().time_since_epoch())
+                                    .count() /
+                                20);
+}
 
 // InitSocState: clears the mask mode, the vector mask and the atomic mode of this core.
 inline void InitSocState() { opgen_sim::ResetSocState(opgen_sim::CurrentCore()); }

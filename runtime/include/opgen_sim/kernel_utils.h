@@ -1,5 +1,5 @@
 // opgen NPU simulator: small kernel helpers of Ascend C that real operators use: AlignUp,
-// DivCeil, IsSameType, the typed DataCacheCleanAndInvalid, and AscendC::Std (the C++ standard
+// DivCeil, IsSameType, Conditional, the typed DataCacheCleanAndInvalid, and AscendC::Std (the C++ standard
 // library subset the reference lists under Utils-API, here the host's std:: entities).
 #pragma once
 
@@ -29,6 +29,15 @@ template <typename T, typename U>
 struct IsSameType : public FalseType {};
 template <typename T>
 struct IsSameType<T, T> : public TrueType {};
+// Conditional<b, T1, T2>::type: T1 if b, else T2 (std::conditional under asc-devkit's name).
+template <bool b, typename T1, typename T2>
+struct Conditional {
+    using type = T1;
+};
+template <typename T1, typename T2>
+struct Conditional<false, T1, T2> {
+    using type = T2;
+};
 
 enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };

@@ -18,6 +18,10 @@ constexpr uint64_t MASK_PLACEHOLDER_LIST[2] = {0, 0};
 
 enum class MaskMode : uint8_t { NORMAL = 0, COUNTER };
 
+// The reduction of ReduceRepeat, ReduceDataBlock and ReducePairElem (asc-devkit
+// impl/utils/common_types.h).
+enum class ReduceType { SUM = 0, MAX, MIN };
+
 enum class ReduceOrder : uint8_t {
     ORDER_VALUE_INDEX = 0,
     ORDER_INDEX_VALUE,
@@ -933,6 +937,102 @@ inline void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, 
                           dstRepStride, srcBlkStride, srcRepStride);
 }
 #undef OPGEN_SIM_BLOCK_REDUCE
+
+// ---- ReduceRepeat / ReduceDataBlock / ReducePairElem: the current names of WholeReduce*,
+// BlockReduce* and PairReduceSum ("归约计算"), with the reduction a template argument, mask
+// before repeatTime, and a dst type T and src type U that the Atlas A2/A3 products require to be
+// one type.
+namespace reduce0_detail {
+template <typename T, typename U>
+constexpr void CheckSameType() {
+    static_assert(std::is_same_v<T, U>,
+                  "ReduceRepeat/ReduceDataBlock/ReducePairElem: dst and src must be one type (half or float) on "
+                  "the Atlas A2/A3 products (\"归约计算\", 数据类型)");
+}
+constexpr opgen_sim::ReduceKind Kind(ReduceType t) {
+    return t == ReduceType::SUM ? opgen_sim::ReduceKind::Sum
+                                : (t == ReduceType::MAX ? opgen_sim::ReduceKind::Max : opgen_sim::ReduceKind::Min);
+}
+constexpr const char* RepeatName(ReduceType t) {
+    return t == ReduceType::SUM ? "ReduceRepeat<SUM>" : (t == ReduceType::MAX ? "ReduceRepeat<MAX>" : "ReduceRepeat<MIN>");
+}
+constexpr const char* BlockName(ReduceType t) {
+    return t == ReduceType::SUM ? "ReduceDataBlock<SUM>"
+                                : (t == ReduceType::MAX ? "ReduceDataBlock<MAX>" : "ReduceDataBlock<MIN>");
+}
+}  // namespace reduce0_detail
+
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                         const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
+    reduce0_detail::CheckSameType<T, U>();
+    constexpr const char* api = reduce0_detail::RepeatName(reduceType);
+    opgen_sim::WholeReduce(api, reduce0_detail::Kind(reduceType), dst, src,
+                           opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr,
+                                                                repeatTime),
+                           dstRepStride, srcBlkStride, srcRepStride,
+                           reduceType == ReduceType::SUM ? ReduceOrder::ORDER_ONLY_VALUE : order);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                         const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
+    reduce0_detail::CheckSameType<T, U>();
+    constexpr const char* api = reduce0_detail::RepeatName(reduceType);
+    opgen_sim::WholeReduce(api, reduce0_detail::Kind(reduceType), dst, src,
+                           opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime), dstRepStride,
+                           srcBlkStride, srcRepStride,
+                           reduceType == ReduceType::SUM ? ReduceOrder::ORDER_ONLY_VALUE : order);
+}
+
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                            const int32_t srcRepStride) {
+    reduce0_detail::CheckSameType<T, U>();
+    constexpr const char* api = reduce0_detail::BlockName(reduceType);
+    opgen_sim::BlockReduce(api, reduce0_detail::Kind(reduceType), dst, src,
+                           opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr,
+                                                                repeatTime),
+                           dstRepStride, srcBlkStride, srcRepStride);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                            const int32_t srcRepStride) {
+    reduce0_detail::CheckSameType<T, U>();
+    constexpr const char* api = reduce0_detail::BlockName(reduceType);
+    opgen_sim::BlockReduce(api, reduce0_detail::Kind(reduceType), dst, src,
+                           opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime), dstRepStride,
+                           srcBlkStride, srcRepStride);
+}
+
+// ReducePairElem: ReduceType::SUM only ("当前仅支持求和操作").
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride) {
+    reduce0_detail::CheckSameType<T, U>();
+    static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only (documented)");
+    constexpr const char* api = "ReducePairElem<SUM>";
+    opgen_sim::CheckHalfOrFloat<T>(api);
+    opgen_sim::PairReduce(api, dst, src,
+                          opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr,
+                                                               repeatTime),
+                          dstRepStride, srcBlkStride, srcRepStride);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
+inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
+                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                           const int32_t srcRepStride) {
+    reduce0_detail::CheckSameType<T, U>();
+    static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only (documented)");
+    constexpr const char* api = "ReducePairElem<SUM>";
+    opgen_sim::CheckHalfOrFloat<T>(api);
+    opgen_sim::PairReduce(api, dst, src, opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime),
+                          dstRepStride, srcBlkStride, srcRepStride);
+}
 
 }  // namespace AscendC
 

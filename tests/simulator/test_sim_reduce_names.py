@@ -1,0 +1,119 @@
+"""The current names of the repeat reductions (ReduceRepeat, ReduceDataBlock, ReducePairElem with a
+ReduceType argument, mask before repeatTime), and the utilities kernels written against today's
+asc-devkit use beside them (Conditional, GetSystemCycle): each reduction gives what its former
+name gives, a dst and src of two types is a compile error saying why, and the system counter
+runs forward."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen_runtime as rt
+
+KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void names(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    const int32_t op = *reinterpret_cast<const int32_t*>(tiling);
+    using T = typename Conditional<sizeof(DTYPE_X) == 4, float, half>::type;
+    static_assert(std::is_same_v<T, DTYPE_X>);
+    constexpr int32_t lanes = 256 / sizeof(T);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 8 * 1024);
+    LocalTensor<T> all = buf.Get<T>();
+    const int32_t n = 4 * lanes;
+    GlobalTensor<T> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x, n);
+    zGm.SetGlobalBuffer((__gm__ T*)z, 2 * n);
+    LocalTensor<T> src = all, dst = all[n];
+    DataCopy(src, xGm, n);
+    Duplicate(dst, static_cast<T>(0), n);
+    uint64_t bits[2] = {0x0F0F0F0F0F0F0F0FULL, lanes > 64 ? 0xFFULL : 0ULL};
+    const ReduceOrder only = ReduceOrder::ORDER_ONLY_VALUE;
+    switch (op) {
+        case 0: ReduceRepeat<ReduceType::SUM>(dst, src, lanes, 4, 1, 1, 8); break;
+        case 1: WholeReduceSum(dst, src, lanes, 4, 1, 1, 8); break;
+        case 2: ReduceRepeat<ReduceType::MAX>(dst, src, bits, 4, 1, 1, 8); break;
+        case 3: WholeReduceMax(dst, src, bits, 4, 1, 1, 8); break;
+        case 4: ReduceRepeat<ReduceType::MIN>(dst, src, 40, 4, 1, 1, 8, only); break;
+        case 5: WholeReduceMin(dst, src, 40, 4, 1, 1, 8, only); break;
+        case 6: ReduceDataBlock<ReduceType::SUM>(dst, src, bits, 4, 1, 1, 8); break;
+        case 7: BlockReduceSum(dst, src, 4, bits, 1, 1, 8); break;
+        case 8: ReduceDataBlock<ReduceType::MAX>(dst, src, lanes, 4, 1, 1, 8); break;
+        case 9: BlockReduceMax(dst, src, 4, lanes, 1, 1, 8); break;
+        case 10: ReducePairElem<ReduceType::SUM, T>(dst, src, lanes, 4, 1, 1, 8); break;
+        case 11: PairReduceSum(dst, src, 4, lanes, 1, 1, 8); break;
+        default: {
+            const int64_t a = GetSystemCycle();
+            for (int i = 0; i < 200; ++i) Adds(src, src, static_cast<T>(1), n);
+            const int64_t b = GetSystemCycle();
+            dst.SetValue(0, static_cast<T>(b > a ? 1 : 0));
+            break;
+        }
+    }
+    DataCopy(zGm, all, 2 * n);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, rt.KernelLibrary]:
+    src = Path(tmp_path_factory.mktemp("names")) / "names.cpp"
+    src.write_text(KERNEL)
+    return {t: rt.build_kernel(src, entry="names", defines={"DTYPE_X": t})
+            for t in ("float", "half")}
+
+
+def _run(lib: rt.KernelLibrary, dtype: type, op: int) -> np.ndarray:
+    lanes = 256 // np.dtype(dtype).itemsize
+    x = rt.gm_empty(4 * lanes, dtype)
+    x[...] = np.random.default_rng(5).standard_normal(4 * lanes).astype(dtype)
+    z = rt.gm_empty(8 * lanes, dtype)
+    rt.launch(lib, "names", {"x": x, "z": z}, block_dim=1, tiling=struct.pack("<i", op))
+    return np.asarray(z).copy()
+
+
+NAMES = ["ReduceRepeat<SUM>", "ReduceRepeat<MAX>", "ReduceRepeat<MIN>", "ReduceDataBlock<SUM>",
+         "ReduceDataBlock<MAX>", "ReducePairElem<SUM>"]
+
+
+@pytest.mark.parametrize("dtype_name", ["float", "half"])
+@pytest.mark.parametrize("pair", [(0, 1), (2, 3), (4, 5), (6, 7), (8, 9), (10, 11)], ids=NAMES)
+def test_current_reduction_names_give_their_former_names_results(
+        libs: dict[str, rt.KernelLibrary], dtype_name: str, pair: tuple[int, int]) -> None:
+    dtype = np.float32 if dtype_name == "float" else np.float16
+    new, old = (_run(libs[dtype_name], dtype, op) for op in pair)
+    lanes = 256 // np.dtype(dtype).itemsize
+    assert np.any(new[4 * lanes:] != 0)  # something was written
+    assert new.tobytes() == old.tobytes()
+
+
+def test_system_cycle_runs_forward(libs: dict[str, rt.KernelLibrary]) -> None:
+    z = _run(libs["float"], np.float32, 99)
+    assert z[256 // 4 * 4] == 1.0
+
+
+def test_reduction_of_two_types_is_a_compile_error_naming_the_rule(tmp_path: Path) -> None:
+    src = tmp_path / "mixed.cpp"
+    src.write_text(r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void mixed(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 1024);
+    LocalTensor<float> d = buf.Get<float>();
+    LocalTensor<half> s = buf.Get<half>()[256];
+    ReduceRepeat<ReduceType::SUM>(d, s, 128, 1, 1, 1, 8);
+}
+""")
+    with pytest.raises(rt.BuildError, match="dst and src must be one type"):
+        rt.build_kernel(src, entry="mixed")
