@@ -192,6 +192,13 @@ using event_t = int32_t;
 
 namespace AscendC {
 
+// int4b_t: asc-devkit's 4-bit signed integer, two to a byte. Kernels name it (a branch a template
+// kernel does not take still names it), so it is declared; a tensor of it is not simulated yet:
+// ReinterpretCast to it stops the build with a message saying so.
+struct int4b_t {
+    uint8_t storage = 0;
+};
+
 enum class TPosition : uint8_t {
     GM,
     A1,
@@ -343,6 +350,9 @@ public:
     TPosition GetPosition() const { return pos_; }
     template <typename U>
     LocalTensor<U> ReinterpretCast() const {
+        static_assert(!std::is_same_v<U, int4b_t>,
+                      "int4b_t (4-bit) tensors are not simulated yet: this kernel needs hardware or the CANN "
+                      "CPU-debug build");
         LocalTensor<U> r;
         r.ptr_ = reinterpret_cast<U*>(ptr_);
         r.size_ = static_cast<uint32_t>(static_cast<uint64_t>(size_) * sizeof(T) / sizeof(U));

@@ -1,8 +1,9 @@
-"""The current names of the repeat reductions (ReduceRepeat, ReduceDataBlock, ReducePairElem with a
-ReduceType argument, mask before repeatTime), and the utilities kernels written against today's
-asc-devkit use beside them (Conditional, GetSystemCycle): each reduction gives what its former
-name gives, a dst and src of two types is a compile error saying why, and the system counter
-runs forward."""
+"""Names kernels written against today's asc-devkit use: the current names of the repeat
+reductions (ReduceRepeat, ReduceDataBlock, ReducePairElem with a ReduceType argument, mask before
+repeatTime), Conditional, GetSystemCycle and int4b_t. Each reduction gives what its former name
+gives, a dst and src of two types is a compile error saying why, the system counter runs forward,
+and int4b_t compiles where a kernel only names it and stops the build, saying why, where a tensor
+of it would be used."""
 
 from __future__ import annotations
 
@@ -117,3 +118,39 @@ extern "C" __global__ __aicore__ void mixed(GM_ADDR x, GM_ADDR workspace, GM_ADD
 """)
     with pytest.raises(rt.BuildError, match="dst and src must be one type"):
         rt.build_kernel(src, entry="mixed")
+
+
+INT4 = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+template <int scenario>
+__aicore__ inline void Body(GM_ADDR x)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 1024);
+    LocalTensor<int8_t> bytes = buf.Get<int8_t>();
+    if constexpr (scenario == 0) {
+        LocalTensor<int4b_t> nibbles = bytes.template ReinterpretCast<int4b_t>();
+        (void)nibbles;
+    }
+    (void)x;
+}
+extern "C" __global__ __aicore__ void int4(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)
+{
+    Body<SCENARIO>(x);
+}
+"""
+
+
+def test_int4b_t_named_in_a_branch_not_taken_compiles(tmp_path: Path) -> None:
+    src = tmp_path / "int4.cpp"
+    src.write_text(INT4)
+    rt.build_kernel(src, entry="int4", defines={"SCENARIO": "1"})
+
+
+def test_a_tensor_of_int4b_t_is_a_compile_error_saying_it_is_not_simulated(tmp_path: Path) -> None:
+    src = tmp_path / "int4.cpp"
+    src.write_text(INT4)
+    with pytest.raises(rt.BuildError, match=r"int4b_t \(4-bit\) tensors are not simulated yet"):
+        rt.build_kernel(src, entry="int4", defines={"SCENARIO": "0"})
