@@ -962,77 +962,68 @@ constexpr const char* BlockName(ReduceType t) {
 }
 }  // namespace reduce0_detail
 
-template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
-inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
-                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                         const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
-    reduce0_detail::CheckSameType<T, U>();
-    constexpr const char* api = reduce0_detail::RepeatName(reduceType);
-    opgen_sim::WholeReduce(api, reduce0_detail::Kind(reduceType), dst, src,
-                           opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr,
-                                                                repeatTime),
-                           dstRepStride, srcBlkStride, srcRepStride,
-                           reduceType == ReduceType::SUM ? ReduceOrder::ORDER_ONLY_VALUE : order);
+namespace reduce0_detail {
+// The mask argument of a call: a count (int32_t) or bits (uint64_t[2]).
+template <typename T, bool isSetMask>
+inline opgen_sim::MaskSpec Mask(const char* api, int32_t mask, int32_t repeatTime) {
+    return opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr, repeatTime);
 }
-template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
-inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
-                         const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                         const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX) {
-    reduce0_detail::CheckSameType<T, U>();
-    constexpr const char* api = reduce0_detail::RepeatName(reduceType);
-    opgen_sim::WholeReduce(api, reduce0_detail::Kind(reduceType), dst, src,
-                           opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime), dstRepStride,
+template <typename T, bool isSetMask>
+inline opgen_sim::MaskSpec Mask(const char* api, const uint64_t* mask, int32_t repeatTime) {
+    return opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime);
+}
+template <ReduceType reduceType, typename T, typename U, bool isSetMask, typename M>
+inline void Repeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, M mask, int32_t repeatTime,
+                   int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride, ReduceOrder order) {
+    CheckSameType<T, U>();
+    constexpr const char* api = RepeatName(reduceType);
+    opgen_sim::WholeReduce(api, Kind(reduceType), dst, src, Mask<T, isSetMask>(api, mask, repeatTime), dstRepStride,
                            srcBlkStride, srcRepStride,
                            reduceType == ReduceType::SUM ? ReduceOrder::ORDER_ONLY_VALUE : order);
 }
-
-template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
-inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
-                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                            const int32_t srcRepStride) {
-    reduce0_detail::CheckSameType<T, U>();
-    constexpr const char* api = reduce0_detail::BlockName(reduceType);
-    opgen_sim::BlockReduce(api, reduce0_detail::Kind(reduceType), dst, src,
-                           opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr,
-                                                                repeatTime),
-                           dstRepStride, srcBlkStride, srcRepStride);
-}
-template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
-inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
-                            const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                            const int32_t srcRepStride) {
-    reduce0_detail::CheckSameType<T, U>();
-    constexpr const char* api = reduce0_detail::BlockName(reduceType);
-    opgen_sim::BlockReduce(api, reduce0_detail::Kind(reduceType), dst, src,
-                           opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime), dstRepStride,
+template <ReduceType reduceType, typename T, typename U, bool isSetMask, typename M>
+inline void DataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, M mask, int32_t repeatTime,
+                      int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride) {
+    CheckSameType<T, U>();
+    constexpr const char* api = BlockName(reduceType);
+    opgen_sim::BlockReduce(api, Kind(reduceType), dst, src, Mask<T, isSetMask>(api, mask, repeatTime), dstRepStride,
                            srcBlkStride, srcRepStride);
 }
-
 // ReducePairElem: ReduceType::SUM only ("当前仅支持求和操作").
-template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
-inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride) {
-    reduce0_detail::CheckSameType<T, U>();
+template <ReduceType reduceType, typename T, typename U, bool isSetMask, typename M>
+inline void PairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, M mask, int32_t repeatTime,
+                     int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride) {
+    CheckSameType<T, U>();
     static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only (documented)");
     constexpr const char* api = "ReducePairElem<SUM>";
     opgen_sim::CheckHalfOrFloat<T>(api);
-    opgen_sim::PairReduce(api, dst, src,
-                          opgen_sim::ResolveMask<T, isSetMask>(api, false, static_cast<uint64_t>(mask), nullptr,
-                                                               repeatTime),
-                          dstRepStride, srcBlkStride, srcRepStride);
+    opgen_sim::PairReduce(api, dst, src, Mask<T, isSetMask>(api, mask, repeatTime), dstRepStride, srcBlkStride,
+                          srcRepStride);
 }
-template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>
-inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],
-                           const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
-                           const int32_t srcRepStride) {
-    reduce0_detail::CheckSameType<T, U>();
-    static_assert(reduceType == ReduceType::SUM, "ReducePairElem supports ReduceType::SUM only (documented)");
-    constexpr const char* api = "ReducePairElem<SUM>";
-    opgen_sim::CheckHalfOrFloat<T>(api);
-    opgen_sim::PairReduce(api, dst, src, opgen_sim::ResolveMask<T, isSetMask>(api, true, 0, mask, repeatTime),
-                          dstRepStride, srcBlkStride, srcRepStride);
-}
+}  // namespace reduce0_detail
+
+#define OPGEN_SIM_REDUCE0(NAME, IMPL, ORDER_PARAM, ORDER_ARG)                                                    \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,                   \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,           \
+                     const int32_t srcRepStride ORDER_PARAM) {                                                   \
+        reduce0_detail::IMPL<reduceType, T, U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, \
+                                                          srcRepStride ORDER_ARG);                               \
+    }                                                                                                             \
+    template <ReduceType reduceType, typename T, typename U, bool isSetMask = true>                               \
+    inline void NAME(const LocalTensor<T>& dst, const LocalTensor<U>& src, const uint64_t mask[],                \
+                     const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,           \
+                     const int32_t srcRepStride ORDER_PARAM) {                                                   \
+        reduce0_detail::IMPL<reduceType, T, U, isSetMask>(dst, src, mask, repeatTime, dstRepStride, srcBlkStride, \
+                                                          srcRepStride ORDER_ARG);                               \
+    }
+#define OPGEN_SIM_COMMA ,
+OPGEN_SIM_REDUCE0(ReduceRepeat, Repeat, OPGEN_SIM_COMMA ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                  OPGEN_SIM_COMMA order)
+OPGEN_SIM_REDUCE0(ReduceDataBlock, DataBlock, , )
+OPGEN_SIM_REDUCE0(ReducePairElem, PairElem, , )
+#undef OPGEN_SIM_COMMA
+#undef OPGEN_SIM_REDUCE0
 
 }  // namespace AscendC
 
