@@ -154,3 +154,29 @@ def test_a_tensor_of_int4b_t_is_a_compile_error_saying_it_is_not_simulated(tmp_p
     src.write_text(INT4)
     with pytest.raises(rt.BuildError, match=r"int4b_t \(4-bit\) tensors are not simulated yet"):
         rt.build_kernel(src, entry="int4", defines={"SCENARIO": "0"})
+
+
+ASSERTS = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void asserts(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)
+{
+    const int32_t n = *reinterpret_cast<const int32_t*>(tiling);
+    KERNEL_LOG(KERNEL_INFO, "n is %d", n);
+    ASCENDC_ASSERT(n > 0, { KERNEL_LOG(KERNEL_ERROR, "n must be positive, got %d", n); });
+    (void)x;
+}
+"""
+
+
+def test_kernel_log_prints_and_a_failed_ascendc_assert_stops_the_kernel(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "asserts.cpp"
+    src.write_text(ASSERTS)
+    lib = rt.build_kernel(src, entry="asserts")
+    x = rt.gm_empty(8, np.float32)
+    rt.launch(lib, "asserts", [x], block_dim=1, tiling=struct.pack("<i", 3))
+    assert "[INFO][opgen-sim][block 0]" in capfd.readouterr().err
+    with pytest.raises(rt.SimulatorError, match=r"assertion failed: n > 0 at .*asserts\.cpp:8"):
+        rt.launch(lib, "asserts", [x], block_dim=1, tiling=struct.pack("<i", -2))
+    assert "[ERROR][opgen-sim][block 0]" in capfd.readouterr().err

@@ -339,6 +339,32 @@ inline void InitSocState() { opgen_sim::ResetSocState(opgen_sim::CurrentCore());
     ((cond) ? void(0) : ::opgen_sim::AssertFail(#cond, __FILE__, __LINE__, ##__VA_ARGS__))
 #endif
 
+// KERNEL_LOG(level, fmt, args...): asc-devkit's kernel log (impl/basic_api/kernel_log.h), which
+// its CPU-debug build prints: here one line on stderr, "[LEVEL][opgen-sim][block N] file:line:
+// message", for the levels KERNEL_DEBUG, KERNEL_INFO, KERNEL_WARN and KERNEL_ERROR.
+#define OPGEN_SIM_KERNEL_LOG(tag, format, ...)                                                  \
+    std::fprintf(stderr, "[" tag "][opgen-sim][block %lld] %s:%d: " format "\n",               \
+                 static_cast<long long>(::opgen_sim::tls_core != nullptr ? ::opgen_sim::tls_core->block_idx : 0), \
+                 __FILE__, __LINE__, ##__VA_ARGS__)
+#define KERNEL_LOG_KERNEL_DEBUG(format, ...) OPGEN_SIM_KERNEL_LOG("DEBUG", format, ##__VA_ARGS__)
+#define KERNEL_LOG_KERNEL_INFO(format, ...) OPGEN_SIM_KERNEL_LOG("INFO", format, ##__VA_ARGS__)
+#define KERNEL_LOG_KERNEL_WARN(format, ...) OPGEN_SIM_KERNEL_LOG("WARN", format, ##__VA_ARGS__)
+#define KERNEL_LOG_KERNEL_ERROR(format, ...) OPGEN_SIM_KERNEL_LOG("ERROR", format, ##__VA_ARGS__)
+#ifndef KERNEL_LOG
+#define KERNEL_LOG(level, format, ...) KERNEL_LOG_##level(format, ##__VA_ARGS__)
+#endif
+// ASCENDC_ASSERT(cond, behavior): as asc-devkit's CPU-debug build, a failed check runs `behavior`
+// (usually a KERNEL_LOG of why) and stops the kernel: a KernelAssert error naming the condition.
+#ifndef ASCENDC_ASSERT
+#define ASCENDC_ASSERT(cond, behavior)                                                          \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            behavior;                                                                           \
+            ::opgen_sim::AssertFail(#cond, __FILE__, __LINE__);                                 \
+        }                                                                                       \
+    } while (0)
+#endif
+
 // ASSERT as the NPU compiles it: to nothing, so code that builds for the device builds here
 // (kernels write `x = n ASSERT(n != 0);` or name functions that only an expanded check would
 // look up). In libraries built with OPGEN_SIM_STRICT=1 (OPGEN_SIM_CHECKED_ASSERT, added by the
