@@ -180,3 +180,40 @@ def test_kernel_log_prints_and_a_failed_ascendc_assert_stops_the_kernel(
     with pytest.raises(rt.SimulatorError, match=r"assertion failed: n > 0 at .*asserts\.cpp:8"):
         rt.launch(lib, "asserts", [x], block_dim=1, tiling=struct.pack("<i", -2))
     assert "[ERROR][opgen-sim][block 0]" in capfd.readouterr().err
+
+
+GM_SCALAR = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void flags(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)
+{
+    const int32_t at = *reinterpret_cast<const int32_t*>(tiling);
+    __gm__ int32_t* flags = reinterpret_cast<__gm__ int32_t*>(x);
+    WriteGmByPassDCache(flags + at, static_cast<int32_t>(GetBlockIdx()) + 10);
+    DataSyncBarrier<MemDsbT::ALL>();
+    const int32_t seen = ReadGmByPassDCache(flags + at);
+    WriteGmByPassDCache(flags + at + 1, seen * 2);
+}
+"""
+
+
+def test_gm_scalar_accesses_past_the_data_cache_write_read_and_check_their_address(
+        tmp_path: Path) -> None:
+    src = tmp_path / "flags.cpp"
+    src.write_text(GM_SCALAR)
+    lib = rt.build_kernel(src, entry="flags")
+    x = rt.gm_empty(16, np.int32)
+    x[...] = 0
+    rt.launch(lib, "flags", [x], block_dim=1, tiling=struct.pack("<i", 4))
+    assert list(np.asarray(x)[4:6]) == [10, 20]
+    with pytest.raises(rt.SimulatorError, match="WriteGmByPassDCache"):
+        rt.launch(lib, "flags", [x], block_dim=1, tiling=struct.pack("<i", 4096))
+
+
+def test_a_float_past_the_data_cache_is_a_compile_error(tmp_path: Path) -> None:
+    src = tmp_path / "fl.cpp"
+    src.write_text(GM_SCALAR.replace("int32_t* flags", "float* flags")
+                   .replace("static_cast<int32_t>(GetBlockIdx()) + 10", "1.0f")
+                   .replace("const int32_t seen", "const float seen"))
+    with pytest.raises(rt.BuildError, match="take int8_t, uint8_t, int16_t"):
+        rt.build_kernel(src, entry="flags")

@@ -1,8 +1,10 @@
 // opgen NPU simulator: small kernel helpers of Ascend C that real operators use: AlignUp,
-// DivCeil, IsSameType, Conditional, the typed DataCacheCleanAndInvalid, and AscendC::Std (the C++ standard
+// DivCeil, IsSameType, Conditional, the typed DataCacheCleanAndInvalid, DataSyncBarrier, the GM
+// scalar accesses past the data cache, and AscendC::Std (the C++ standard
 // library subset the reference lists under Utils-API, here the host's std:: entities).
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <tuple>
@@ -56,6 +58,40 @@ inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {
 template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
     opgen_sim::FlushAll();
+}
+
+// DataSyncBarrier<MemDsbT>: the data synchronisation barrier (dsb) of the scalar unit. The
+// simulated core's memory accesses are done by the time the call runs; it applies the core's
+// deferred work (as DataCacheCleanAndInvalid) and fences the host's memory order, so another
+// block's thread sees what this one wrote.
+enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
+template <MemDsbT arg>
+inline void DataSyncBarrier() {
+    opgen_sim::FlushAll();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// WriteGmByPassDCache / ReadGmByPassDCache: one integer stored to or loaded from GM past the
+// data cache (integers of 1, 2, 4 or 8 bytes, as the reference lists). The address must lie inside
+// a GM buffer of the launch; the access is atomic and sequentially consistent on the host, so
+// blocks polling a flag another block writes see it.
+template <typename T>
+inline void CheckGmScalar(const char* api, const T* addr) {
+    static_assert(std::is_integral_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8),
+                  "WriteGmByPassDCache/ReadGmByPassDCache take int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+                  "uint32_t, int64_t or uint64_t (documented)");
+    opgen_sim::CheckGmRange(addr, addr, 1, 1, sizeof(T), opgen_sim::TypeName<T>(), api);
+    opgen_sim::FlushGm(addr, sizeof(T));
+}
+template <typename T>
+inline void WriteGmByPassDCache(__gm__ T* addr, T value) {
+    CheckGmScalar("WriteGmByPassDCache", addr);
+    __atomic_store_n(addr, value, __ATOMIC_SEQ_CST);
+}
+template <typename T>
+inline T ReadGmByPassDCache(__gm__ T* addr) {
+    CheckGmScalar("ReadGmByPassDCache", addr);
+    return __atomic_load_n(addr, __ATOMIC_SEQ_CST);
 }
 
 namespace Std {
