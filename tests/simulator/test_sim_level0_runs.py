@@ -84,6 +84,8 @@ __aicore__ inline void Run(const Level0Tiling& t, const LocalTensor<T>& d, const
                     case 10: L0_SCA(LeakyRelu); break;
                     case 13: L0_UN(Sqrt); break;
                     case 14: L0_UN(Exp); break;
+                    case 17: L0_BIN(AddRelu); break;
+                    case 18: L0_BIN(SubRelu); break;
                     default: break;
                 }
             }
@@ -120,10 +122,10 @@ extern "C" __global__ __aicore__ void level0(GM_ADDR x, GM_ADDR z, GM_ADDR works
 }
 """.replace("UB_ELEMS", str(UB_ELEMS))
 
-BINARY = {0: "Add", 1: "Sub", 2: "Mul", 3: "Max", 4: "Min", 5: "Div"}
+BINARY = {0: "Add", 1: "Sub", 2: "Mul", 3: "Max", 4: "Min", 5: "Div", 17: "AddRelu", 18: "SubRelu"}
 SCALAR = {6: "Adds", 7: "Muls", 8: "Maxs", 9: "Mins", 10: "LeakyRelu"}
 UNARY = {11: "Abs", 12: "Relu", 13: "Sqrt", 14: "Exp", 15: "Duplicate", 16: "Copy"}
-FLOAT_ONLY = {5, 10, 13, 14}
+FLOAT_ONLY = {5, 10, 13, 14, 17, 18}
 DTYPES = {"float": np.float32, "half": np.float16, "int32_t": np.int32}
 
 _LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
@@ -158,6 +160,8 @@ def _lane_fn(op: int, dtype: type, scalar: float) -> Callable[..., object]:
         11: lambda a: -a if a < 0 else a + 0, 12: lambda a: a if a > 0 else type(a)(0),
         13: lambda a: np.sqrt(a), 14: lambda a: np.float32(_LIBM.expf(float(a))),
         15: lambda: s, 16: lambda a: a,
+        17: lambda a, b: a + b if a + b > 0 else type(a)(0),  # (NaN and -0.0 give +0.0)
+        18: lambda a, b: a - b if a - b > 0 else type(a)(0),
     }
     return lanes[op]
 
@@ -305,3 +309,45 @@ def test_whole_calls_of_many_repeats(libs: dict[str, rt.KernelLibrary], dtype_na
             "bOff": UB_ELEMS // 2, "dBlk": 1, "aBlk": 1, "bBlk": 1, "dRep": 8, "aRep": 8,
             "bRep": 8}
         _run(libs[dtype_name], dtype, p, 7)
+
+
+RELU16 = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void relu16(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
+                                             GM_ADDR tiling)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 3 * 256 * sizeof(int16_t));
+    GlobalTensor<int16_t> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ int16_t*)x, 512);
+    zGm.SetGlobalBuffer((__gm__ int16_t*)z, 512);
+    LocalTensor<int16_t> a = buf.Get<int16_t>(), b = a[256], d = a[512];
+    DataCopy(a, xGm, 256);
+    DataCopy(b, xGm[256], 256);
+    AddRelu(d, a, b, 256);
+    DataCopy(zGm, d, 256);
+    SubRelu(d, a, b, 256);
+    DataCopy(zGm[256], d, 256);
+}
+"""
+
+
+def test_int16_add_and_sub_relu_wrap_then_clip_at_zero(tmp_path: Path) -> None:
+    """AddRelu/SubRelu on int16_t: the sum wraps as Add's does, then negatives become 0."""
+    src = tmp_path / "relu16.cpp"
+    src.write_text(RELU16)
+    lib = rt.build_kernel(src, entry="relu16")
+    rng = np.random.default_rng(9)
+    x0 = rng.integers(-32768, 32768, 512).astype(np.int16)
+    x = rt.gm_empty(512, np.int16)
+    x[...] = x0
+    z = rt.gm_empty(512, np.int16)
+    rt.launch(lib, "relu16", {"x": x, "z": z}, block_dim=1, tiling=bytes(8))
+    a, b = x0[:256].astype(np.int64), x0[256:].astype(np.int64)
+    def wrap(v: np.ndarray) -> np.ndarray:
+        return ((v + 32768) % 65536 - 32768).astype(np.int16)
+
+    want = np.concatenate([np.maximum(wrap(a + b), 0), np.maximum(wrap(a - b), 0)])
+    assert np.array_equal(np.asarray(z), want)

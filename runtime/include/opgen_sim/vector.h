@@ -685,6 +685,33 @@ OPGEN_SIM_API void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, co
     opgen_sim::Binary("Div", dst, src0, src1, count, opgen_sim::Vectorised(OpgenSimDivLane{}));
 }
 
+// AddRelu / SubRelu ("复合计算"): dst = max(src0 +/- src1, 0), on int16_t, half and float (the A2/A3
+// products' list). The sum is a lane's own (int16_t wraps as Add does, half computes in float and
+// rounds once: rounding keeps the sign, so relu before or after it is the same value); NaN gives 0.
+template <typename T>
+constexpr void CheckAddReluType(const char*) {
+    static_assert(std::is_same_v<T, int16_t> || std::is_same_v<T, half> || std::is_same_v<T, float>,
+                  "AddRelu/SubRelu take int16_t, half or float on the Atlas A2/A3 products (documented)");
+}
+#define OPGEN_SIM_BINARY_RELU(NAME, OP, WOP)                                                       \
+    struct OpgenSim##NAME##Lane {                                                                \
+        template <typename A, typename B>                                                        \
+        auto operator()(A a, B b) const {                                                        \
+            const auto s = opgen_sim::Wrap(a, b, OP);                                            \
+            return s > decltype(s){} ? s : decltype(s){};                                        \
+        }                                                                                        \
+        OPGEN_SIM_WIDE_OVERLOAD_2(((a WOP b) > decltype(a){}) ? (a WOP b) : decltype(a){})        \
+    };                                                                                           \
+    template <typename T>                                                                        \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,               \
+                            const LocalTensor<T>& src1, const int32_t& count) {                  \
+        CheckAddReluType<T>(#NAME);                                                              \
+        opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised(OpgenSim##NAME##Lane{})); \
+    }
+OPGEN_SIM_BINARY_RELU(AddRelu, std::plus<>(), +)
+OPGEN_SIM_BINARY_RELU(SubRelu, std::minus<>(), -)
+#undef OPGEN_SIM_BINARY_RELU
+
 }  // namespace AscendC
 
 namespace opgen_sim {

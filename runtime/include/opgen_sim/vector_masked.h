@@ -746,6 +746,27 @@ OPGEN_SIM_BINARY0(Mul)
 OPGEN_SIM_BINARY0(Max)
 OPGEN_SIM_BINARY0(Min)
 #undef OPGEN_SIM_BINARY0
+// AddRelu / SubRelu's mask/repeat forms (their types checked as the count forms', vector.h)
+#define OPGEN_SIM_BINARY0_RELU(NAME)                                                              \
+    template <typename T, bool isSetMask = true>                                                  \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
+                            const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) { \
+        CheckAddReluType<T>(#NAME);                                                               \
+        opgen_sim::BinaryRep(#NAME, dst, src0, src1,                                              \
+                             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime), repeatParams, \
+                             opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));                      \
+    }                                                                                             \
+    template <typename T, bool isSetMask = true>                                                  \
+    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
+                            uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) { \
+        CheckAddReluType<T>(#NAME);                                                               \
+        opgen_sim::BinaryRep(#NAME, dst, src0, src1,                                              \
+                             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime), \
+                             repeatParams, opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));        \
+    }
+OPGEN_SIM_BINARY0_RELU(AddRelu)
+OPGEN_SIM_BINARY0_RELU(SubRelu)
+#undef OPGEN_SIM_BINARY0_RELU
 
 // Div: half and float only (reference, Div, 数据类型), checked before any lane divides.
 template <typename T, bool isSetMask = true>
