@@ -217,3 +217,73 @@ def test_a_float_past_the_data_cache_is_a_compile_error(tmp_path: Path) -> None:
                    .replace("const int32_t seen", "const float seen"))
     with pytest.raises(rt.BuildError, match="take int8_t, uint8_t, int16_t"):
         rt.build_kernel(src, entry="flags")
+
+
+REDUCE_SUM0 = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void rsum(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    using T = DTYPE_X;
+    constexpr int32_t lanes = 256 / sizeof(T);
+    const int32_t useBits = *reinterpret_cast<const int32_t*>(tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 8 * lanes * sizeof(T));
+    GlobalTensor<T> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x, 4 * lanes);
+    zGm.SetGlobalBuffer((__gm__ T*)z, 8 * lanes);
+    LocalTensor<T> all = buf.Get<T>();
+    LocalTensor<T> src = all, work = all[4 * lanes], dst = all[5 * lanes], acc = all[6 * lanes];
+    DataCopy(src, xGm, 4 * lanes);
+    Duplicate(all[4 * lanes], static_cast<T>(0), 4 * lanes);
+    uint64_t bits[2] = {0xF0F0F0F0F0F0F0F0ULL, lanes > 64 ? 0x1ULL : 0ULL};
+    if (useBits) ReduceSum(dst, src, work, bits, 3, 9);
+    else ReduceSum(dst, src, work, 40, 3, 9);
+    acc.SetValue(0, GetReduceRepeatSumSpr<T>());
+    ReduceSum(dst[8 * sizeof(float) / sizeof(T)], src, work[lanes / 2], 3 * lanes + 5);
+    acc.SetValue(1, GetAccVal<T>());
+    DataCopy(zGm, all, 8 * lanes);
+}
+"""
+
+
+def _tree(v: list[np.floating], t: type) -> np.floating:
+    def add(a: np.floating, b: np.floating) -> np.floating:
+        s = np.float32(a) + np.float32(b)
+        out: np.floating = t(np.clip(s, -65504, 65504) if t is np.float16 else s)
+        return out
+
+    while len(v) > 1:
+        v = [add(v[2 * i], v[2 * i + 1]) for i in range(len(v) // 2)]
+    return v[0]
+
+
+@pytest.mark.parametrize("dtype_name", ["float", "half"])
+@pytest.mark.parametrize("use_bits", [False, True])
+def test_reduce_sum_mask_form_and_the_sum_register(tmp_path: Path, dtype_name: str,
+                                                   use_bits: bool) -> None:
+    """The mask/repeat ReduceSum: each repeat's selected lanes summed as a tree into
+    sharedTmpBuffer, then those sums reduced as the count form reduces values; the count and
+    mask forms leave their sum where GetReduceRepeatSumSpr (GetAccVal) reads it."""
+    t = np.float32 if dtype_name == "float" else np.float16
+    lanes = 256 // np.dtype(t).itemsize
+    src_path = tmp_path / "rsum.cpp"
+    src_path.write_text(REDUCE_SUM0)
+    lib = rt.build_kernel(src_path, entry="rsum", defines={"DTYPE_X": dtype_name})
+    x0 = np.random.default_rng(2).standard_normal(4 * lanes).astype(t)
+    x = rt.gm_empty(4 * lanes, t)
+    x[...] = x0
+    z = rt.gm_empty(8 * lanes, t)
+    rt.launch(lib, "rsum", {"x": x, "z": z}, block_dim=1,
+              tiling=struct.pack("<ii", int(use_bits), 0))
+    got = np.asarray(z)
+    bits = (0xF0F0F0F0F0F0F0F0 | (1 << 64 if lanes > 64 else 0)) if use_bits else (1 << 40) - 1
+    partials = [_tree([x0[r * 9 * (lanes // 8) + lane] if bits >> lane & 1 else t(0)
+                       for lane in range(lanes)], t) for r in range(3)]
+    total = _tree(partials + [t(0)] * (lanes - 3), t)
+    assert got[4 * lanes:4 * lanes + 3].tobytes() == np.array(partials, t).tobytes()
+    assert got[5 * lanes].tobytes() == np.array([total], t).tobytes()
+    assert got[6 * lanes].tobytes() == got[5 * lanes].tobytes()
+    count_total = got[5 * lanes + 8 * 4 // np.dtype(t).itemsize]
+    assert got[6 * lanes + 1].tobytes() == count_total.tobytes()

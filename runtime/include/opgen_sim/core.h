@@ -192,6 +192,9 @@ struct Core {
     uint64_t mask_lo = ~0ull;
     // DEQSCALE's s322fp16 scale (SetDeqScale(half)): int32_t -> half Cast multiplies by it
     float deq_scale = 1.0f;
+    // the accumulator of the last ReduceSum (count form or mask/repeat form), as its T's bits:
+    // what GetReduceRepeatSumSpr reads
+    uint64_t reduce_sum_acc = 0;
     // Atomic mode of copies to GM (SetAtomicAdd<T>/SetAtomicMax<T>/SetAtomicMin<T>/SetAtomicNone).
     int32_t atomic_op = 0;
     const char* atomic_type = nullptr;

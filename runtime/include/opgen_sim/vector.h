@@ -1635,6 +1635,38 @@ inline bool WholeRepeatsTotal(const float* s, int32_t repeats, float* total) {
 #endif
 }  // namespace reduce_detail
 
+namespace reduce_detail {
+// The count form's sum of s[0, count): each repeat's tree, the repeats' sums added in order.
+template <typename T>
+inline T CountSum(const T* s, int32_t count) {
+    const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
+    T lanes[128];
+    T total = T(0);
+    int32_t r = 0;
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (std::is_same_v<T, float>) {  // the whole repeats eight at a time (AVX-512)
+        if (WholeRepeatsTotal(s, count / per_repeat, &total)) r = count / per_repeat;
+    }
+#endif
+    for (; r * per_repeat < count; ++r) {
+        const int32_t first = r * per_repeat;
+        T part;
+        if (first + per_repeat > count || !RepeatSumLanes(s + first, &part)) {
+            for (int32_t l = 0; l < per_repeat; ++l) lanes[l] = first + l < count ? s[first + l] : T(0);
+            part = opgen_sim::TreeSum(lanes, static_cast<uint32_t>(per_repeat));
+        }
+        total = r == 0 ? part : opgen_sim::ReduceAdd(total, part);
+    }
+    return total;
+}
+template <typename T>
+inline void SetSumAcc(opgen_sim::Core& core, T total) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &total, sizeof(T));
+    core.reduce_sum_acc = bits;
+}
+}  // namespace reduce_detail
+
 // Count form, Atlas A2 ("ReduceSum", 关键特性说明, 方式一): each 256-byte repeat is summed as a
 // binary tree (a tail repeat's missing lanes count as 0), and the repeats' sums are added in
 // order, each addition rounded to T. The reference does not say in which precision the running
@@ -1646,27 +1678,24 @@ OPGEN_SIM_API void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& sr
     opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
     opgen_sim::Core& core = opgen_sim::CurrentCore();
     reduce_detail::Check(&core, "ReduceSum", dst, src, sharedTmpBuffer, count, false);
-    const T* s = reduce_detail::Source(&core, src, count);
-    const int32_t per_repeat = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
-    T lanes[128];
-    T total = T(0);
-    int32_t r = 0;
-#ifdef OPGEN_SIM_SIMD_LANES
-    if constexpr (std::is_same_v<T, float>) {  // the whole repeats eight at a time (AVX-512)
-        if (reduce_detail::WholeRepeatsTotal(s, count / per_repeat, &total)) r = count / per_repeat;
-    }
-#endif
-    for (; r * per_repeat < count; ++r) {
-        const int32_t first = r * per_repeat;
-        T part;
-        if (first + per_repeat > count || !reduce_detail::RepeatSumLanes(s + first, &part)) {
-            for (int32_t l = 0; l < per_repeat; ++l) lanes[l] = first + l < count ? s[first + l] : T(0);
-            part = opgen_sim::TreeSum(lanes, static_cast<uint32_t>(per_repeat));
-        }
-        total = r == 0 ? part : opgen_sim::ReduceAdd(total, part);
-    }
+    const T total = reduce_detail::CountSum(reduce_detail::Source(&core, src, count), count);
     dst.ptr_[0] = total;
+    reduce_detail::SetSumAcc(core, total);
     opgen_sim::CountVector<T>(core, static_cast<uint64_t>(count), "ReduceSum");
+}
+
+// GetReduceRepeatSumSpr (GetAccVal, its former name): the sum the last ReduceSum left in the
+// accumulator register.
+template <typename T>
+inline T GetReduceRepeatSumSpr() {
+    T v;
+    const uint64_t bits = opgen_sim::CurrentCore().reduce_sum_acc;
+    std::memcpy(&v, &bits, sizeof(T));
+    return v;
+}
+template <typename T>
+inline T GetAccVal() {
+    return GetReduceRepeatSumSpr<T>();
 }
 
 namespace reduce_detail {

@@ -1138,6 +1138,53 @@ inline void RepeatExtreme(const char* api, ReduceKind kind, const AscendC::Local
     CountMasked<T>(m, api);
 }
 
+// ReduceSum's mask/repeat form on the Atlas A2 products, as CANN implements it (asc-devkit
+// impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h): each of `repeatTime` repeats of src
+// (block stride 1, repeat stride srcRepStride) sums the lanes the mask selects as a tree (0 where
+// it does not) into sharedTmpBuffer, one value per repeat; then one counter-mode reduction over
+// those values gives dst[0] as the count form sums `repeatTime` values.
+template <typename T, bool isSetMask>
+inline void RepeatSum(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                      const AscendC::LocalTensor<T>& work, bool is_bits, uint64_t count_mask,
+                      const uint64_t* bit_mask, int32_t repeatTime, int32_t srcRepStride) {
+    CheckHalfOrFloat<T>(api);
+    if (repeatTime < 0 || repeatTime > 255) {
+        Fail(ErrorKind::VectorCount, api, "repeatTime " + std::to_string(repeatTime) + " is outside [0, 255]");
+    }
+    if (srcRepStride < 0 || srcRepStride > 65535) {
+        Fail(ErrorKind::VectorCount, api, "srcRepStride " + std::to_string(srcRepStride) + " is outside [0, 65535]");
+    }
+    const MaskSpec m = ResolveMask<T, isSetMask>(api, is_bits, count_mask, bit_mask, repeatTime);
+    if (m.repeats == 0) return;
+    const uint32_t rep = static_cast<uint32_t>(srcRepStride);
+    CheckReach(api, m, src, 1, rep, "src");
+    CheckOperand(dst, 1, api, "dst");
+    CheckUbAligned(work, api, "sharedTmpBuffer");
+    const uint64_t need = RoundUp(static_cast<uint64_t>(m.repeats), BlockElems<T>());
+    if (work.size_ < need) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "sharedTmpBuffer holds " + Str(work.size_) + " elements, " + std::to_string(m.repeats) +
+                 " repeat(s) need at least " + Str(need) + " (one sum a repeat, rounded up to 32 bytes)");
+    }
+    const T* s = src.ptr_;
+    const RepOperand ops[1] = {Operand<T>(1, rep)};
+    const LaneRuns runs(m, ops);
+    T vals[128];
+    for (int32_t r = 0; r < m.repeats; ++r) {
+        std::fill_n(vals, m.lanes, T(0));
+        runs.Each(r, [&](uint32_t l, uint32_t n) {
+            std::memcpy(vals + l, s + LaneOffset<T>(r, l, 1, rep), n * sizeof(T));
+        });
+        T sum;
+        if (!AscendC::reduce_detail::RepeatSumLanes(static_cast<const T*>(vals), &sum)) sum = TreeSum(vals, m.lanes);
+        work.ptr_[r] = sum;
+    }
+    const T total = AscendC::reduce_detail::CountSum(static_cast<const T*>(work.ptr_), m.repeats);
+    dst.ptr_[0] = total;
+    AscendC::reduce_detail::SetSumAcc(CurrentCore(), total);
+    CountMasked<T>(m, api);
+}
+
 }  // namespace opgen_sim
 
 namespace AscendC {
@@ -1162,6 +1209,20 @@ namespace AscendC {
 OPGEN_SIM_REPEAT_EXTREME(ReduceMax, opgen_sim::ReduceKind::Max)
 OPGEN_SIM_REPEAT_EXTREME(ReduceMin, opgen_sim::ReduceKind::Min)
 #undef OPGEN_SIM_REPEAT_EXTREME
+
+// ReduceSum, mask and repeat forms (the count form is in vector.h)
+template <typename T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const uint64_t mask[], const int32_t repeatTime, const int32_t srcRepStride) {
+    opgen_sim::RepeatSum<T, isSetMask>("ReduceSum", dst, src, sharedTmpBuffer, true, 0, mask, repeatTime,
+                                       srcRepStride);
+}
+template <typename T, bool isSetMask = true>
+inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                      const int32_t mask, const int32_t repeatTime, const int32_t srcRepStride) {
+    opgen_sim::RepeatSum<T, isSetMask>("ReduceSum", dst, src, sharedTmpBuffer, false, static_cast<uint64_t>(mask),
+                                       nullptr, repeatTime, srcRepStride);
+}
 
 }  // namespace AscendC
 
