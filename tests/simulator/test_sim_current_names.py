@@ -287,3 +287,52 @@ def test_reduce_sum_mask_form_and_the_sum_register(tmp_path: Path, dtype_name: s
     assert got[6 * lanes].tobytes() == got[5 * lanes].tobytes()
     count_total = got[5 * lanes + 8 * 4 // np.dtype(t).itemsize]
     assert got[6 * lanes + 1].tobytes() == count_total.tobytes()
+
+
+POLL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void poll(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling)
+{
+    const int32_t byPass = *reinterpret_cast<const int32_t*>(tiling);
+    GlobalTensor<int32_t> flags;
+    flags.SetGlobalBuffer((__gm__ int32_t*)x, 64);
+    const int32_t me = static_cast<int32_t>(GetBlockIdx());
+    constexpr CacheLine kLine = CacheLine::SINGLE_CACHE_LINE;
+    constexpr DcciDst kOut = DcciDst::CACHELINE_OUT;
+    if (me != 0) {  // blocks 1..n-1 raise their flag and end
+        flags.SetValue(me * 8, me + 100);
+        DataCacheCleanAndInvalid<int32_t, kLine, kOut>(flags);
+        return;
+    }
+    for (int32_t b = 1; b < static_cast<int32_t>(GetBlockNum()); ++b) {  // block 0 waits for each
+        for (;;) {
+            int32_t seen;
+            if (byPass) {
+                seen = ReadGmByPassDCache(reinterpret_cast<__gm__ int32_t*>(x) + b * 8);
+            } else {
+                DataCacheCleanAndInvalid<int32_t, kLine, kOut>(flags);
+                seen = flags.GetValue(b * 8);
+            }
+            if (seen == b + 100) break;
+        }
+    }
+    flags.SetValue(0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("by_pass", [False, True], ids=["dcci", "ReadGmByPassDCache"])
+def test_a_block_polling_gm_for_later_blocks_sees_them_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, by_pass: bool) -> None:
+    """On hardware every block runs at once; here a block that keeps polling GM while blocks
+    remain unstarted starts a thread for them, so it does not spin until the launch times out."""
+    monkeypatch.setenv("OPGEN_SIM_TIMEOUT", "20")
+    src = tmp_path / "poll.cpp"
+    src.write_text(POLL)
+    lib = rt.build_kernel(src, entry="poll")
+    x = rt.gm_empty(64, np.int32)
+    x[...] = 0
+    # one thread: block 0 runs first and polls while 1-3 wait unstarted
+    rt.launch(lib, "poll", [x], block_dim=4, tiling=struct.pack("<i", int(by_pass)), max_threads=1)
+    assert list(np.asarray(x)[[0, 8, 16, 24]]) == [1, 101, 102, 103]

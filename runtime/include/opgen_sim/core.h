@@ -195,6 +195,8 @@ struct Core {
     // the accumulator of the last ReduceSum (count form or mask/repeat form), as its T's bits:
     // what GetReduceRepeatSumSpr reads
     uint64_t reduce_sum_acc = 0;
+    // GM polls of this block (DataCacheCleanAndInvalid, ReadGmByPassDCache): crosscore.h, NotePoll
+    uint32_t gm_polls = 0;
     // Atomic mode of copies to GM (SetAtomicAdd<T>/SetAtomicMax<T>/SetAtomicMin<T>/SetAtomicNone).
     int32_t atomic_op = 0;
     const char* atomic_type = nullptr;

@@ -7,8 +7,8 @@
 // A barrier needs every block of the launch live at once, so a block that starts to wait while
 // blocks remain unstarted starts a helper thread, which takes blocks no thread has taken. A
 // launch without cross-core waits never gets here and runs exactly as before; one with them uses
-// at most one thread per waiting block beyond the pool. The launch joins its helpers before it
-// returns.
+// at most one thread per waiting block beyond the pool (and a block polling GM, NotePoll, starts
+// one too). The launch joins its helpers before it returns.
 #pragma once
 
 #include <algorithm>
@@ -230,6 +230,24 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
         // Woken by every signal; the timeout re-reads conditions on GM that a kernel may set
         // by other means, and the cancel flag.
         s.cv.wait_for(lock, std::chrono::milliseconds(2));
+    }
+}
+
+// A block that polls GM (DataCacheCleanAndInvalid or ReadGmByPassDCache in a loop) may wait for
+// what other blocks write, as asc-devkit's gm_by_dcache sample does; on hardware every block of
+// the launch runs at once, here blocks that have not started would never write it. So a block's
+// kPollsBeforeHelper-th poll, while blocks remain unstarted, starts one helper thread, as a
+// cross-core wait does. A kernel that invalidates the cache a few times starts none.
+constexpr uint32_t kPollsBeforeHelper = 64;
+inline void NotePoll() {
+    Core* c = tls_core;
+    if (c == nullptr || ++c->gm_polls != kPollsBeforeHelper) return;
+    LaunchSync* s = tls_sync;
+    if (s == nullptr || s->run_blocks == nullptr) return;
+    std::lock_guard<std::mutex> lock(s->mu);
+    if (s->taken->load(std::memory_order_seq_cst) < s->block_dim && !s->Cancelled()) {
+        s->helpers.emplace_back(s->run_blocks, s->job);
+        s->started_helpers.store(true, std::memory_order_release);
     }
 }
 

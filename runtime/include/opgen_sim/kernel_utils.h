@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "crosscore.h"
 #include "deferred.h"
 #include "tensor.h"
 
@@ -50,14 +51,17 @@ enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, 
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
     opgen_sim::FlushAll();
+    opgen_sim::NotePoll();
 }
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {
     opgen_sim::FlushAll();
+    opgen_sim::NotePoll();
 }
 template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
     opgen_sim::FlushAll();
+    opgen_sim::NotePoll();
 }
 
 // DataSyncBarrier<MemDsbT>: the data synchronisation barrier (dsb) of the scalar unit. The
@@ -91,6 +95,7 @@ inline void WriteGmByPassDCache(__gm__ T* addr, T value) {
 template <typename T>
 inline T ReadGmByPassDCache(__gm__ T* addr) {
     CheckGmScalar("ReadGmByPassDCache", addr);
+    opgen_sim::NotePoll();
     return __atomic_load_n(addr, __ATOMIC_SEQ_CST);
 }
 
