@@ -88,14 +88,9 @@ struct SelBits {
     AscendC::SELMODE mode;
     const uint8_t* bits;  // selMask (modes 1 and 2)
     uint32_t lanes;
-    bool Get(int32_t r, uint32_t l) const { return Get(static_cast<uint64_t>(r) * lanes + l); }
-    // The bit of the call's lane i (repeat i / lanes, lane i % lanes).
-    bool Get(uint64_t i) const {
-        if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR) {
-            const uint64_t l = i % lanes;
-            return ((tls_cmp_mask[l >> 6] >> (l & 63)) & 1u) != 0;
-        }
-        return CmpBit(bits, i);
+    bool Get(int32_t r, uint32_t l) const {
+        if (mode == AscendC::SELMODE::VSEL_CMPMASK_SPR) return ((tls_cmp_mask[l >> 6] >> (l & 63)) & 1u) != 0;
+        return CmpBit(bits, static_cast<uint64_t>(r) * lanes + l);
     }
 };
 
@@ -182,8 +177,7 @@ inline void SelectRep(const char* api, const AscendC::LocalTensor<T>& dst, const
     bool direct = apart(src0.ptr_, p.src0BlkStride, p.src0RepStride);
     if constexpr (!kScalar) direct = direct && apart(src1.ptr_, p.src1BlkStride, p.src1RepStride);
     if (sel.bits != nullptr) {  // and from the selection bits
-        const uint64_t lanes_total = m.counter ? m.count : static_cast<uint64_t>(m.repeats) * m.lanes;
-        direct = direct && !Overlaps(d_at, d_bytes, sel.bits, (lanes_total + 7) / 8);
+        direct = direct && !Overlaps(d_at, d_bytes, sel.bits, (m.TotalLanes() + 7) / 8);
     }
     if (direct) {
         ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {

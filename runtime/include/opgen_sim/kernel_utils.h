@@ -47,21 +47,22 @@ enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, 
 
 // DataCacheCleanAndInvalid: the simulated core has no data cache, so the data is already where
 // the kernel wants it; the call applies the core's deferred work (a cache flush is where a kernel
-// expects its view of memory to be settled).
-template <typename T, CacheLine entireType, DcciDst dcciDst>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
+// expects its view of memory to be settled), and counts as a poll of GM (crosscore.h, NotePoll).
+inline void CacheCleaned() {
     opgen_sim::FlushAll();
     opgen_sim::NotePoll();
+}
+template <typename T, CacheLine entireType, DcciDst dcciDst>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
+    CacheCleaned();
 }
 template <typename T, CacheLine entireType, DcciDst dcciDst>
 inline void DataCacheCleanAndInvalid(const LocalTensor<T>&) {
-    opgen_sim::FlushAll();
-    opgen_sim::NotePoll();
+    CacheCleaned();
 }
 template <typename T, CacheLine entireType>
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
-    opgen_sim::FlushAll();
-    opgen_sim::NotePoll();
+    CacheCleaned();
 }
 
 // DataSyncBarrier<MemDsbT>: the data synchronisation barrier (dsb) of the scalar unit. The

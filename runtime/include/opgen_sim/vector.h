@@ -592,6 +592,11 @@ inline A Wrap(A a, B b, Op op) {
         return op(a, b);
     }
 }
+// max(s, 0) as the Relu of AddRelu/SubRelu: NaN and -0.0 give +0.0 (also on four SSE lanes).
+template <typename S>
+inline S ReluOf(S s) {
+    return s > S{} ? s : S{};
+}
 
 // The reductions and Div take half and float on the simulated SoCs (the reference's data type
 // lists for the Atlas A2 and Atlas inference products).
@@ -652,8 +657,19 @@ enum class SELMODE : uint8_t {
 #define OPGEN_SIM_WIDE_OVERLOAD_2(EXPR)
 #define OPGEN_SIM_WIDE_OVERLOAD_1(EXPR)
 #endif
-// WEXPR: EXPR on eight float lanes (plain float arithmetic: no Wrap, which is for integers)
-#define OPGEN_SIM_BINARY(NAME, EXPR, WEXPR)                                                     \
+// Div takes half and float only on the simulated SoCs (reference, Div, 数据类型); an integer
+// Div is refused before any lane divides, so an integer division by zero cannot happen.
+// AddRelu / SubRelu ("复合计算"): dst = max(src0 +/- src1, 0), on int16_t, half and float (the A2/A3
+// products' list). The sum is a lane's own (int16_t wraps as Add does, half computes in float and
+// rounds once: rounding keeps the sign, so relu before or after it is the same value); NaN gives 0.
+template <typename T>
+constexpr void CheckAddReluType() {
+    static_assert(std::is_same_v<T, int16_t> || std::is_same_v<T, half> || std::is_same_v<T, float>,
+                  "AddRelu/SubRelu take int16_t, half or float on the Atlas A2/A3 products (documented)");
+}
+// WEXPR: EXPR on eight float lanes (plain float arithmetic: no Wrap, which is for integers);
+// CHECK: the instruction's type check, before any lane (the mask/repeat forms run it too).
+#define OPGEN_SIM_BINARY(NAME, EXPR, WEXPR, CHECK)                                              \
     struct OpgenSim##NAME##Lane {                                                               \
         template <typename A, typename B>                                                       \
         auto operator()(A a, B b) const { return EXPR; }                                        \
@@ -662,55 +678,20 @@ enum class SELMODE : uint8_t {
     template <typename T>                                                                       \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,              \
                      const LocalTensor<T>& src1, const int32_t& count) {                        \
+        CHECK;                                                                                  \
         opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised(OpgenSim##NAME##Lane{})); \
     }
-OPGEN_SIM_BINARY(Add, opgen_sim::Wrap(a, b, std::plus<>()), a + b)
-OPGEN_SIM_BINARY(Sub, opgen_sim::Wrap(a, b, std::minus<>()), a - b)
-OPGEN_SIM_BINARY(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()), a * b)
-OPGEN_SIM_BINARY(Max, a > b ? a : b, a > b ? a : b)
-OPGEN_SIM_BINARY(Min, a < b ? a : b, a < b ? a : b)
+OPGEN_SIM_BINARY(Add, opgen_sim::Wrap(a, b, std::plus<>()), a + b, )
+OPGEN_SIM_BINARY(Sub, opgen_sim::Wrap(a, b, std::minus<>()), a - b, )
+OPGEN_SIM_BINARY(Mul, opgen_sim::Wrap(a, b, std::multiplies<>()), a * b, )
+OPGEN_SIM_BINARY(Max, a > b ? a : b, a > b ? a : b, )
+OPGEN_SIM_BINARY(Min, a < b ? a : b, a < b ? a : b, )
+OPGEN_SIM_BINARY(Div, a / b, a / b, opgen_sim::CheckHalfOrFloat<T>("Div"))
+OPGEN_SIM_BINARY(AddRelu, opgen_sim::ReluOf(opgen_sim::Wrap(a, b, std::plus<>())),
+                 ((a + b) > decltype(a){}) ? (a + b) : decltype(a){}, CheckAddReluType<T>())
+OPGEN_SIM_BINARY(SubRelu, opgen_sim::ReluOf(opgen_sim::Wrap(a, b, std::minus<>())),
+                 ((a - b) > decltype(a){}) ? (a - b) : decltype(a){}, CheckAddReluType<T>())
 #undef OPGEN_SIM_BINARY
-struct OpgenSimDivLane {
-    template <typename A, typename B>
-    auto operator()(A a, B b) const { return a / b; }
-    OPGEN_SIM_WIDE_OVERLOAD_2(a / b)
-};
-
-// Div takes half and float only on the simulated SoCs (reference, Div, 数据类型); an integer
-// Div is refused before any lane divides, so an integer division by zero cannot happen.
-template <typename T>
-OPGEN_SIM_API void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-                const int32_t& count) {
-    opgen_sim::CheckHalfOrFloat<T>("Div");
-    opgen_sim::Binary("Div", dst, src0, src1, count, opgen_sim::Vectorised(OpgenSimDivLane{}));
-}
-
-// AddRelu / SubRelu ("复合计算"): dst = max(src0 +/- src1, 0), on int16_t, half and float (the A2/A3
-// products' list). The sum is a lane's own (int16_t wraps as Add does, half computes in float and
-// rounds once: rounding keeps the sign, so relu before or after it is the same value); NaN gives 0.
-template <typename T>
-constexpr void CheckAddReluType(const char*) {
-    static_assert(std::is_same_v<T, int16_t> || std::is_same_v<T, half> || std::is_same_v<T, float>,
-                  "AddRelu/SubRelu take int16_t, half or float on the Atlas A2/A3 products (documented)");
-}
-#define OPGEN_SIM_BINARY_RELU(NAME, OP, WOP)                                                       \
-    struct OpgenSim##NAME##Lane {                                                                \
-        template <typename A, typename B>                                                        \
-        auto operator()(A a, B b) const {                                                        \
-            const auto s = opgen_sim::Wrap(a, b, OP);                                            \
-            return s > decltype(s){} ? s : decltype(s){};                                        \
-        }                                                                                        \
-        OPGEN_SIM_WIDE_OVERLOAD_2(((a WOP b) > decltype(a){}) ? (a WOP b) : decltype(a){})        \
-    };                                                                                           \
-    template <typename T>                                                                        \
-    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,               \
-                            const LocalTensor<T>& src1, const int32_t& count) {                  \
-        CheckAddReluType<T>(#NAME);                                                              \
-        opgen_sim::Binary(#NAME, dst, src0, src1, count, opgen_sim::Vectorised(OpgenSim##NAME##Lane{})); \
-    }
-OPGEN_SIM_BINARY_RELU(AddRelu, std::plus<>(), +)
-OPGEN_SIM_BINARY_RELU(SubRelu, std::minus<>(), -)
-#undef OPGEN_SIM_BINARY_RELU
 
 }  // namespace AscendC
 

@@ -128,6 +128,13 @@ struct MaskSpec {
         return static_cast<uint64_t>(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1])) *
                static_cast<uint64_t>(repeats);
     }
+    // The lanes of the call, active or not: repeats * lanes (counter mode: count).
+    uint64_t TotalLanes() const { return counter ? count : static_cast<uint64_t>(repeats) * lanes; }
+    // Every lane of repeat r is active (the bits never reach past the lanes of a repeat).
+    bool AllActive(int32_t r) const {
+        if (counter) return count >= (static_cast<uint64_t>(r) + 1) * lanes;
+        return static_cast<uint32_t>(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1])) == lanes;
+    }
 };
 
 inline void CheckRepeatTimes(int64_t repeat, const char* api) {
@@ -251,11 +258,7 @@ public:
         return m_.counter || (n_ == 1 && count_[0] == m_.lanes);
     }
     // Every lane of repeat r is active and the repeat is one run.
-    bool Whole(int32_t r) const {
-        if (span_ != m_.lanes) return false;
-        if (m_.counter) return m_.count >= (static_cast<uint64_t>(r) + 1) * m_.lanes;
-        return n_ == 1 && count_[0] == m_.lanes;
-    }
+    bool Whole(int32_t r) const { return span_ == m_.lanes && m_.AllActive(r); }
     // run(l, n) for the runs of repeat r.
     template <typename G>
     void Each(int32_t r, G run) const {
@@ -292,8 +295,7 @@ inline void ForRuns(const MaskSpec& m, const RepOperand (&ops)[K], G run) {
     if (m.repeats <= 0) return;
     const LaneRuns runs(m, ops);
     if (runs.OneRun()) {
-        const uint64_t n = m.counter ? m.count : static_cast<uint64_t>(m.repeats) * m.lanes;
-        if (n > 0) run(0, 0u, n);
+        if (m.TotalLanes() > 0) run(0, 0u, m.TotalLanes());
         return;
     }
     for (int32_t r = 0; r < m.repeats; ++r) {
@@ -331,48 +333,46 @@ inline bool FarthestLane(const MaskSpec& m, int32_t r, uint32_t blk, uint32_t* l
     return any;
 }
 
+// The element of an operand farthest from its start that the call reaches, and its repeat and
+// lane (the first such). Offsets grow with the repeat, and all repeats but a counter-mode tail
+// share one lane set, so the last two repeats bound the reach.
+struct Reach {
+    bool any = false;
+    uint64_t offset = 0;
+    int32_t repeat = 0;
+    uint32_t lane = 0;
+};
+template <typename T>
+inline Reach Farthest(const MaskSpec& m, uint32_t blk, uint32_t rep) {
+    Reach reach;
+    for (int32_t r = m.repeats - 1; r >= 0 && r >= m.repeats - 2; --r) {
+        uint32_t l = 0;
+        if (!FarthestLane<T>(m, r, blk, &l)) continue;
+        const uint64_t off = LaneOffset<T>(r, l, blk, rep);
+        if (!reach.any || off > reach.offset) reach = {true, off, r, l};
+    }
+    return reach;
+}
+
 // Elements from an operand's start to one past the farthest one the call reaches (0: none).
 template <typename T>
 inline uint64_t ReachEnd(const MaskSpec& m, uint32_t blk, uint32_t rep) {
-    uint64_t end = 0;
-    for (int32_t r = m.repeats - 1; r >= 0 && r >= m.repeats - 2; --r) {
-        uint32_t l = 0;
-        if (FarthestLane<T>(m, r, blk, &l)) {
-            const uint64_t at = LaneOffset<T>(r, l, blk, rep) + 1;
-            end = at > end ? at : end;
-        }
-    }
-    return end;
+    const Reach reach = Farthest<T>(m, blk, rep);
+    return reach.any ? reach.offset + 1 : 0;
 }
 
-// Checks that every element the mask and repeats reach is inside the operand. Offsets grow with
-// the repeat, and all repeats but a counter-mode tail share one lane set, so the last two
-// repeats bound the reach.
+// Checks that every element the mask and repeats reach (Farthest) is inside the operand.
 template <typename T>
 inline void CheckReach(const char* api, const MaskSpec& m, const AscendC::LocalTensor<T>& t,
                        uint32_t blk, uint32_t rep, const char* what) {
     CheckUbAligned(t, api, what);
     if (m.repeats == 0) return;
-    uint64_t reach = 0;
-    int32_t at_r = 0;
-    uint32_t at_l = 0;
-    bool any = false;
-    for (int32_t r = m.repeats - 1; r >= 0 && r >= m.repeats - 2; --r) {
-        uint32_t l = 0;
-        if (!FarthestLane<T>(m, r, blk, &l)) continue;
-        const uint64_t off = LaneOffset<T>(r, l, blk, rep);
-        if (!any || off > reach) {
-            reach = off;
-            at_r = r;
-            at_l = l;
-            any = true;
-        }
-    }
-    if (any && reach >= t.size_) {
+    const Reach reach = Farthest<T>(m, blk, rep);
+    if (reach.any && reach.offset >= t.size_) {
         Fail(ErrorKind::LocalMemoryOutOfBounds, api,
              std::string(what) + ": the mask and " + std::to_string(m.repeats) +
-                 " repeat(s) reach element " + Str(reach) + " (repeat " + std::to_string(at_r) +
-                 ", lane " + std::to_string(at_l) + ", blkStride " + std::to_string(blk) +
+                 " repeat(s) reach element " + Str(reach.offset) + " (repeat " + std::to_string(reach.repeat) +
+                 ", lane " + std::to_string(reach.lane) + ", blkStride " + std::to_string(blk) +
                  ", repStride " + std::to_string(rep) + ") but the LocalTensor<" + TypeName<T>() +
                  "> has " + Str(t.size_) + " elements");
     }
@@ -508,6 +508,28 @@ inline uint32_t FirstExtreme(const T* v, uint32_t n, bool max) {
 
 enum class ReduceKind { Sum, Max, Min };
 
+// The tree sum of repeat r's active lanes, 0 where the mask is off (TreeSum's pairs, on SIMD lanes
+// where RepeatSumLanes has them): WholeReduceSum's result and the first step of ReduceSum's mask
+// form. A whole repeat is read where it lies.
+template <typename T>
+inline T RepeatTreeSum(const MaskSpec& m, const LaneRuns& runs, const T* s, int32_t r, uint32_t blk, uint32_t rep) {
+    T vals[128];
+    const T* lanes = s + LaneOffset<T>(r, 0, blk, rep);
+    if (!runs.Whole(r)) {
+        std::fill_n(vals, m.lanes, T(0));
+        runs.Each(r, [&](uint32_t l, uint32_t n) {
+            std::memcpy(vals + l, s + LaneOffset<T>(r, l, blk, rep), n * sizeof(T));
+        });
+        lanes = vals;
+    }
+    T sum;
+    if (!AscendC::reduce_detail::RepeatSumLanes(lanes, &sum)) {
+        if (lanes != vals) std::memcpy(vals, lanes, m.lanes * sizeof(T));
+        sum = TreeSum(vals, m.lanes);
+    }
+    return sum;
+}
+
 template <typename T>
 inline void CheckDst(const char* api, const AscendC::LocalTensor<T>& dst, uint64_t need,
                      uint64_t align) {
@@ -544,24 +566,10 @@ inline void WholeReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
     const uint32_t blk = static_cast<uint32_t>(srcBlkStride), rep = static_cast<uint32_t>(srcRepStride);
     const RepOperand ops[1] = {Operand<T>(blk, rep)};
     const LaneRuns runs(m, ops);
-    T vals[128];
     for (int32_t r = 0; r < m.repeats; ++r) {
         T* out = d + static_cast<uint64_t>(r) * dstRepStride * unit;
-        if (kind == ReduceKind::Sum) {  // the repeat's lanes, 0 where masked out, summed as a tree
-            const T* lanes = s + LaneOffset<T>(r, 0, blk, rep);
-            if (!runs.Whole(r)) {
-                std::fill_n(vals, m.lanes, T(0));
-                runs.Each(r, [&](uint32_t l, uint32_t n) {
-                    std::memcpy(vals + l, s + LaneOffset<T>(r, l, blk, rep), n * sizeof(T));
-                });
-                lanes = vals;
-            }
-            T sum;
-            if (!AscendC::reduce_detail::RepeatSumLanes(lanes, &sum)) {
-                if (lanes != vals) std::memcpy(vals, lanes, m.lanes * sizeof(T));
-                sum = TreeSum(vals, m.lanes);
-            }
-            out[0] = sum;
+        if (kind == ReduceKind::Sum) {
+            out[0] = RepeatTreeSum(m, runs, s, r, blk, rep);
             continue;
         }
         bool found = false;
@@ -625,8 +633,6 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
     const uint32_t blk = static_cast<uint32_t>(srcBlkStride), rep = static_cast<uint32_t>(srcRepStride);
     const RepOperand ops[1] = {{B, 0, 0}};  // (as at block stride 0: runs inside a data block)
     const LaneRuns runs(m, ops);
-    const RepOperand whole[1] = {Operand<T>(1, 8)};
-    const LaneRuns all(m, whole);  // Whole(r): every lane of repeat r active
     // float sums of a repeat's eight blocks at once, where dst lies apart from src
     bool sums8 = false;
 #ifdef OPGEN_SIM_SIMD_LANES
@@ -642,7 +648,7 @@ inline void BlockReduce(const char* api, ReduceKind kind, const AscendC::LocalTe
         T* out = d + static_cast<uint64_t>(r) * dstRepStride * nblk;
 #ifdef OPGEN_SIM_SIMD_LANES
         if constexpr (std::is_same_v<T, float>) {
-            if (sums8 && all.Whole(r)) {
+            if (sums8 && m.AllActive(r)) {
                 BlockSums8Avx(s + LaneOffset<T>(r, 0, blk, rep), blk * B, out);
                 continue;
             }
@@ -721,11 +727,14 @@ inline void PairReduce(const char* api, const AscendC::LocalTensor<T>& dst, cons
 namespace AscendC {
 
 // ---- binary, mask/repeat forms ---------------------------------------------------------------
-#define OPGEN_SIM_BINARY0(NAME)                                                             \
+// The count forms' lane functions and type checks (vector.h, OPGEN_SIM_BINARY): Div takes half and
+// float only (reference, Div, 数据类型), checked before any lane divides.
+#define OPGEN_SIM_BINARY0(NAME, CHECK)                                                            \
     template <typename T, bool isSetMask = true>                                                  \
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
                      const LocalTensor<T>& src1, const uint64_t mask[], const uint8_t repeatTime, \
                      const BinaryRepeatParams& repeatParams) {                                    \
+        CHECK;                                                                                    \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime);               \
         opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
@@ -735,54 +744,21 @@ namespace AscendC {
     OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                       \
                      const LocalTensor<T>& src1, uint64_t mask, const uint8_t repeatTime,         \
                      const BinaryRepeatParams& repeatParams) {                                    \
+        CHECK;                                                                                    \
         const opgen_sim::MaskSpec m =                                                             \
             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime);        \
         opgen_sim::BinaryRep(#NAME, dst, src0, src1, m, repeatParams,                             \
                              opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));                      \
     }
-OPGEN_SIM_BINARY0(Add)
-OPGEN_SIM_BINARY0(Sub)
-OPGEN_SIM_BINARY0(Mul)
-OPGEN_SIM_BINARY0(Max)
-OPGEN_SIM_BINARY0(Min)
+OPGEN_SIM_BINARY0(Add, )
+OPGEN_SIM_BINARY0(Sub, )
+OPGEN_SIM_BINARY0(Mul, )
+OPGEN_SIM_BINARY0(Max, )
+OPGEN_SIM_BINARY0(Min, )
+OPGEN_SIM_BINARY0(Div, opgen_sim::CheckHalfOrFloat<T>("Div"))
+OPGEN_SIM_BINARY0(AddRelu, CheckAddReluType<T>())
+OPGEN_SIM_BINARY0(SubRelu, CheckAddReluType<T>())
 #undef OPGEN_SIM_BINARY0
-// AddRelu / SubRelu's mask/repeat forms (their types checked as the count forms', vector.h)
-#define OPGEN_SIM_BINARY0_RELU(NAME)                                                              \
-    template <typename T, bool isSetMask = true>                                                  \
-    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                            const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) { \
-        CheckAddReluType<T>(#NAME);                                                               \
-        opgen_sim::BinaryRep(#NAME, dst, src0, src1,                                              \
-                             opgen_sim::ResolveMask<T, isSetMask>(#NAME, true, 0, mask, repeatTime), repeatParams, \
-                             opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));                      \
-    }                                                                                             \
-    template <typename T, bool isSetMask = true>                                                  \
-    OPGEN_SIM_API void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, \
-                            uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) { \
-        CheckAddReluType<T>(#NAME);                                                               \
-        opgen_sim::BinaryRep(#NAME, dst, src0, src1,                                              \
-                             opgen_sim::ResolveMask<T, isSetMask>(#NAME, false, mask, nullptr, repeatTime), \
-                             repeatParams, opgen_sim::Vectorised(OpgenSim##NAME##Lane{}));        \
-    }
-OPGEN_SIM_BINARY0_RELU(AddRelu)
-OPGEN_SIM_BINARY0_RELU(SubRelu)
-#undef OPGEN_SIM_BINARY0_RELU
-
-// Div: half and float only (reference, Div, 数据类型), checked before any lane divides.
-template <typename T, bool isSetMask = true>
-inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-                const uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
-    opgen_sim::CheckHalfOrFloat<T>("Div");
-    const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Div", true, 0, mask, repeatTime);
-    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, opgen_sim::Vectorised(OpgenSimDivLane{}));
-}
-template <typename T, bool isSetMask = true>
-inline void Div(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-                uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams) {
-    opgen_sim::CheckHalfOrFloat<T>("Div");
-    const opgen_sim::MaskSpec m = opgen_sim::ResolveMask<T, isSetMask>("Div", false, mask, nullptr, repeatTime);
-    opgen_sim::BinaryRep("Div", dst, src0, src1, m, repeatParams, opgen_sim::Vectorised(OpgenSimDivLane{}));
-}
 
 // ---- tensor-scalar, mask/repeat forms ----------------------------------------------------------
 #define OPGEN_SIM_SCALAR0(NAME)                                                             \
@@ -981,9 +957,6 @@ constexpr const char* BlockName(ReduceType t) {
     return t == ReduceType::SUM ? "ReduceDataBlock<SUM>"
                                 : (t == ReduceType::MAX ? "ReduceDataBlock<MAX>" : "ReduceDataBlock<MIN>");
 }
-}  // namespace reduce0_detail
-
-namespace reduce0_detail {
 // The mask argument of a call: a count (int32_t) or bits (uint64_t[2]).
 template <typename T, bool isSetMask>
 inline opgen_sim::MaskSpec Mask(const char* api, int32_t mask, int32_t repeatTime) {
@@ -1148,9 +1121,7 @@ inline void RepeatSum(const char* api, const AscendC::LocalTensor<T>& dst, const
                       const AscendC::LocalTensor<T>& work, bool is_bits, uint64_t count_mask,
                       const uint64_t* bit_mask, int32_t repeatTime, int32_t srcRepStride) {
     CheckHalfOrFloat<T>(api);
-    if (repeatTime < 0 || repeatTime > 255) {
-        Fail(ErrorKind::VectorCount, api, "repeatTime " + std::to_string(repeatTime) + " is outside [0, 255]");
-    }
+    CheckRepeatTimes(repeatTime, api);
     if (srcRepStride < 0 || srcRepStride > 65535) {
         Fail(ErrorKind::VectorCount, api, "srcRepStride " + std::to_string(srcRepStride) + " is outside [0, 65535]");
     }
@@ -1166,19 +1137,9 @@ inline void RepeatSum(const char* api, const AscendC::LocalTensor<T>& dst, const
              "sharedTmpBuffer holds " + Str(work.size_) + " elements, " + std::to_string(m.repeats) +
                  " repeat(s) need at least " + Str(need) + " (one sum a repeat, rounded up to 32 bytes)");
     }
-    const T* s = src.ptr_;
     const RepOperand ops[1] = {Operand<T>(1, rep)};
     const LaneRuns runs(m, ops);
-    T vals[128];
-    for (int32_t r = 0; r < m.repeats; ++r) {
-        std::fill_n(vals, m.lanes, T(0));
-        runs.Each(r, [&](uint32_t l, uint32_t n) {
-            std::memcpy(vals + l, s + LaneOffset<T>(r, l, 1, rep), n * sizeof(T));
-        });
-        T sum;
-        if (!AscendC::reduce_detail::RepeatSumLanes(static_cast<const T*>(vals), &sum)) sum = TreeSum(vals, m.lanes);
-        work.ptr_[r] = sum;
-    }
+    for (int32_t r = 0; r < m.repeats; ++r) work.ptr_[r] = RepeatTreeSum(m, runs, src.ptr_, r, 1, rep);
     const T total = AscendC::reduce_detail::CountSum(static_cast<const T*>(work.ptr_), m.repeats);
     dst.ptr_[0] = total;
     AscendC::reduce_detail::SetSumAcc(CurrentCore(), total);
