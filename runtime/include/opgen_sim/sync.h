@@ -3,7 +3,10 @@
 // blocks really wait for one another, crosscore.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdarg>
+#include <cstring>
+#include <string>
 
 #include "crosscore.h"
 #include "kernel_utils.h"
@@ -299,6 +302,149 @@ inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace,
     ubWorkspace.ptr_[0] = 0;
     s.cv.notify_all();
 }
+
+// GroupBarrier<PipeMode::MTE3_MODE>(groupWorkspace, arriveSize, waitSize): a barrier between
+// an Arrive group and a Wait group of vector cores ("GroupBarrier", A2), laid out in the user's
+// zeroed, 512-byte aligned GM workspace as asc-devkit's dav_c220 implementation does: line i
+// (i < max(arriveSize, waitSize)) is the 512 bytes at groupWorkspace + 512 * i; its first uint32
+// counts Arrive calls, the uint32 64 bytes further on counts Wait calls. Arrive adds 1 to every
+// line's arrive count; Wait(i) waits until line i's arrive count reaches the round times
+// arriveSize, then adds 1 to every line's wait count; an Arrive after the first waits until line
+// arriveIndex's wait count reaches the rounds before times waitSize. The counts are added
+// atomically, as the hardware's atomic-add copies do. The reference wants the workspace 512-byte
+// aligned; aclrtMalloc promises 64 (asc-devkit's group_barrier sample passes such a buffer) and
+// the hardware does not check, so only OPGEN_SIM_STRICT=1 checks it. The constructor writes the 1s it copies
+// from into the last 1,600 bytes of the UB, which the reference reserves ("使用该接口时，UB空间末尾
+// 的1600B被占用"): a buffer of the kernel there is overwritten, as on the hardware (an error under
+// OPGEN_SIM_STRICT=1).
+enum class PipeMode : uint8_t { SCALAR_MODE = 0, MTE3_MODE = 1, MAX };
+
+template <PipeMode pipeMode>
+class GroupBarrier {
+    static_assert(pipeMode == PipeMode::MTE3_MODE,
+                  "GroupBarrier supports PipeMode::MTE3_MODE only (GroupBarrier constructor, template "
+                  "parameters)");
+
+public:
+    static constexpr uint32_t kLine = 512;        // bytes of GM per arrive/wait index
+    static constexpr uint32_t kWaitOffset = 64;   // the wait count's offset in a line
+    static constexpr uint32_t kUbReserved = 1600;  // 50 blocks of 32 bytes at the UB's end
+
+    GroupBarrier(GM_ADDR groupWorkspace, uint32_t arriveSizeIn, uint32_t waitSizeIn)
+        : base_(groupWorkspace), arriveSize_(arriveSizeIn), waitSize_(waitSizeIn) {
+        constexpr const char* api = "GroupBarrier";
+        opgen_sim::Core& c = opgen_sim::CurrentCore();
+        const auto sizeError = [&](const char* what, uint32_t v) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                            std::string(what) + " is " + std::to_string(v) + "; it must be in [1, " +
+                                std::to_string(c.block_num) + "] (the launch's blockDim)");
+        };
+        if (arriveSizeIn == 0 || arriveSizeIn > c.block_num) sizeError("arriveSizeIn", arriveSizeIn);
+        if (waitSizeIn == 0 || waitSizeIn > c.block_num) sizeError("waitSizeIn", waitSizeIn);
+        // the reference requires 512-byte alignment, but aclrtMalloc promises 64 and the
+        // hardware does not check: strict mode only
+        if (c.strict_gm && reinterpret_cast<uintptr_t>(groupWorkspace) % kLine != 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                            "groupWorkspace must be 512-byte aligned (GroupBarrier constructor, "
+                            "groupWorkspace; strict mode); it is " +
+                                std::to_string(reinterpret_cast<uintptr_t>(groupWorkspace) % kLine) +
+                                " bytes past a multiple of 512");
+        }
+        const uint64_t bytes = GetWorkspaceLen();
+        opgen_sim::CheckGmRange(groupWorkspace, groupWorkspace, bytes, bytes, 1, "uint8_t", api);
+        if (c.strict_gm && c.ub_used > c.ub_capacity - kUbReserved) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                            "the kernel's buffers use " + std::to_string(c.ub_used) +
+                                " bytes of the UB, and GroupBarrier overwrites its last " +
+                                std::to_string(kUbReserved) + " (from byte " +
+                                std::to_string(c.ub_capacity - kUbReserved) +
+                                "): keep the buffers below that (strict mode)");
+        }
+        uint8_t* ub = c.ub + c.ub_capacity - kUbReserved;
+        for (uint32_t i = 0; i < kUbReserved / 32; ++i) {
+            const uint32_t one = 1;
+            std::memcpy(ub + 32 * i, &one, sizeof(one));
+        }
+    }
+    GroupBarrier() = delete;
+
+    void Arrive(uint32_t arriveIndex) {
+        constexpr const char* api = "GroupBarrier::Arrive";
+        opgen_sim::FlushAll();
+        CheckIndex(api, "arriveIndex", arriveIndex);
+        opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+        std::unique_lock<std::mutex> lock(s.mu);
+        if (counter_ > 1) {  // the previous round's waits must all have ended
+            const uint32_t expected = (counter_ - 1) * waitSize_;
+            const uint32_t* head = Count(arriveIndex, kWaitOffset);
+            const auto ready = [&] { return Load(head) == expected; };
+            const auto describe = [&] {
+                return "in Arrive(" + std::to_string(arriveIndex) + ") for the " +
+                       std::to_string(waitSize_) + " Wait calls of round " +
+                       std::to_string(counter_ - 1) + " (line " + std::to_string(arriveIndex) +
+                       " counts " + std::to_string(Load(head)) + " waits, waiting for " +
+                       std::to_string(expected) + ")";
+            };
+            opgen_sim::WaitLocked(s, lock, api, ready, describe);
+        }
+        AddToEveryLine(0);
+        counter_ += 1;
+        hasArrive_ = true;
+        s.cv.notify_all();
+    }
+
+    void Wait(uint32_t waitIndex) {
+        constexpr const char* api = "GroupBarrier::Wait";
+        opgen_sim::FlushAll();
+        CheckIndex(api, "waitIndex", waitIndex);
+        opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+        std::unique_lock<std::mutex> lock(s.mu);
+        const uint32_t round = hasArrive_ ? counter_ - 1 : counter_;
+        const uint32_t expected = round * arriveSize_;
+        const uint32_t* head = Count(waitIndex, 0);
+        const auto ready = [&] { return Load(head) >= expected; };
+        const auto describe = [&] {
+            return "in Wait(" + std::to_string(waitIndex) + ") for the " +
+                   std::to_string(arriveSize_) + " Arrive calls of round " + std::to_string(round) +
+                   " (line " + std::to_string(waitIndex) + " counts " + std::to_string(Load(head)) +
+                   " arrivals, waiting for " + std::to_string(expected) + ")";
+        };
+        opgen_sim::WaitLocked(s, lock, api, ready, describe);
+        AddToEveryLine(kWaitOffset);
+        if (!hasArrive_) counter_ += 1;
+        hasArrive_ = false;
+        s.cv.notify_all();
+    }
+
+    uint64_t GetWorkspaceLen() const {
+        return static_cast<uint64_t>(std::max(arriveSize_, waitSize_)) * kLine;
+    }
+
+private:
+    uint32_t Lines() const { return std::max(arriveSize_, waitSize_); }
+    void CheckIndex(const char* api, const char* what, uint32_t index) const {
+        if (index >= Lines()) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                            std::string(what) + " " + std::to_string(index) +
+                                " is past the barrier's " + std::to_string(Lines()) +
+                                " lines (max(arriveSizeIn, waitSizeIn)); give each core of the "
+                                "group an index from 0");
+        }
+    }
+    uint32_t* Count(uint32_t line, uint32_t offset) const {
+        return reinterpret_cast<uint32_t*>(base_ + static_cast<uint64_t>(line) * kLine + offset);
+    }
+    static uint32_t Load(const uint32_t* p) { return __atomic_load_n(p, __ATOMIC_SEQ_CST); }
+    void AddToEveryLine(uint32_t offset) const {
+        for (uint32_t i = 0; i < Lines(); ++i) __atomic_fetch_add(Count(i, offset), 1u, __ATOMIC_SEQ_CST);
+    }
+
+    uint8_t* base_;
+    uint32_t arriveSize_;
+    uint32_t waitSize_;
+    uint32_t counter_ = 1;    // the round this core is in
+    bool hasArrive_ = false;  // whether this core called Arrive in this round
+};
 
 template <typename... Args>
 inline void printf(const char* fmt, Args... args) {
