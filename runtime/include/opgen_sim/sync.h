@@ -303,6 +303,99 @@ inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace,
     s.cv.notify_all();
 }
 
+// InitDetermineComputeWorkspace / WaitPreBlock / NotifyNextBlock: the blocks of a launch take
+// turns in blockIdx order, round after round ("InitDetermineComputeWorkspace", "WaitPreBlock",
+// "NotifyNextBlock"), on a GM workspace of one 32-byte slot per block and a UB workspace of those
+// slots plus one int32, the block's round, as asc-devkit's dav_c220 implementation keeps them:
+// Init has block 0 zero the slots and sets each block's round to 1; WaitPreBlock waits until the
+// slots of the blocks before this one hold the round and the others 0, and leaves the slots it
+// read in ubWorkspace; NotifyNextBlock writes the round into this block's slot (the last block
+// zeroes every slot instead, which opens the next round to block 0) and counts the round up.
+}  // namespace AscendC
+
+namespace opgen_sim {
+struct DetermineSlots {
+    int32_t* gm;
+    int32_t* ub;
+    int32_t n;  // blocks
+    int32_t b;  // this block
+};
+inline DetermineSlots CheckDetermine(const AscendC::GlobalTensor<int32_t>& gm,
+                                     const AscendC::LocalTensor<int32_t>& ub, const char* api) {
+    const Core& c = CurrentCore();
+    const int32_t n = static_cast<int32_t>(c.block_num);
+    ub.Check(api);
+    if (ub.GetSize() < static_cast<uint64_t>(n) * 8 + 1) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "ubWorkspace holds " + std::to_string(ub.GetSize()) + " int32_t; it needs " +
+                 std::to_string(n * 8 + 1) + " (a 32-byte slot per block, then the round)");
+    }
+    gm.CheckRange(static_cast<uint64_t>(n) * 8, api);
+    return {gm.ptr_, ub.ptr_, n, static_cast<int32_t>(c.block_idx)};
+}
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+inline void InitDetermineComputeWorkspace(GlobalTensor<int32_t>& gmWorkspace,
+                                          LocalTensor<int32_t>& ubWorkspace) {
+    constexpr const char* api = "InitDetermineComputeWorkspace";
+    opgen_sim::FlushAll();
+    const opgen_sim::DetermineSlots d = opgen_sim::CheckDetermine(gmWorkspace, ubWorkspace, api);
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (d.b == 0) {
+        for (int32_t i = 0; i < d.n * 8; ++i) {
+            d.ub[i] = 0;
+            opgen_sim::StoreGm(d.gm + i, 0);
+        }
+    }
+    d.ub[d.n * 8] = 1;
+    s.cv.notify_all();
+}
+
+inline void WaitPreBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int32_t>& ubWorkspace) {
+    constexpr const char* api = "WaitPreBlock";
+    opgen_sim::FlushAll();
+    const opgen_sim::DetermineSlots d = opgen_sim::CheckDetermine(gmWorkspace, ubWorkspace, api);
+    const int32_t round = d.ub[d.n * 8];
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    std::unique_lock<std::mutex> lock(s.mu);
+    const auto ready = [&] {
+        for (int32_t i = 0; i < d.n; ++i) {
+            if (opgen_sim::LoadGm(d.gm + 8 * i) != (i < d.b ? round : 0)) return false;
+        }
+        return true;
+    };
+    const auto describe = [&] {
+        std::string slots;
+        for (int32_t i = 0; i < d.n && i < 16; ++i) {
+            slots += (i ? ", " : "") + std::to_string(opgen_sim::LoadGm(d.gm + 8 * i));
+        }
+        return "in WaitPreBlock (round " + std::to_string(round) + ") for blocks 0-" +
+               std::to_string(d.b - 1) + " to NotifyNextBlock and the rest to hold 0 (the slots: " +
+               slots + (d.n > 16 ? ", ..." : "") + ")";
+    };
+    opgen_sim::WaitLocked(s, lock, api, ready, describe);
+    for (int32_t i = 0; i < d.n * 8; ++i) d.ub[i] = opgen_sim::LoadGm(d.gm + i);
+}
+
+inline void NotifyNextBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int32_t>& ubWorkspace) {
+    constexpr const char* api = "NotifyNextBlock";
+    opgen_sim::FlushAll();
+    const opgen_sim::DetermineSlots d = opgen_sim::CheckDetermine(gmWorkspace, ubWorkspace, api);
+    const int32_t round = d.ub[d.n * 8];
+    opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
+    std::lock_guard<std::mutex> lock(s.mu);
+    const bool last = d.b + 1 == d.n;
+    for (int32_t i = last ? 0 : d.b * 8; i < (last ? d.n : d.b + 1) * 8; ++i) {
+        d.ub[i] = last ? 0 : round;
+        opgen_sim::StoreGm(d.gm + i, d.ub[i]);
+    }
+    d.ub[d.n * 8] = round + 1;
+    s.cv.notify_all();
+}
+
 // GroupBarrier<PipeMode::MTE3_MODE>(groupWorkspace, arriveSize, waitSize): a barrier between
 // an Arrive group and a Wait group of vector cores ("GroupBarrier", A2), laid out in the user's
 // zeroed, 512-byte aligned GM workspace as asc-devkit's dav_c220 implementation does: line i
