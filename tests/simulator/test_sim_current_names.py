@@ -336,3 +336,42 @@ def test_a_block_polling_gm_for_later_blocks_sees_them_run(
     # one thread: block 0 runs first and polls while 1-3 wait unstarted
     rt.launch(lib, "poll", [x], block_dim=4, tiling=struct.pack("<i", int(by_pass)), max_threads=1)
     assert list(np.asarray(x)[[0, 8, 16, 24]]) == [1, 101, 102, 103]
+
+
+TASK_SYNC = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void tasks(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 64 * sizeof(float));
+    GlobalTensor<float> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, 64);
+    zGm.SetGlobalBuffer((__gm__ float*)z, 64);
+    LocalTensor<float> v = buf.Get<float>();
+    WaitPreTaskEnd();
+    DataCopy(v, xGm, 64);
+    Muls(v, v, 3.0f, 64);
+    DataCopy(zGm, v, 64);
+    SetNextTaskStart();
+    SetNextTaskStart<PIPE_MTE3, PIPE_FIX, false>();
+    WaitPreTaskEnd<false>();
+}
+"""
+
+
+def test_superkernel_task_order_calls_outside_a_superkernel_change_nothing(
+        tmp_path: Path) -> None:
+    """WaitPreTaskEnd / SetNextTaskStart (superkernel early start): outside a superkernel they do
+    nothing (asc-devkit's dav_c220 implementation), so the kernel computes what it would
+    without them, and the template arguments the reference gives compile."""
+    src = tmp_path / "tasks.cpp"
+    src.write_text(TASK_SYNC)
+    lib = rt.build_kernel(src, entry="tasks")
+    x = rt.gm_empty(64, np.float32)
+    x[...] = np.arange(64, dtype=np.float32)
+    z = rt.gm_empty(64, np.float32)
+    z[...] = 0
+    rt.launch(lib, "tasks", [x, z], block_dim=1, tiling=b"\0" * 8)
+    np.testing.assert_array_equal(z, np.arange(64, dtype=np.float32) * 3)

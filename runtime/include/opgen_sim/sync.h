@@ -34,6 +34,16 @@ inline void WaitFlag(int32_t eventID) { (void)eventID; }
 
 inline void DataCacheCleanAndInvalid() {}
 
+// SetNextTaskStart / WaitPreTaskEnd: let the parts of consecutive kernels of a superkernel that do
+// not touch each other's data overlap. Outside a superkernel (CANN's build defines
+// __ASCENDC_SUPERKERNEL_EARLY_START_*, or FORCE) they do nothing, as asc-devkit's dav_c220
+// implementation; the simulator runs a stream's launches one after another, so there is nothing to
+// overlap either way.
+template <pipe_t AIV_PIPE = PIPE_MTE3, pipe_t AIC_PIPE = PIPE_FIX, bool FORCE = false>
+inline void SetNextTaskStart() {}
+template <bool FORCE = false>
+inline void WaitPreTaskEnd() {}
+
 }  // namespace AscendC
 
 // ---- Cross-core synchronisation --------------------------------------------------------------
