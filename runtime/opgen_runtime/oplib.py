@@ -216,8 +216,9 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
     names = _tensor_names(op)
     combos = [dict(zip(names, combo, strict=True)) for combo in op.combinations]
     flags = tuple(extra_flags)
-    if op.tiling_header is not None:
-        flags = ("-include", str(op.tiling_header), *flags)
+    if op.tiling_header is not None:  # its classes as the kernel's global names
+        flags = ("-include", str(op.tiling_header), "-include", "opgen_sim/optiling_visible.h",
+                 *flags)
     # CANN's build names the macros after the IR names (srcList -> DTYPE_SRCLIST)
     ir = {t.name: t.ir for t in (*op.inputs, *op.outputs)}
     return [(c, BuildRequest(op.kernel_source, op.kernel_entry,

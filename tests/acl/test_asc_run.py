@@ -65,6 +65,15 @@ def test_a_host_pointer_passed_to_a_kernel_is_an_error(tmp_path: Path) -> None:
     assert "is not device memory: pass a pointer from aclrtMalloc" in run.stderr
 
 
+def test_a_kernel_struct_may_share_the_name_of_a_host_tiling_class(tmp_path: Path) -> None:
+    """A host tiling class in namespace optiling and a kernel struct of the same name at global
+    scope (asc-devkit's broadcast sample): the global name is the kernel's, as CANN compiles it;
+    GET_TILING_DATA still finds the class REGISTER_TILING_DATA_CLASS registered in optiling."""
+    run = opgen("run", str(PROGRAMS / "tiling_names.asc"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "tiling names: pass" in run.stdout
+
+
 def test_compile_errors_name_the_users_file_and_line(tmp_path: Path) -> None:
     src = tmp_path / "broken.asc"
     src.write_text('#include "kernel_operator.h"\n'

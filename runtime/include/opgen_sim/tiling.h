@@ -43,6 +43,7 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 // TILING_KEY_IS(k): the tiling key of this launch (launch(tiling_key=) or ICPU_SET_TILING_KEY).
 #define TILING_KEY_IS(k) (::opgen_sim::CurrentCore().tiling_key == static_cast<uint64_t>(k))
 #define GET_TILING_DATA(var, tiling) \
+    using namespace ::optiling;      \
     OpgenDefaultTilingData var;      \
     ::opgen_sim::LoadTiling(&var, sizeof(var), reinterpret_cast<const uint8_t*>(tiling))
 #define GET_TILING_DATA_WITH_STRUCT(Struct, var, tiling) \
@@ -76,8 +77,12 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
     size_t GetDataSize() const { return (sizeof(*this) + 7) / 8 * 8; }                         \
     }                                                                                          \
     ;
-// An op_host tiling header registers its class inside namespace optiling; GET_TILING_DATA in the
-// kernel (global scope) finds it there.
+// An op_host tiling header registers its class inside namespace optiling; GET_TILING_DATA (above,
+// a using-directive in the kernel's block) finds it there. The names of namespace optiling are
+// not made visible at global scope here: a single-source program declares its host tiling class
+// in optiling and may give its kernel's struct the same name at global scope (asc-devkit's
+// broadcast sample), which CANN compiles. Where CANN's kernel build sees the op_host tiling
+// header's classes as global names (an msopgen project's op_kernel), the build force-includes
+// opgen_sim/optiling_visible.h after that header.
 #define REGISTER_TILING_DATA_CLASS(op, cls) using OpgenDefaultTilingData = cls;
 namespace optiling {}
-using namespace optiling;  // NOLINT(google-build-using-namespace)
