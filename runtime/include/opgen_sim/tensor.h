@@ -444,6 +444,8 @@ enum class HardEvent : uint8_t {
 using TEventID = int8_t;
 using ::event_t;
 
+using TBufHandle = uint8_t*;  // a buffer a pool hands out (opgen_sim/buf_pool.h)
+
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:
@@ -536,6 +538,38 @@ public:
         }
         head_ = count_ = 0;
     }
+    // A pool places the queue's buffers one by one (TBufPool::InitBuffer, EXTERN_IMPL_BUFPOOL
+    // classes): `num` buffers of `len` bytes, then buffer `index` at UB offset `curPoolAddr`.
+    void InitStartBufHandle(TBufHandle, uint8_t num, uint32_t len) {
+        if (num == 0 || num > kMaxBuffers) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::InitStartBufHandle",
+                            "buffer count " + std::to_string(num) + " must be 1.." +
+                                std::to_string(kMaxBuffers));
+        }
+        num_ = num;
+        bytes_ = len;
+        for (int32_t i = 0; i < num; ++i) {  // a tensor of the buffers' former life is stale
+            slots_[i].state = opgen_sim::SlotState::Free;
+            ++slots_[i].gen;
+        }
+        head_ = count_ = 0;
+    }
+    template <typename P>
+    void InitBufHandle(P*, uint32_t index, TBufHandle handle, uint32_t curPoolAddr, uint32_t len) {
+        if (index >= static_cast<uint32_t>(num_)) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::InitBufHandle",
+                            "buffer " + std::to_string(index) + " is past the " +
+                                std::to_string(num_) + " InitStartBufHandle gave the queue");
+        }
+        slots_[index].addr = opgen_sim::CurrentCore().ub + curPoolAddr;
+        slots_[index].bytes = len;
+        slots_[index].state = opgen_sim::SlotState::Free;
+        if (handle != nullptr) {
+            auto* h = reinterpret_cast<uint32_t*>(handle);  // TBufType: address, dataLen
+            h[0] = curPoolAddr;
+            h[1] = len;
+        }
+    }
 
 private:
     void RequireInit(const char* api) const {
@@ -625,6 +659,17 @@ public:
         slot_.bytes = bytes;
         slot_.state = opgen_sim::SlotState::Permanent;
     }
+    // A pool places the buffer (TBufPool::InitBuffer, EXTERN_IMPL_BUFPOOL classes).
+    void InitStartBufHandle(TBufHandle, uint8_t, uint32_t len) { slot_.bytes = len; }
+    template <typename P>
+    void InitBufHandle(P*, uint32_t, TBufHandle handle, uint32_t curPoolAddr, uint32_t len) {
+        Init(opgen_sim::CurrentCore().ub + curPoolAddr, len);
+        if (handle != nullptr) {
+            auto* h = reinterpret_cast<uint32_t*>(handle);  // TBufType: address, dataLen
+            h[0] = curPoolAddr;
+            h[1] = len;
+        }
+    }
 
 private:
     opgen_sim::Slot slot_;
@@ -660,8 +705,18 @@ public:
         buf.Init(Reserve(bytes, 1, len), bytes);
         return true;
     }
+    // Pools of the pipe's Unified Buffer (opgen_sim/buf_pool.h).
+    template <class P>
+    bool InitBufPool(P& bufPool, uint32_t len);
+    template <class P, class U>
+    bool InitBufPool(P& bufPool, uint32_t len, U& shareBuf);
     void Init() {}
-    void Reset() { Destroy(); }
+    // Gives back every buffer the pipe handed out; the pipe stays the kernel's (InitBuffer again).
+    void Reset() {
+        opgen_sim::Core* c = opgen_sim::tls_core;
+        if (c != nullptr && !destroyed_ && c->ub_used >= start_ + used_) c->ub_used -= used_;
+        used_ = 0;
+    }
     void Destroy() {
         opgen_sim::Core* c = opgen_sim::tls_core;
         if (c != nullptr && !destroyed_) {
