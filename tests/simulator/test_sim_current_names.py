@@ -375,3 +375,35 @@ def test_superkernel_task_order_calls_outside_a_superkernel_change_nothing(
     z[...] = 0
     rt.launch(lib, "tasks", [x, z], block_dim=1, tiling=b"\0" * 8)
     np.testing.assert_array_equal(z, np.arange(64, dtype=np.float32) * 3)
+
+
+STD_TRAITS = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+namespace S = AscendC::Std;
+// asc-devkit's include/utils/std: the standard traits with their _t and _v forms, and its own
+static_assert(S::is_same_v<S::remove_const_t<const int>, int>);
+static_assert(S::is_same_v<S::add_pointer_t<int>, int*>);
+static_assert(S::is_same_v<S::remove_cvref_t<const int&>, int>);
+static_assert(S::is_same_v<S::decay_t<int[3]>, int*>);
+static_assert(S::is_same_v<S::conditional_t<true, int, float>, int>);
+static_assert(S::is_void_v<const void> && S::is_pointer_v<int*> && S::is_reference_v<int&&>);
+static_assert(S::is_floating_point_v<half> && S::is_floating_point<const float>::value);
+static_assert(!S::is_floating_point_v<float&> && !S::is_floating_point_v<int>);
+static_assert(S::is_integral_v<S::integral_constant<int, 3>> && S::is_integral_v<volatile char>);
+static_assert(!S::is_integral_v<wchar_t> && !S::is_integral_v<half>);
+static_assert(S::is_one_of_v<half, float, half> && !S::is_one_of_v<int, float, half>);
+static_assert(S::is_one_of_value_v<int, 3, 1, 2, 3> && !S::is_one_of_value_v<int, 4, 1, 2, 3>);
+static_assert(S::is_constant<4, const S::integral_constant<int, 4>&>::value);
+static_assert(!S::is_constant<5, S::integral_constant<int, 4>>::value);
+extern "C" __global__ __aicore__ void traits(GM_ADDR x, GM_ADDR workspace, GM_ADDR tiling) {}
+"""
+
+
+def test_std_traits_as_asc_devkit_defines_them(tmp_path: Path) -> None:
+    """AscendC::Std (asc-devkit include/utils/std/type_traits.h): every trait with its _t/_v form,
+    half a floating-point type, an integral_constant integral, is_one_of(_value), is_constant;
+    checked by static_assert, so a wrong trait stops the build."""
+    src = tmp_path / "traits.cpp"
+    src.write_text(STD_TRAITS)
+    rt.build_kernel(src, entry="traits")

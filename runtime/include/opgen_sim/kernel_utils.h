@@ -117,8 +117,6 @@ using std::is_array;
 using std::is_base_of;
 using std::is_const;
 using std::is_convertible;
-using std::is_floating_point;
-using std::is_integral;
 using std::is_pointer;
 using std::is_reference;
 using std::is_same;
@@ -134,6 +132,106 @@ using std::remove_volatile;
 using std::tuple;
 using std::tuple_element;
 using std::tuple_size;
+// the _t aliases and _v constants of the standard traits above, and the rest of asc-devkit's
+// include/utils/std (type_traits.h, utility.h)
+using std::add_const_t;
+using std::add_cv_t;
+using std::add_lvalue_reference_t;
+using std::add_pointer_t;
+using std::add_rvalue_reference_t;
+using std::add_volatile_t;
+using std::bool_constant;
+using std::conditional_t;
+using std::decay;
+using std::decay_t;
+using std::declval;
+using std::enable_if_t;
+using std::false_type;
+using std::forward;
+using std::is_class;
+using std::is_function;
+using std::is_union;
+using std::move;
+using std::remove_const_t;
+using std::remove_cv_t;
+using std::remove_extent;
+using std::remove_extent_t;
+using std::remove_pointer_t;
+using std::remove_reference_t;
+using std::remove_volatile_t;
+using std::true_type;
+template <typename T>
+using remove_cvref_t = std::remove_cv_t<std::remove_reference_t<T>>;  // C++20's, for C++17 kernels
+template <typename T>
+struct remove_cvref {
+    using type = remove_cvref_t<T>;
+};
+template <typename T>
+inline constexpr bool is_array_v = std::is_array_v<T>;
+template <typename B, typename D>
+inline constexpr bool is_base_of_v = std::is_base_of_v<B, D>;
+template <typename T>
+inline constexpr bool is_class_v = std::is_class_v<T>;
+template <typename T>
+inline constexpr bool is_const_v = std::is_const_v<T>;
+template <typename F, typename T>
+inline constexpr bool is_convertible_v = std::is_convertible_v<F, T>;
+template <typename T>
+inline constexpr bool is_function_v = std::is_function_v<T>;
+template <typename T>
+inline constexpr bool is_pointer_v = std::is_pointer_v<T>;
+template <typename T>
+inline constexpr bool is_reference_v = std::is_reference_v<T>;
+template <typename T, typename U>
+inline constexpr bool is_same_v = std::is_same_v<T, U>;
+template <typename T>
+inline constexpr bool is_union_v = std::is_union_v<T>;
+template <typename T>
+inline constexpr bool is_void_v = std::is_void_v<T>;
+// is_floating_point and is_integral as asc-devkit defines them: half is a floating-point type,
+// the integral types are the standard integer types and bool and char (no wchar_t, charN_t), and
+// an integral_constant counts as integral.
+template <typename T>
+struct is_floating_point
+    : std::bool_constant<std::is_same_v<std::remove_cv_t<T>, float> ||
+                         std::is_same_v<std::remove_cv_t<T>, double> ||
+                         std::is_same_v<std::remove_cv_t<T>, long double> ||
+                         std::is_same_v<std::remove_cv_t<T>, half>> {};
+template <typename T>
+inline constexpr bool is_floating_point_v = is_floating_point<T>::value;
+template <typename T, typename... Us>
+inline constexpr bool kOneOfUnqualified = (std::is_same_v<std::remove_cv_t<T>, Us> || ...);
+template <typename T>
+struct is_integral
+    : std::bool_constant<kOneOfUnqualified<T, bool, unsigned long long, long long, unsigned long,
+                                           long, unsigned int, int, unsigned short, short,
+                                           unsigned char, signed char, char>> {};
+template <typename T, T v>
+struct is_integral<std::integral_constant<T, v>> : std::true_type {};
+template <typename T>
+inline constexpr bool is_integral_v = is_integral<T>::value;
+// is_one_of<T, Args...>: T is one of Args; is_one_of_value<T, V, Values...>: V is one of Values
+template <typename T, typename... Args>
+struct is_one_of : std::bool_constant<(std::is_same_v<T, Args> || ...)> {};
+template <typename T, typename... Args>
+inline constexpr bool is_one_of_v = is_one_of<T, Args...>::value;
+template <typename T, T V, T... Values>
+struct is_one_of_value : std::bool_constant<((V == Values) || ...)> {};
+template <typename T, T... Values>
+inline constexpr bool is_one_of_value_v = is_one_of_value<T, Values...>::value;
+// is_constant<n, T>: T (through const and references) is integral_constant<U, v> with v == n
+template <auto n, typename T>
+struct is_constant : std::false_type {};
+template <auto n, typename T>
+struct is_constant<n, const T> : is_constant<n, T> {};
+template <auto n, typename T>
+struct is_constant<n, T&> : is_constant<n, T> {};
+template <auto n, typename T>
+struct is_constant<n, const T&> : is_constant<n, T> {};
+template <auto n, typename T>
+struct is_constant<n, T&&> : is_constant<n, T> {};
+template <auto n, typename T, T v>
+struct is_constant<n, std::integral_constant<T, v>> : std::bool_constant<v == n> {};
 
 // max/min of two values of possibly different types (the reference's `auto` result: the common
 // type); abs and sqrt of one value, in its own type.
