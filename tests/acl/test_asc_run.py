@@ -74,6 +74,40 @@ def test_a_kernel_struct_may_share_the_name_of_a_host_tiling_class(tmp_path: Pat
     assert "tiling names: pass" in run.stdout
 
 
+# (half, float) temporaries of each op in asc-devkit's impl/adv_api/tiling (math, activation)
+MATH_TMP_FACTORS = {"Tanh": (4, 1), "Erf": (8, 3), "Floor": (2, 0), "Ceil": (2, 1),
+                    "Trunc": (2, 1), "Axpy": (4, 1), "Sigmoid": (1, 1)}
+
+
+def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
+    """tiling/tiling_api.h's Get<Op>MaxMinTmpSize / Get<Op>TmpBufferFactorSize (GetGeluMin/Max):
+    min = factor repeats of 256 bytes, max = factor times the input's bytes (at least a repeat);
+    Axpy of float needs none, Gelu three float temporaries whatever the type; a bad typeSize or
+    an empty shape is reported and leaves the sizes alone."""
+    run = opgen("run", str(PROGRAMS / "math_tmp_sizes.asc"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    got = {tuple(line.split()[:3]): tuple(int(v) for v in line.split()[3:])
+           for line in run.stdout.splitlines()}
+    for op, (half, flt) in MATH_TMP_FACTORS.items():
+        for n in (1, 64, 1000):
+            for ts in (2, 4):
+                f = flt if ts == 4 else half
+                want = (f * max(n * ts, 256), f * 256)
+                if op == "Axpy" and ts == 4:
+                    want = (0, 0)
+                assert got[(op, str(n), str(ts))] == want, (op, n, ts)
+        if op != "Sigmoid":
+            assert got[(op + "Factor", "2", str(half))] == (0,)
+            assert got[(op + "Factor", "4", str(flt))] == (0,)
+    for n in (1, 64, 1000):
+        for ts in (2, 4):
+            assert got[("Gelu", str(n), str(ts))] == (max(768, 3 * n * 4), 768)
+    assert "GeluMismatch" not in run.stdout
+    assert run.stdout.count("Bad 7 7") == 2
+    assert "GetCeilMaxMinTmpSize: typeSize is 8" in run.stderr
+    assert "GetTanhMaxMinTmpSize: the input shape holds no element" in run.stderr
+
+
 def test_compile_errors_name_the_users_file_and_line(tmp_path: Path) -> None:
     src = tmp_path / "broken.asc"
     src.write_text('#include "kernel_operator.h"\n'

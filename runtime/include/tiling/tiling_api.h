@@ -2,7 +2,8 @@
 // Pad and UnPad (GetPadMaxMinTmpSize, PadTilingFunc, GetUnPadMaxMinTmpSize, UnPadTilingFunc) and
 // their tiling classes optiling::PadTiling / optiling::UnPadTiling; Broadcast
 // (GetBroadCastMaxMinTmpSize); Sort with a SortConfig (GetSortMaxMinTmpSize); Exp
-// (GetExpMaxMinTmpSize, GetExpTmpBufferFactorSize). Header-only, so a sample's
+// (GetExpMaxMinTmpSize, GetExpTmpBufferFactorSize); the math library and activations (Gelu, Sigmoid,
+// Tanh, Erf, Floor, Ceil, Trunc, Axpy: math_tmp_size.h). Header-only, so a sample's
 // host code that links CANN's tiling_api library links the toolkit's empty stub of it.
 //
 // The functions fill every field CANN's kernels read; the simulator's Pad and UnPad use only the
@@ -33,6 +34,7 @@
 #include "../opgen_host/tiling_def.h"
 #endif
 #include "platform/platform_ascendc.h"
+#include "math_tmp_size.h"
 
 namespace optiling {
 

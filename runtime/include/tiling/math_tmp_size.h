@@ -1,0 +1,119 @@
+// opgen host runtime: the host's temporary-buffer sizes of the math-library and activation APIs the
+// simulator implements (tiling/tiling_api.h includes this): Gelu, Sigmoid, Tanh, Erf, Floor, Ceil,
+// Trunc and Axpy. Each size follows asc-devkit's host implementation
+// (impl/adv_api/tiling/activation/gelu_tiling_impl.cpp, sigmoid_tiling_impl.cpp and
+// impl/adv_api/tiling/math/<op>_tiling_impl.cpp): the op keeps `factor` temporaries of the input's
+// bytes (a factor per element type), so the smallest buffer is `factor` repeats of 256 bytes and the
+// largest `factor` times the input's bytes (at least one repeat). A typeSize other than 2 or 4, or
+// an empty shape, prints an error and leaves the sizes as they were, where CANN logs and returns.
+// The simulator's kernels accept any buffer of at least 256 bytes (docs/simulator.md, "Rules").
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "../graph/tensor.h"
+#if defined(OPGEN_ASC_SOURCE)
+#include "../opgen_host/host_log.h"
+#else
+#include "../opgen_host/tiling_def.h"
+#endif
+
+namespace AscendC {
+namespace math_tmp_detail {
+
+constexpr uint32_t kRepeatBytes = 256;
+
+inline bool Check(const char* api, const ge::Shape& shape, uint32_t typeSize) {
+    std::string error;
+    if (typeSize != 2 && typeSize != 4) {
+        error = "typeSize is " + std::to_string(typeSize) + ", should be 2 (half) or 4 (float)";
+    } else if (shape.GetShapeSize() <= 0) {
+        error = "the input shape holds no element; its size must be greater than 0";
+    }
+    if (error.empty()) return true;
+    const std::string line = std::string(api) + ": " + error;
+    std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
+    opgen_host::LogRecord(opgen_host::kLogError, line);
+    return false;
+}
+
+// min: factor repeats; max: factor times the input's bytes, at least one repeat each.
+inline void Sizes(const ge::Shape& shape, uint32_t typeSize, uint32_t factor, uint32_t& maxValue,
+                  uint32_t& minValue) {
+    const uint64_t bytes = static_cast<uint64_t>(shape.GetShapeSize()) * typeSize;
+    minValue = factor * kRepeatBytes;
+    maxValue = static_cast<uint32_t>(factor * std::max<uint64_t>(bytes, kRepeatBytes));
+}
+
+}  // namespace math_tmp_detail
+
+// Get<Op>MaxMinTmpSize and Get<Op>TmpBufferFactorSize of an op with `HALF` temporaries for half
+// and `FLOAT` for float.
+#define OPGEN_HOST_MATH_TMP(OP, HALF, FLOAT)                                                        \
+    inline void Get##OP##MaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,          \
+                                       const bool isReuseSource, uint32_t& maxValue,                \
+                                       uint32_t& minValue) {                                        \
+        (void)isReuseSource;                                                                        \
+        if (!math_tmp_detail::Check("Get" #OP "MaxMinTmpSize", srcShape, typeSize)) return;         \
+        math_tmp_detail::Sizes(srcShape, typeSize, typeSize == 4 ? (FLOAT) : (HALF), maxValue,      \
+                               minValue);                                                           \
+    }                                                                                               \
+    inline void Get##OP##TmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiveNodeCount,   \
+                                             uint32_t& extraBuf) {                                  \
+        extraBuf = 0;                                                                               \
+        maxLiveNodeCount = typeSize == 4 ? (FLOAT) : (HALF);                                        \
+    }
+OPGEN_HOST_MATH_TMP(Tanh, 4, 1)
+OPGEN_HOST_MATH_TMP(Erf, 8, 3)
+OPGEN_HOST_MATH_TMP(Floor, 2, 0)
+OPGEN_HOST_MATH_TMP(Ceil, 2, 1)
+OPGEN_HOST_MATH_TMP(Trunc, 2, 1)
+#undef OPGEN_HOST_MATH_TMP
+
+// Axpy: float needs no buffer (sizes 0; one live node), half four temporaries.
+inline void GetAxpyMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                 const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    if (!math_tmp_detail::Check("GetAxpyMaxMinTmpSize", srcShape, typeSize)) return;
+    if (typeSize == 4) {
+        maxValue = minValue = 0;
+        return;
+    }
+    math_tmp_detail::Sizes(srcShape, typeSize, 4, maxValue, minValue);
+}
+inline void GetAxpyTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiveNodeCount,
+                                       uint32_t& extraBuf) {
+    extraBuf = 0;
+    maxLiveNodeCount = typeSize == 4 ? 1 : 4;
+}
+
+// Sigmoid: one temporary of the input's bytes.
+inline void GetSigmoidMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                    const bool isReuseSource, uint32_t& maxValue,
+                                    uint32_t& minValue) {
+    (void)isReuseSource;
+    if (!math_tmp_detail::Check("GetSigmoidMaxMinTmpSize", srcShape, typeSize)) return;
+    math_tmp_detail::Sizes(srcShape, typeSize, 1, maxValue, minValue);
+}
+
+// Gelu: three float temporaries, whatever the input's type.
+inline uint32_t GetGeluMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize) {
+    if (!math_tmp_detail::Check("GetGeluMinTmpSize", srcShape, typeSize)) return 0;
+    return 3 * math_tmp_detail::kRepeatBytes;
+}
+inline uint32_t GetGeluMaxTmpSize(const ge::Shape& srcShape, const uint32_t typeSize) {
+    if (!math_tmp_detail::Check("GetGeluMaxTmpSize", srcShape, typeSize)) return 0;
+    const uint64_t floats = static_cast<uint64_t>(srcShape.GetShapeSize()) * sizeof(float);
+    return static_cast<uint32_t>(std::max<uint64_t>(3 * math_tmp_detail::kRepeatBytes, 3 * floats));
+}
+inline void GetGeluMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                 uint32_t& maxValue, uint32_t& minValue) {
+    if (!math_tmp_detail::Check("GetGeluMaxMinTmpSize", srcShape, typeSize)) return;
+    maxValue = GetGeluMaxTmpSize(srcShape, typeSize);
+    minValue = GetGeluMinTmpSize(srcShape, typeSize);
+}
+
+}  // namespace AscendC
