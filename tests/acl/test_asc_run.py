@@ -82,12 +82,15 @@ MATH_TMP_FACTORS = {"Tanh": (4, 1), "Erf": (8, 3), "Floor": (2, 0), "Ceil": (2, 
 def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
     """tiling/tiling_api.h's Get<Op>MaxMinTmpSize / Get<Op>TmpBufferFactorSize (GetGeluMin/Max):
     min = factor repeats of 256 bytes, max = factor times the input's bytes (at least a repeat);
-    Axpy of float needs none, Gelu three float temporaries whatever the type; a bad typeSize or
+    Axpy of float needs none, Gelu three float temporaries whatever the type, Power its per-form
+    and per-type temporaries of the A2 (plus a repeat for float and half); a bad typeSize or
     an empty shape is reported and leaves the sizes alone."""
     run = opgen("run", str(PROGRAMS / "math_tmp_sizes.asc"), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     got = {tuple(line.split()[:3]): tuple(int(v) for v in line.split()[3:])
-           for line in run.stdout.splitlines()}
+           for line in run.stdout.splitlines() if not line.startswith("Power")}
+    got.update({tuple(line.split()[:2]): tuple(int(v) for v in line.split()[2:])
+                for line in run.stdout.splitlines() if line.startswith("Power")})
     for op, (half, flt) in MATH_TMP_FACTORS.items():
         for n in (1, 64, 1000):
             for ts in (2, 4):
@@ -103,6 +106,16 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
         for ts in (2, 4):
             assert got[("Gelu", str(n), str(ts))] == (max(768, 3 * n * 4), 768)
     assert "GeluMismatch" not in run.stdout
+    # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
+    pow_k = {True: (14, 6, 4), False: (14, 7, 5)}
+    for n in (16, 1000):
+        for form in range(3):
+            for kind, ts in ((0, 4), (1, 2), (2, 4)):
+                k = pow_k[form == 0][(2, 0, 1)[kind]]
+                each = max(n * ts, 256 if ts == 4 else 128)
+                want = {0: (each * k + 256, 256 * k + 256), 1: (each * k + 256, 256 * k // 2 + 256),
+                        2: (each * k, 256 * k)}[kind]
+                assert got[(f"Power{form}{kind}", str(n))] == want, (form, kind, n)
     assert run.stdout.count("Bad 7 7") == 2
     assert "GetCeilMaxMinTmpSize: typeSize is 8" in run.stderr
     assert "GetTanhMaxMinTmpSize: the input shape holds no element" in run.stderr

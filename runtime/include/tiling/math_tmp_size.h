@@ -1,6 +1,6 @@
 // opgen host runtime: the host's temporary-buffer sizes of the math-library and activation APIs the
 // simulator implements (tiling/tiling_api.h includes this): Gelu, Sigmoid, Tanh, Erf, Floor, Ceil,
-// Trunc and Axpy. Each size follows asc-devkit's host implementation
+// Trunc, Axpy and Power. Each size follows asc-devkit's host implementation
 // (impl/adv_api/tiling/activation/gelu_tiling_impl.cpp, sigmoid_tiling_impl.cpp and
 // impl/adv_api/tiling/math/<op>_tiling_impl.cpp): the op keeps `factor` temporaries of the input's
 // bytes (a factor per element type), so the smallest buffer is `factor` repeats of 256 bytes and the
@@ -15,6 +15,7 @@
 #include <string>
 
 #include "../graph/tensor.h"
+#include "platform/platform_ascendc.h"
 #if defined(OPGEN_ASC_SOURCE)
 #include "../opgen_host/host_log.h"
 #else
@@ -114,6 +115,73 @@ inline void GetGeluMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeS
     if (!math_tmp_detail::Check("GetGeluMaxMinTmpSize", srcShape, typeSize)) return;
     maxValue = GetGeluMaxTmpSize(srcShape, typeSize);
     minValue = GetGeluMinTmpSize(srcShape, typeSize);
+}
+
+// Power (impl/adv_api/tiling/math/power_tiling_impl.cpp): a shape of one dimension of 1 is the
+// scalar operand; the temporaries per element depend on the form (tensor^tensor or with a
+// scalar), the type and the architecture (the simulated SoC's: DAV_2201 for the A2/A3 products,
+// DAV_2002 for the 310P), plus one 256-byte repeat for float and half.
+namespace math_tmp_detail {
+struct PowFactors {
+    uint32_t halfTT, intTT, floatTT, halfTS, intTS, floatTS;
+};
+inline bool PowFactorsOf(const char* api, PowFactors& f) {
+    const NpuArch arch = platform_ascendc::PlatformAscendCManager::GetInstance()->GetCurNpuArch();
+    if (arch == NpuArch::DAV_2201) {
+        f = {14, 6, 4, 14, 7, 5};
+    } else if (arch == NpuArch::DAV_2002) {
+        f = {16, 7, 5, 16, 8, 6};
+    } else {
+        const std::string line = std::string(api) + ": not supported on the simulated SoC";
+        std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
+        opgen_host::LogRecord(opgen_host::kLogError, line);
+        return false;
+    }
+    return true;
+}
+inline bool IsTensor(const ge::Shape& s) { return !(s.GetDimNum() == 1 && s.GetDim(0) == 1); }
+}  // namespace math_tmp_detail
+
+inline void GetPowerMaxMinTmpSize(const ge::Shape& srcShape1, const ge::Shape& srcShape2,
+                                  const bool typeIsInt, const uint32_t typeSize,
+                                  const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    math_tmp_detail::PowFactors f{};
+    if (!math_tmp_detail::PowFactorsOf("GetPowerMaxMinTmpSize", f)) return;
+    const bool t1 = math_tmp_detail::IsTensor(srcShape1);
+    const bool tt = t1 && math_tmp_detail::IsTensor(srcShape2);
+    const uint64_t n = static_cast<uint64_t>((t1 ? srcShape1 : srcShape2).GetShapeSize());
+    constexpr uint64_t kRep = math_tmp_detail::kRepeatBytes;
+    const uint64_t each = typeSize == 4 ? std::max<uint64_t>(n * typeSize, kRep)
+                                        : std::max<uint64_t>(n * typeSize, kRep / 2);
+    if (typeIsInt) {
+        const uint32_t k = tt ? f.intTT : f.intTS;
+        minValue = static_cast<uint32_t>(kRep * k);
+        maxValue = static_cast<uint32_t>(each * k);
+    } else if (typeSize == 4) {
+        const uint32_t k = tt ? f.floatTT : f.floatTS;
+        minValue = static_cast<uint32_t>(kRep * k + kRep);
+        maxValue = static_cast<uint32_t>(each * k + kRep);
+    } else {
+        const uint32_t k = tt ? f.halfTT : f.halfTS;
+        minValue = static_cast<uint32_t>(kRep * k / 2 + kRep);
+        maxValue = static_cast<uint32_t>(each * k + kRep);
+    }
+}
+inline void GetPowerTmpBufferFactorSize(const bool baseIsTensor, const bool expIsTensor,
+                                        const bool typeIsInt, const uint32_t typeSize,
+                                        uint32_t& maxLiveNodeCount, uint32_t& extraBuffer) {
+    math_tmp_detail::PowFactors f{};
+    if (!math_tmp_detail::PowFactorsOf("GetPowerTmpBufferFactorSize", f)) return;
+    const bool tt = baseIsTensor && expIsTensor;
+    extraBuffer = typeIsInt ? 0 : math_tmp_detail::kRepeatBytes;
+    if (typeIsInt) {
+        maxLiveNodeCount = tt ? f.intTT : f.intTS;
+    } else if (typeSize == 4) {
+        maxLiveNodeCount = tt ? f.floatTT : f.floatTS;
+    } else {
+        maxLiveNodeCount = tt ? f.halfTT : f.halfTS;
+    }
 }
 
 }  // namespace AscendC
