@@ -76,7 +76,8 @@ def test_a_kernel_struct_may_share_the_name_of_a_host_tiling_class(tmp_path: Pat
 
 # (half, float) temporaries of each op in asc-devkit's impl/adv_api/tiling (math, activation)
 MATH_TMP_FACTORS = {"Tanh": (4, 1), "Erf": (8, 3), "Floor": (2, 0), "Ceil": (2, 1),
-                    "Trunc": (2, 1), "Axpy": (4, 1), "Sigmoid": (1, 1)}
+                    "Trunc": (2, 1), "Axpy": (4, 1), "Sigmoid": (1, 1), "Frac": (4, 0),
+                    "Fmod": (8, 1), "Xor": (1, 1)}
 
 
 def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
@@ -105,6 +106,9 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
     for n in (1, 64, 1000):
         for ts in (2, 4):
             assert got[("Gelu", str(n), str(ts))] == (max(768, 3 * n * 4), 768)
+            f = 1 if ts == 4 else 2  # Acosh: max(f * n, 256) elements of the input's type
+            assert got[("Acosh", str(n), str(ts))] == (max(f * n, 256) * ts, f * 256)
+    assert got[("AcoshFactor", "2", "2")] == (0,) and got[("AcoshFactor", "4", "1")] == (0,)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
     pow_k = {True: (14, 6, 4), False: (14, 7, 5)}

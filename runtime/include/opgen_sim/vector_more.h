@@ -543,8 +543,65 @@ OPGEN_SIM_ADV_UNARY4(Tanh, OPGEN_SIM_LIBM_LANE(std::tanh))
 OPGEN_SIM_ADV_UNARY4(Sin, OPGEN_SIM_LIBM_LANE(std::sin))
 OPGEN_SIM_ADV_UNARY4(Cos, OPGEN_SIM_LIBM_LANE(std::cos))
 OPGEN_SIM_ADV_UNARY4(Erf, OPGEN_SIM_LIBM_LANE(std::erf))
+OPGEN_SIM_ADV_UNARY4(Acosh, OPGEN_SIM_LIBM_LANE(std::acosh))
+// Frac: x - trunc(x), the sign of x kept (CANN: a Cast with CAST_TRUNC, then Sub; half in float)
+OPGEN_SIM_ADV_UNARY4(Frac, [](auto x) { return x - std::trunc(x); })
 #undef OPGEN_SIM_LIBM_LANE
 #undef OPGEN_SIM_ADV_UNARY4
+
+// Binary math-library APIs with the four overloads of the unary ones (two sources).
+namespace more_detail {
+template <typename T, typename F>
+inline void AdvBinary(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a,
+                      const LocalTensor<T>& b, const LocalTensor<uint8_t>* tmp, uint32_t calCount, F f) {
+    opgen_sim::CheckOperand(dst, calCount, api, "dstTensor");
+    opgen_sim::CheckOperand(a, calCount, api, "src0Tensor");
+    opgen_sim::CheckOperand(b, calCount, api, "src1Tensor");
+    if (tmp != nullptr) opgen_sim::CheckTmp<T>(api, *tmp, opgen_sim::kTmpMinBytes, dst, &a, &b, calCount);
+    opgen_sim::Binary(api, dst, a, b, static_cast<int32_t>(calCount), f);
+}
+}  // namespace more_detail
+#define OPGEN_SIM_ADV_BINARY4(NAME, TYPES_OK, TYPES, LANE)                                         \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,           \
+                     const LocalTensor<T>& src1Tensor, const LocalTensor<uint8_t>& sharedTmpBuffer,\
+                     const uint32_t calCount) {                                                    \
+        static_assert(TYPES_OK, #NAME " takes " TYPES " (the Ascend C API reference)");           \
+        more_detail::AdvBinary(#NAME, dstTensor, src0Tensor, src1Tensor, &sharedTmpBuffer,         \
+                               calCount, LANE);                                                    \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,           \
+                     const LocalTensor<T>& src1Tensor, const LocalTensor<uint8_t>& sharedTmpBuffer) {\
+        NAME<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, sharedTmpBuffer,                 \
+                               src0Tensor.GetSize());                                              \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,           \
+                     const LocalTensor<T>& src1Tensor, const uint32_t calCount) {                 \
+        static_assert(TYPES_OK, #NAME " takes " TYPES " (the Ascend C API reference)");           \
+        more_detail::AdvBinary(#NAME, dstTensor, src0Tensor, src1Tensor, nullptr, calCount, LANE); \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& src0Tensor,           \
+                     const LocalTensor<T>& src1Tensor) {                                          \
+        NAME<T, isReuseSource>(dstTensor, src0Tensor, src1Tensor, src0Tensor.GetSize());           \
+    }
+// Fmod: a - trunc(a / b) * b, each step rounded in float, as CANN's implementation runs Div, Trunc,
+// Mul and Sub (half: cast to float, those steps, one cast back); so it can differ from C's fmod,
+// which is exact.
+OPGEN_SIM_ADV_BINARY4(Fmod, (std::is_same_v<T, float> || std::is_same_v<T, half>), "half or float",
+                      ([](auto a, auto b) {
+                          using A = decltype(a);
+                          const A q = a / b;
+                          const A p = std::trunc(q) * b;
+                          return static_cast<A>(a - p);
+                      }))
+// Xor: the bits of src0 ^ src1, for int16_t and uint16_t.
+OPGEN_SIM_ADV_BINARY4(Xor, (std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t>),
+                      "int16_t or uint16_t",
+                      ([](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); }))
+#undef OPGEN_SIM_ADV_BINARY4
 
 // ---- Exp, advanced API (adv_api/math/exp.h) ---------------------------------------------------
 // exp(x) = e^floor(x) * (1 + c + c^2/2! + ... + c^n/n!) with c = x - floor(x), n =

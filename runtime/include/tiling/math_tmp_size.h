@@ -1,6 +1,6 @@
 // opgen host runtime: the host's temporary-buffer sizes of the math-library and activation APIs the
 // simulator implements (tiling/tiling_api.h includes this): Gelu, Sigmoid, Tanh, Erf, Floor, Ceil,
-// Trunc, Axpy and Power. Each size follows asc-devkit's host implementation
+// Trunc, Frac, Fmod, Xor, Acosh, Axpy and Power. Each size follows asc-devkit's host implementation
 // (impl/adv_api/tiling/activation/gelu_tiling_impl.cpp, sigmoid_tiling_impl.cpp and
 // impl/adv_api/tiling/math/<op>_tiling_impl.cpp): the op keeps `factor` temporaries of the input's
 // bytes (a factor per element type), so the smallest buffer is `factor` repeats of 256 bytes and the
@@ -72,6 +72,9 @@ OPGEN_HOST_MATH_TMP(Erf, 8, 3)
 OPGEN_HOST_MATH_TMP(Floor, 2, 0)
 OPGEN_HOST_MATH_TMP(Ceil, 2, 1)
 OPGEN_HOST_MATH_TMP(Trunc, 2, 1)
+OPGEN_HOST_MATH_TMP(Frac, 4, 0)
+OPGEN_HOST_MATH_TMP(Fmod, 8, 1)  // Trunc's temporaries, and for half three float pairs more
+OPGEN_HOST_MATH_TMP(Xor, 1, 1)
 #undef OPGEN_HOST_MATH_TMP
 
 // Axpy: float needs no buffer (sizes 0; one live node), half four temporaries.
@@ -89,6 +92,24 @@ inline void GetAxpyTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiv
                                        uint32_t& extraBuf) {
     extraBuf = 0;
     maxLiveNodeCount = typeSize == 4 ? 1 : 4;
+}
+
+// Acosh, as asc-devkit writes it: factor repeats of 256 bytes at least; at most the input's elements
+// times factor (at least 256 of them) in the input's bytes.
+inline void GetAcoshMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                  const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    if (!math_tmp_detail::Check("GetAcoshMaxMinTmpSize", srcShape, typeSize)) return;
+    const uint64_t factor = typeSize == 4 ? 1 : 2;
+    const uint64_t n = static_cast<uint64_t>(srcShape.GetShapeSize());
+    minValue = static_cast<uint32_t>(factor * math_tmp_detail::kRepeatBytes);
+    maxValue = static_cast<uint32_t>(std::max<uint64_t>(factor * n, math_tmp_detail::kRepeatBytes) *
+                                     typeSize);
+}
+inline void GetAcoshTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiveNodeCount,
+                                        uint32_t& extraBuf) {
+    extraBuf = 0;
+    maxLiveNodeCount = typeSize == 4 ? 1 : 2;
 }
 
 // Sigmoid: one temporary of the input's bytes.

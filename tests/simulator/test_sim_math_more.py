@@ -1,0 +1,164 @@
+"""Frac, Fmod, Xor and Acosh of the math library (opgen_sim/vector_more.h), each in its four
+overloads (with or without sharedTmpBuffer and calCount), against numpy models of what the
+reference and CANN's implementation compute; a type the reference does not list is a compile
+error naming the API."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen_runtime as rt
+
+N = 256
+
+KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+template <typename T>
+__aicore__ inline void Body(GM_ADDR x, GM_ADDR y, GM_ADDR z, int32_t mode, int32_t n)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bufA, bufB, bufC, bufTmp;
+    pipe.InitBuffer(bufA, 256 * sizeof(T));
+    pipe.InitBuffer(bufB, 256 * sizeof(T));
+    pipe.InitBuffer(bufC, 256 * sizeof(T));
+    pipe.InitBuffer(bufTmp, 8192);
+    GlobalTensor<T> xGm, yGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x, 256);
+    yGm.SetGlobalBuffer((__gm__ T*)y, 256);
+    zGm.SetGlobalBuffer((__gm__ T*)z, 256);
+    LocalTensor<T> a = bufA.template Get<T>(), b = bufB.template Get<T>(),
+                   c = bufC.template Get<T>();
+    LocalTensor<uint8_t> tmp = bufTmp.template Get<uint8_t>();
+    DataCopy(a, xGm, 256);
+    DataCopy(b, yGm, 256);
+    DataCopy(c, yGm, 256);
+    if constexpr (std::is_integral_v<T>) {
+        if (mode == 0) Xor(c, a, b, tmp, n);
+        if (mode == 1) Xor(c, a, b, tmp);
+        if (mode == 2) Xor(c, a, b, n);
+        if (mode == 3) Xor(c, a, b);
+    } else {
+        if (mode == 0) Frac(c, a, tmp, n);
+        if (mode == 1) Frac(c, a, tmp);
+        if (mode == 2) Frac(c, a, n);
+        if (mode == 3) Frac(c, a);
+        if (mode == 4) Fmod(c, a, b, tmp, n);
+        if (mode == 5) Fmod(c, a, b, tmp);
+        if (mode == 6) Fmod(c, a, b, n);
+        if (mode == 7) Fmod(c, a, b);
+        if (mode == 8) Acosh(c, a, tmp, n);
+        if (mode == 9) Acosh(c, a, n);
+    }
+    DataCopy(zGm, c, 256);
+}
+
+extern "C" __global__ __aicore__ void math_more(GM_ADDR x, GM_ADDR y, GM_ADDR z,
+                                                GM_ADDR workspace, GM_ADDR tiling)
+{
+    const int32_t mode = reinterpret_cast<const int32_t*>(tiling)[0];
+    const int32_t n = reinterpret_cast<const int32_t*>(tiling)[1];
+    Body<DTYPE_X>(x, y, z, mode, n);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = Path(tmp_path_factory.mktemp("math_more")) / "math_more.cpp"
+    src.write_text(KERNEL)
+    return src
+
+
+def _run(source: Path, dtype: str, mode: int, x: np.ndarray, y: np.ndarray,
+         n: int = N) -> np.ndarray:
+    lib = rt.build_kernel(source, entry="math_more", defines=rt.dtype_defines({"x": dtype}))
+    gx, gy, gz = (rt.gm_empty(N, x.dtype) for _ in range(3))
+    gx[:], gy[:] = x, y
+    gz[:] = 0
+    rt.launch(lib, "math_more", [gx, gy, gz], block_dim=1,
+              tiling=np.array([mode, n], np.int32).tobytes())
+    return np.asarray(gz).copy()
+
+
+def _fmod_steps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """CANN's Fmod: Div, Trunc, Mul, Sub, each rounded in float32 (half: in float, cast once)."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(all="ignore"):
+        q = (a32 / b32).astype(np.float32)
+        p = (np.trunc(q) * b32).astype(np.float32)
+        return (a32 - p).astype(np.float32).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_frac_is_x_minus_trunc_x(source: Path, dtype: str, mode: int) -> None:
+    """Frac.md: the fractional part, the sign of x kept (-2.75 -> -0.75), for every overload."""
+    rng = np.random.default_rng(mode)
+    x = (rng.standard_normal(N) * 40).astype(dtype)
+    x[:4] = [-2.75, 3.5, -0.0, 1e4]
+    z = _run(source, dtype, mode, x, np.zeros(N, dtype))
+    np.testing.assert_array_equal(z, (x.astype(np.float32) - np.trunc(x.astype(np.float32)))
+                                  .astype(dtype))
+    assert z[0] == -0.75
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("mode", [4, 5, 6, 7])
+def test_fmod_runs_cann_steps(source: Path, dtype: str, mode: int) -> None:
+    """Fmod.md: a - trunc(a / b) * b, the sign of a; each step rounded in float as CANN's
+    implementation (Div, Trunc, Mul, Sub) does, b = 0 giving NaN."""
+    rng = np.random.default_rng(10 + mode)
+    a = (rng.standard_normal(N) * 30).astype(dtype)
+    b = (rng.standard_normal(N) * 4).astype(dtype)
+    a[:3], b[:3] = [7.5, -7.5, 3.0], [2.0, 2.0, 0.0]
+    z = _run(source, dtype, mode, a, b)
+    np.testing.assert_array_equal(z, _fmod_steps(a, b))
+    assert list(z[:2]) == [1.5, -1.5] and np.isnan(z[2])
+
+
+@pytest.mark.parametrize("dtype", ["int16", "uint16"])
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+def test_xor_bits(source: Path, dtype: str, mode: int) -> None:
+    """Xor.md: src0 ^ src1 bit for bit, int16_t and uint16_t."""
+    rng = np.random.default_rng(20 + mode)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, N, endpoint=True).astype(dtype)
+    b = rng.integers(info.min, info.max, N, endpoint=True).astype(dtype)
+    np.testing.assert_array_equal(_run(source, dtype, mode, a, b), a ^ b)
+
+
+def test_count_limits_the_lanes(source: Path) -> None:
+    """calCount: lanes past it keep what dst held (here src1's values)."""
+    a = np.full(N, 5.25, np.float32)
+    b = np.arange(N, dtype=np.float32)
+    z = _run(source, "float32", 0, a, b, n=64)
+    np.testing.assert_array_equal(z[:64], np.full(64, 0.25, np.float32))
+    np.testing.assert_array_equal(z[64:], b[64:])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("mode", [8, 9])
+def test_acosh_is_libms(source: Path, dtype: str, mode: int) -> None:
+    """Acosh.md: acosh(x) for x >= 1, NaN below; the host's libm in float (docs/simulator.md,
+    "Approximations that are not public"), so within an ulp of the exact value."""
+    rng = np.random.default_rng(30 + mode)
+    x = (1 + np.abs(rng.standard_normal(N)) * 20).astype(dtype)
+    x[0] = 0.5
+    z = _run(source, dtype, mode, x, np.zeros(N, dtype))
+    want = np.arccosh(x[1:].astype(np.float64))
+    assert np.isnan(z[0])
+    np.testing.assert_allclose(z[1:].astype(np.float64), want,
+                               rtol=2e-7 if dtype == "float32" else 1e-3)
+
+
+def test_fmod_of_integers_is_a_compile_error(tmp_path: Path) -> None:
+    src = tmp_path / "fmod_int.cpp"
+    src.write_text(KERNEL.replace("if constexpr (std::is_integral_v<T>) {",
+                                  "if constexpr (std::is_integral_v<T>) { Fmod(c, a, b, n);"))
+    with pytest.raises(rt.BuildError, match="Fmod takes half or float"):
+        rt.build_kernel(src, entry="math_more", defines=rt.dtype_defines({"x": "int32"}))
