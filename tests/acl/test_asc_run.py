@@ -109,6 +109,14 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
             f = 1 if ts == 4 else 2  # Acosh: max(f * n, 256) elements of the input's type
             assert got[("Acosh", str(n), str(ts))] == (max(f * n, 256) * ts, f * 256)
     assert got[("AcoshFactor", "2", "2")] == (0,) and got[("AcoshFactor", "4", "1")] == (0,)
+    for n in (1, 64, 1000):  # Log and Log10 need none; Log2 a float per element for half;
+        for ts in (2, 4):     # Clamp a byte per element, 128 (half) or 64 (float) at least
+            assert got[("Log", str(n), str(ts))] == (0, 0)
+            assert got[("Log10", str(n), str(ts))] == (0, 0)
+            assert got[("Log2", str(n), str(ts))] == ((max(4 * n, 256), 256) if ts == 2 else (0, 0))
+            least = 128 if ts == 2 else 64
+            assert got[("Clamp", str(n), str(ts))] == (max(n, least), least)
+    assert got[("SwishSilu", "2", "0")] == (0, 0, 0) and got[("SwishSilu", "4", "0")] == (0, 0, 0)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
     pow_k = {True: (14, 6, 4), False: (14, 7, 5)}

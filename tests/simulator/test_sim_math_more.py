@@ -1,7 +1,7 @@
-"""Frac, Fmod, Xor and Acosh of the math library (opgen_sim/vector_more.h), each in its four
-overloads (with or without sharedTmpBuffer and calCount), against numpy models of what the
-reference and CANN's implementation compute; a type the reference does not list is a compile
-error naming the API."""
+"""Frac, Fmod, Xor, Acosh, Swish, ClampMin/ClampMax and Log/Log2/Log10 of the math library
+(opgen_sim/vector_more.h), in their overloads (with or without sharedTmpBuffer and calCount),
+against numpy models of what the reference and CANN's implementation compute; a type the
+reference does not list is a compile error naming the API."""
 
 from __future__ import annotations
 
@@ -53,6 +53,13 @@ __aicore__ inline void Body(GM_ADDR x, GM_ADDR y, GM_ADDR z, int32_t mode, int32
         if (mode == 7) Fmod(c, a, b);
         if (mode == 8) Acosh(c, a, tmp, n);
         if (mode == 9) Acosh(c, a, n);
+        if (mode == 10) Swish(c, a, n, (T)1.702f);
+        if (mode == 11) ClampMin(c, a, tmp, (T)0.5f, n);
+        if (mode == 12) ClampMax(c, a, (T)0.5f, n);
+        if (mode == 13) Log(c, a, n);
+        if (mode == 14) Log10(c, a);
+        if (mode == 15) Log2(c, a, tmp, n);
+        if (mode == 16) Log2(c, a, n);
     }
     DataCopy(zGm, c, 256);
 }
@@ -162,3 +169,45 @@ def test_fmod_of_integers_is_a_compile_error(tmp_path: Path) -> None:
                                   "if constexpr (std::is_integral_v<T>) { Fmod(c, a, b, n);"))
     with pytest.raises(rt.BuildError, match="Fmod takes half or float"):
         rt.build_kernel(src, entry="math_more", defines=rt.dtype_defines({"x": "int32"}))
+
+
+def _ulps_close(got: np.ndarray, want: np.ndarray, dtype: str) -> None:
+    rtol = 4e-7 if dtype == "float32" else 2e-3
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_swish_runs_cann_steps_in_the_element_type(source: Path, dtype: str) -> None:
+    """Swish.md: x / (1 + e^(-beta x)), as CANN's Muls, Exp, Adds and Div of the element type
+    (half rounds after each)."""
+    x = np.linspace(-6, 6, N).astype(dtype)
+    t = np.dtype(dtype).type
+    m = (x * t(-1.702)).astype(dtype)
+    e = np.exp(m.astype(np.float64)).astype(dtype)
+    want = (x.astype(np.float64) / (e + t(1)).astype(dtype).astype(np.float64)).astype(dtype)
+    _ulps_close(_run(source, dtype, 10, x, np.zeros(N, dtype)), want, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_clamp_min_and_max_are_maxs_and_mins(source: Path, dtype: str) -> None:
+    """ClampMin.md / ClampMax.md: values below (above) the scalar become the scalar."""
+    x = np.linspace(-3, 3, N).astype(dtype)
+    np.testing.assert_array_equal(_run(source, dtype, 11, x, np.zeros(N, dtype)),
+                                  np.maximum(x, np.dtype(dtype).type(0.5)))
+    np.testing.assert_array_equal(_run(source, dtype, 12, x, np.zeros(N, dtype)),
+                                  np.minimum(x, np.dtype(dtype).type(0.5)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_logs(source: Path, dtype: str) -> None:
+    """Log.md: Log is Ln; Log10 is Ln then a Muls by 1/ln 10 in the element type; Log2 is Ln
+    then a Muls by 1/ln 2 in float (half: cast to float and back once), with and without
+    sharedTmpBuffer."""
+    x = np.linspace(0.1, 500, N).astype(dtype)
+    ln = np.log(x.astype(np.float64))
+    _ulps_close(_run(source, dtype, 13, x, np.zeros(N, dtype)), ln.astype(dtype), dtype)
+    log10 = (ln.astype(dtype) * np.dtype(dtype).type(0.43429448190325176)).astype(dtype)
+    _ulps_close(_run(source, dtype, 14, x, np.zeros(N, dtype)), log10, dtype)
+    log2 = (ln.astype(np.float32) * np.float32(1.4426950408889634)).astype(dtype)
+    for mode in (15, 16):
+        _ulps_close(_run(source, dtype, mode, x, np.zeros(N, dtype)), log2, dtype)

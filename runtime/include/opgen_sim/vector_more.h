@@ -729,6 +729,102 @@ inline void Silu(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
                           opgen_sim::Vectorised(opgen_sim::SiluLane{}));
 }
 
+// Swish(dst, src, dataSize, beta): x / (1 + e^(-beta * x)) in CANN's steps, each an instruction
+// of the element type (asc-devkit impl/adv_api/detail/activation/swish/swish_common_impl.h): Muls by
+// -beta, Exp, Adds 1, then Div of the source by that; half rounds to half after each step.
+template <typename T, bool isReuseSource = false>
+inline void Swish(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, uint32_t dataSize,
+                  const T scalarValue) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Swish takes half or float");
+    opgen_sim::CheckOperand(dstLocal, dataSize, "Swish", "dstLocal");
+    opgen_sim::CheckOperand(srcLocal, dataSize, "Swish", "srcLocal");
+    const int32_t n = static_cast<int32_t>(dataSize);
+    Muls(dstLocal, srcLocal, static_cast<T>(-1.0f * static_cast<float>(scalarValue)), n);
+    Exp(dstLocal, dstLocal, n);
+    Adds(dstLocal, dstLocal, static_cast<T>(1.0f), n);
+    Div(dstLocal, srcLocal, dstLocal, n);
+}
+
+// ClampMax / ClampMin(dst, src[, sharedTmpBuffer], scalar, calCount): Mins / Maxs with the scalar,
+// as CANN's implementation (impl/adv_api/detail/math/clamp/clamp_common_impl.h).
+#define OPGEN_SIM_CLAMP(NAME, INSTR)                                                               \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,            \
+                     const LocalTensor<uint8_t>& sharedTmpBuffer, const T scalar,                  \
+                     const uint32_t calCount) {                                                    \
+        static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>,                        \
+                      #NAME " takes half or float");                                               \
+        opgen_sim::CheckTmp<T>(#NAME, sharedTmpBuffer, 0, dstTensor, &srcTensor, nullptr, calCount); \
+        INSTR(dstTensor, srcTensor, scalar, static_cast<int32_t>(calCount));                       \
+    }                                                                                              \
+    template <typename T, bool isReuseSource = false>                                             \
+    inline void NAME(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const T scalar, \
+                     const uint32_t calCount) {                                                    \
+        static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>,                        \
+                      #NAME " takes half or float");                                               \
+        INSTR(dstTensor, srcTensor, scalar, static_cast<int32_t>(calCount));                       \
+    }
+OPGEN_SIM_CLAMP(ClampMax, Mins)
+OPGEN_SIM_CLAMP(ClampMin, Maxs)
+#undef OPGEN_SIM_CLAMP
+
+// Log (Ln), Log10 (Ln, then Muls by 1/ln 10 in the element type) and Log2 (float: Ln, then Muls by
+// 1/ln 2; half: the same in float, cast back once), as CANN's implementation for the A2/A3
+// products (impl/adv_api/detail/math/log/log_common_impl.h).
+template <typename T, bool isReuseSource = false>
+inline void Log(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, uint32_t calCount) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Log takes half or float");
+    Ln(dstTensor, srcTensor, static_cast<int32_t>(calCount));
+}
+template <typename T, bool isReuseSource = false>
+inline void Log(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {
+    Log<T, isReuseSource>(dstTensor, srcTensor, srcTensor.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Log10(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, uint32_t calCount) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Log10 takes half or float");
+    Ln(dstTensor, srcTensor, static_cast<int32_t>(calCount));
+    Muls(dstTensor, dstTensor, static_cast<T>(0.43429448190325176f), static_cast<int32_t>(calCount));
+}
+template <typename T, bool isReuseSource = false>
+inline void Log10(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {
+    Log10<T, isReuseSource>(dstTensor, srcTensor, srcTensor.GetSize());
+}
+namespace more_detail {
+template <typename T>
+inline void Log2Run(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                    const LocalTensor<uint8_t>* tmp, uint32_t calCount) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Log2 takes half or float");
+    if constexpr (std::is_same_v<T, float>) {
+        Ln(dst, src, static_cast<int32_t>(calCount));
+        Muls(dst, dst, 1.4426950408889634f, static_cast<int32_t>(calCount));
+    } else {
+        AdvUnary("Log2", dst, src, tmp, opgen_sim::kTmpMinBytes, calCount, [](auto x) {
+            const float l = std::log(static_cast<float>(x));
+            return static_cast<decltype(x)>(l * 1.4426950408889634f);
+        });
+    }
+}
+}  // namespace more_detail
+template <typename T, bool isReuseSource = false>
+inline void Log2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                 const LocalTensor<uint8_t>& sharedTmpBuffer, uint32_t calCount) {
+    more_detail::Log2Run(dstTensor, srcTensor, &sharedTmpBuffer, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Log2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                 const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    more_detail::Log2Run(dstTensor, srcTensor, &sharedTmpBuffer, srcTensor.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Log2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, uint32_t calCount) {
+    more_detail::Log2Run<T>(dstTensor, srcTensor, nullptr, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void Log2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {
+    more_detail::Log2Run<T>(dstTensor, srcTensor, nullptr, srcTensor.GetSize());
+}
+
 // ---- Power ----------------------------------------------------------------------------------
 namespace more_detail {
 template <typename T>

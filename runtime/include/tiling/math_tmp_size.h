@@ -112,6 +112,56 @@ inline void GetAcoshTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLi
     maxLiveNodeCount = typeSize == 4 ? 1 : 2;
 }
 
+// Swish, Silu, Log and Log10 need no buffer (asc-devkit's hosts give 0 and 0); Log2 one float
+// temporary of the input for half, none for float; Clamp one byte an element (64 / 128 at least).
+#define OPGEN_HOST_NO_TMP(OP)                                                                       \
+    inline void Get##OP(const ge::Shape& srcShape, const uint32_t typeSize, const bool isReuseSource, \
+                        uint32_t& maxValue, uint32_t& minValue) {                                   \
+        (void)srcShape;                                                                             \
+        (void)typeSize;                                                                             \
+        (void)isReuseSource;                                                                        \
+        maxValue = minValue = 0;                                                                    \
+    }
+OPGEN_HOST_NO_TMP(SwishTmpSize)
+OPGEN_HOST_NO_TMP(SiluTmpSize)
+OPGEN_HOST_NO_TMP(LogMaxMinTmpSize)
+OPGEN_HOST_NO_TMP(Log10MaxMinTmpSize)
+#undef OPGEN_HOST_NO_TMP
+inline void GetLogTmpBufferFactorSize(const uint32_t, uint32_t& maxLiveNodeCount, uint32_t& extraBuf) {
+    maxLiveNodeCount = extraBuf = 0;
+}
+inline void GetLog10TmpBufferFactorSize(const uint32_t, uint32_t& maxLiveNodeCount, uint32_t& extraBuf) {
+    maxLiveNodeCount = extraBuf = 0;
+}
+inline void GetLog2MaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                 const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    if (typeSize != 2) {
+        maxValue = minValue = 0;
+        return;
+    }
+    const uint64_t floats = static_cast<uint64_t>(srcShape.GetShapeSize()) * sizeof(float);
+    minValue = math_tmp_detail::kRepeatBytes;
+    maxValue = static_cast<uint32_t>(std::max<uint64_t>(floats, math_tmp_detail::kRepeatBytes));
+}
+inline void GetLog2TmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiveNodeCount,
+                                       uint32_t& extraBuf) {
+    extraBuf = 0;
+    maxLiveNodeCount = typeSize == 4 ? 0 : 2;
+}
+inline void GetClampMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                  const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    if (!math_tmp_detail::Check("GetClampMaxMinTmpSize", srcShape, typeSize)) return;
+    const uint64_t least = typeSize == 4 ? 64 : 128;
+    minValue = static_cast<uint32_t>(least);
+    maxValue = static_cast<uint32_t>(std::max<uint64_t>(static_cast<uint64_t>(srcShape.GetShapeSize()), least));
+}
+inline void GetClampTmpBufferFactorSize(const uint32_t, uint32_t& maxLiveNodeCount, uint32_t& extraBuf) {
+    extraBuf = 0;
+    maxLiveNodeCount = 1;
+}
+
 // Sigmoid: one temporary of the input's bytes.
 inline void GetSigmoidMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
                                     const bool isReuseSource, uint32_t& maxValue,
