@@ -117,6 +117,11 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
             least = 128 if ts == 2 else 64
             assert got[("Clamp", str(n), str(ts))] == (max(n, least), least)
     assert got[("SwishSilu", "2", "0")] == (0, 0, 0) and got[("SwishSilu", "4", "0")] == (0, 0, 0)
+    for n in (40, 200, 1000):  # Sum: a sum a 256-byte repeat, rounded up to 32 bytes
+        for ts in (2, 4):
+            reps = -(-n // (256 // ts))
+            size = -(-reps // (32 // ts)) * (32 // ts) * ts
+            assert got[("Sum", str(n), str(ts))] == (size, size)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
     pow_k = {True: (14, 6, 4), False: (14, 7, 5)}

@@ -211,3 +211,72 @@ def test_logs(source: Path, dtype: str) -> None:
     log2 = (ln.astype(np.float32) * np.float32(1.4426950408889634)).astype(dtype)
     for mode in (15, 16):
         _ulps_close(_run(source, dtype, mode, x, np.zeros(N, dtype)), log2, dtype)
+
+
+SUM_KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void sum_kernel(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
+                                                 GM_ADDR tiling)
+{
+    using T = DTYPE_X;
+    const uint32_t* t = reinterpret_cast<const uint32_t*>(tiling);
+    const uint32_t outter = t[0], inner = t[1], n = t[2], withTmp = t[3];
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, bz, bt;
+    pipe.InitBuffer(bx, outter * inner * sizeof(T));
+    pipe.InitBuffer(bz, 256);
+    pipe.InitBuffer(bt, 1024);
+    GlobalTensor<T> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x, outter * inner);
+    zGm.SetGlobalBuffer((__gm__ T*)z, 256 / sizeof(T));
+    LocalTensor<T> src = bx.Get<T>(), dst = bz.Get<T>();
+    DataCopy(src, xGm, outter * inner);
+    Duplicate(dst, (T)0, 256 / sizeof(T));
+    SumParams p{outter, inner, n};
+    if (withTmp) Sum(dst, src, bt.Get<uint8_t>(), p);
+    else Sum(dst, src, p);
+    DataCopy(zGm, dst, 256 / sizeof(T));
+}
+"""
+
+
+def _tree(v: np.ndarray, lanes: int) -> np.floating:
+    """One repeat's tree sum: adjacent pairs, level by level, zeros past the values."""
+    w = np.zeros(lanes, v.dtype)
+    w[:len(v)] = v
+    while len(w) > 1:
+        w = (w[0::2].astype(np.float32) + w[1::2].astype(np.float32)).astype(v.dtype)
+    return w[0]
+
+
+def _sum_model(x: np.ndarray, n: int) -> np.floating:
+    lanes = 256 // x.dtype.itemsize
+    level = x[:n]
+    while True:
+        level = np.array([_tree(level[i:i + lanes], lanes) for i in range(0, len(level), lanes)],
+                         x.dtype)
+        if len(level) == 1:
+            return level[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize(("n", "with_tmp"), [(40, 1), (200, 1), (1000, 0)])
+def test_sum_reduces_rows_level_by_level(tmp_path: Path, dtype: str, n: int, with_tmp: int) -> None:
+    """Sum.md: each of `outter` rows' first n elements summed, as CANN's A2 implementation's
+    counter-mode RepeatReduceSum does it: a tree sum a 256-byte repeat, then those sums again."""
+    src = tmp_path / "sum.cpp"
+    src.write_text(SUM_KERNEL)
+    lib = rt.build_kernel(src, entry="sum_kernel", defines=rt.dtype_defines({"x": dtype}))
+    per_block = 32 // np.dtype(dtype).itemsize
+    inner = (n + per_block - 1) // per_block * per_block
+    outter = 3
+    rng = np.random.default_rng(n)
+    x = rt.gm_empty(outter * inner, dtype)
+    x[:] = rng.standard_normal(outter * inner).astype(dtype)
+    z = rt.gm_empty(256 // np.dtype(dtype).itemsize, dtype)
+    rt.launch(lib, "sum_kernel", [x, z], block_dim=1,
+              tiling=np.array([outter, inner, n, with_tmp], np.uint32).tobytes())
+    rows = np.asarray(x).reshape(outter, inner)
+    want = np.array([_sum_model(rows[r], n) for r in range(outter)], dtype)
+    np.testing.assert_array_equal(np.asarray(z)[:outter], want)

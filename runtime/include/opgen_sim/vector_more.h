@@ -11,6 +11,9 @@
 // polynomial, Erf's rational P/Q) can differ from these by an ulp or more.
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "../opgen_host/exp_tmp_size.h"
 #include "vector_masked.h"
 
@@ -924,4 +927,76 @@ inline void Power(const LocalTensor<T>& dstTensor, const T& src0Scalar, const Lo
     more_detail::PowerST<T>(dstTensor, src0Scalar, src1Tensor, nullptr, src1Tensor.GetSize());
 }
 
+// ---- Sum, advanced API (adv_api/reduce/sum.h) ----------------------------------------------
+// Sum(dst, src[, sharedTmpBuffer], SumParams{outter, inner, n}): row r's first n of its inner
+// (32-byte aligned) elements summed into dst[r], as CANN's A2 implementation does it
+// (impl/adv_api/detail/reduce/sum/sum_common_impl.h): RepeatReduceSum in counter mode, one tree
+// sum a repeat of 256 bytes, then the same over those sums until one is left. The host gives the
+// buffer (GetSumMaxMinTmpSize: one sum a repeat, rounded up to 32 bytes); a smaller one is an error
+// in strict mode (CANN's kernel writes past it).
+struct SumParams {
+    uint32_t outter = 1;
+    uint32_t inner;
+    uint32_t n;
+};
+namespace more_detail {
+template <typename T>
+inline void SumRun(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                   const LocalTensor<uint8_t>* tmp, const SumParams& p) {
+    constexpr const char* api = "Sum";
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Sum takes half or float");
+    constexpr uint32_t lanes = opgen_sim::kRepeatBytes / sizeof(T);
+    constexpr uint32_t per_block = opgen_sim::kBlockBytes / sizeof(T);
+    if (p.n == 0 || p.n > p.inner || p.inner % per_block != 0) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
+                        "SumParams{outter " + std::to_string(p.outter) + ", inner " +
+                            std::to_string(p.inner) + ", n " + std::to_string(p.n) +
+                            "}: n must be in [1, inner] and inner a multiple of " +
+                            std::to_string(per_block) + " (n rounded up to 32 bytes)");
+    }
+    opgen_sim::CheckOperand(src, static_cast<uint64_t>(p.outter) * p.inner, api, "srcTensor");
+    opgen_sim::CheckOperand(dst, p.outter, api, "dstTensor");
+    const uint32_t repeats = (p.n + lanes - 1) / lanes;
+    if (tmp != nullptr && repeats > 1) {
+        opgen_sim::CheckUbAligned(*tmp, api, "sharedTmpBuffer");
+        const uint64_t need = opgen_sim::RoundUp(repeats, per_block) * sizeof(T);
+        if (opgen_sim::CurrentCore().strict_gm && tmp->size_ < need) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                            "sharedTmpBuffer holds " + opgen_sim::Str(tmp->size_) + " bytes; " +
+                                std::to_string(repeats) + " repeat sums need " + opgen_sim::Str(need) +
+                                " (GetSumMaxMinTmpSize; strict mode)");
+        }
+    }
+    opgen_sim::FlushAll();
+    std::vector<T> level(p.n);
+    T vals[lanes];
+    for (uint32_t row = 0; row < p.outter; ++row) {
+        std::memcpy(level.data(), src.ptr_ + static_cast<uint64_t>(row) * p.inner, p.n * sizeof(T));
+        uint32_t count = p.n;
+        for (;;) {  // one RepeatReduceSum over `count` values: a tree sum a repeat, zeros past count
+            const uint32_t reps = (count + lanes - 1) / lanes;
+            for (uint32_t r = 0; r < reps; ++r) {
+                const uint32_t take = std::min(lanes, count - r * lanes);
+                std::fill_n(vals, lanes, T(0));
+                std::memcpy(vals, level.data() + r * lanes, take * sizeof(T));
+                level[r] = opgen_sim::TreeSum(vals, lanes);
+            }
+            count = reps;
+            if (count == 1) break;
+        }
+        dst.ptr_[row] = level[0];
+    }
+}
+}  // namespace more_detail
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                const LocalTensor<uint8_t>& sharedTmpBuffer, const SumParams& sumParams) {
+    more_detail::SumRun(dstTensor, srcTensor, &sharedTmpBuffer, sumParams);
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+inline void Sum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const SumParams& sumParams) {
+    more_detail::SumRun<T>(dstTensor, srcTensor, nullptr, sumParams);
+}
+
 }  // namespace AscendC
+

@@ -162,6 +162,23 @@ inline void GetClampTmpBufferFactorSize(const uint32_t, uint32_t& maxLiveNodeCou
     maxLiveNodeCount = 1;
 }
 
+// Sum (impl/adv_api/tiling/reduce/sum_tiling.cpp): one sum a 256-byte repeat of the inner axis's n
+// elements, rounded up to 32 bytes; the largest and smallest buffer are the same.
+inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const bool isReuseSource,
+                                uint32_t& maxSize, uint32_t& minSize) {
+    (void)isReuseSource;
+    if (typeSize == 0 || typeSize > 32 || n == 0) {
+        const std::string line = "GetSumMaxMinTmpSize: typeSize " + std::to_string(typeSize) + " and n " +
+                                 std::to_string(n) + ": typeSize must be 2 or 4 and n greater than 0";
+        std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
+        opgen_host::LogRecord(opgen_host::kLogError, line);
+        return;
+    }
+    const uint32_t per_block = 32 / typeSize, per_repeat = 256 / typeSize;
+    const uint32_t repeats = (n + per_repeat - 1) / per_repeat;
+    maxSize = minSize = (repeats + per_block - 1) / per_block * per_block * typeSize;
+}
+
 // Sigmoid: one temporary of the input's bytes.
 inline void GetSigmoidMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
                                     const bool isReuseSource, uint32_t& maxValue,
