@@ -280,3 +280,84 @@ def test_sum_reduces_rows_level_by_level(tmp_path: Path, dtype: str, n: int, wit
     rows = np.asarray(x).reshape(outter, inner)
     want = np.array([_sum_model(rows[r], n) for r in range(outter)], dtype)
     np.testing.assert_array_equal(np.asarray(z)[:outter], want)
+
+
+ARANGE_KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void arange_kernel(GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    using T = DTYPE_Z;
+    const int32_t count = *reinterpret_cast<const int32_t*>(tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bz;
+    pipe.InitBuffer(bz, 1024 * sizeof(T) + 32);
+    GlobalTensor<T> zGm;
+    zGm.SetGlobalBuffer((__gm__ T*)z, 1024 + 32 / sizeof(T));
+    LocalTensor<T> dst = bz.Get<T>();
+    Duplicate(dst, (T)-1, 1024 + 32 / sizeof(T));
+    Arange(dst, (T)ARANGE_FIRST, (T)ARANGE_DIFF, count);
+    DataCopy(zGm, dst, 1024 + 32 / sizeof(T));
+}
+"""
+
+
+def _arange_model(dtype: str, first: float, diff: float, count: int, size: int) -> np.ndarray:
+    """CANN's steps: the first block on the scalar unit, then blocks and repeats by Adds."""
+    t = np.dtype(dtype)
+    is_int = t.kind == "i"
+    out = np.full(size, -1, t)
+    b, r = 32 // t.itemsize, 256 // t.itemsize
+
+    def add(a: np.ndarray, s: object) -> np.ndarray:
+        if is_int:
+            return (a.astype(np.int64) + int(s)).astype(t)  # wraps
+        return (a.astype(np.float32) + np.float32(s)).astype(t)
+
+    def step(n: int) -> object:
+        if is_int:
+            return np.array([int(diff) * n], np.int64).astype(t)[0]  # wraps
+        return t.type(np.float32(diff) * np.float32(n))
+
+    def base(n: int) -> None:
+        i = np.arange(n)
+        if is_int:
+            out[:n] = (int(first) + int(diff) * i).astype(t)
+        else:
+            f32 = np.float32
+            out[:n] = (f32(t.type(first)) + (f32(t.type(diff)) * i.astype(f32))).astype(t)
+
+    if count <= b:
+        base(count)
+        return out
+    base(b)
+    if count <= r:
+        for i in range(-(-count // b) - 1):
+            out[(i + 1) * b:(i + 2) * b] = add(out[i * b:(i + 1) * b], step(b))
+        return out
+    for i in range(r // b - 1):
+        out[(i + 1) * b:(i + 2) * b] = add(out[i * b:(i + 1) * b], step(b))
+    rep, tail = divmod(count, r)
+    for i in range(rep - 1):
+        out[(i + 1) * r:(i + 2) * r] = add(out[i * r:(i + 1) * r], step(r))
+    if tail:
+        n = -(-tail // b) * b
+        out[rep * r:rep * r + n] = add(out[(rep - 1) * r:(rep - 1) * r + n], step(r))
+    return out
+
+
+@pytest.mark.parametrize(("dtype", "first", "diff"), [("float32", 0.1, 0.3), ("float16", -2.0, 0.125),
+                                                      ("int16", 7, 301), ("int32", -5, 3)])
+@pytest.mark.parametrize("count", [5, 50, 192, 1000])
+def test_arange_values_carry_canns_roundings(tmp_path: Path, dtype: str, first: float, diff: float,
+                                             count: int) -> None:
+    """Arange.md: first + i * diff, computed block by block and repeat by repeat as CANN's
+    implementation does (the last block written whole); int16 wraps."""
+    src = tmp_path / "arange.cpp"
+    src.write_text(ARANGE_KERNEL)
+    defines = {**rt.dtype_defines({"z": dtype}), "ARANGE_FIRST": str(first), "ARANGE_DIFF": str(diff)}
+    lib = rt.build_kernel(src, entry="arange_kernel", defines=defines)
+    size = 1024 + 32 // np.dtype(dtype).itemsize
+    z = rt.gm_empty(size, dtype)
+    rt.launch(lib, "arange_kernel", [z], block_dim=1, tiling=np.array([count], np.int32).tobytes())
+    np.testing.assert_array_equal(np.asarray(z), _arange_model(dtype, first, diff, count, size))

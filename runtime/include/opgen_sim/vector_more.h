@@ -998,5 +998,75 @@ inline void Sum(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor
     more_detail::SumRun<T>(dstTensor, srcTensor, nullptr, sumParams);
 }
 
+// ---- Arange (adv_api/index/arithprogression.h) -----------------------------------------------
+// Arange(dst, firstValue, diffValue, count): first + i * diff, computed as CANN's implementation
+// computes it (impl/adv_api/detail/index/arithprogression/arithprogression_common_impl.h), so each
+// value carries the same roundings: the first 32-byte block on the scalar unit (half in float),
+// every later block its predecessor plus 8 steps' worth (Adds in the element type), then every
+// later 256-byte repeat its predecessor plus a repeat's steps; the last block or repeat is written
+// whole (up to 32 bytes past count), as the hardware's masks do.
+namespace more_detail {
+template <typename T>
+inline T ArangeAdd(T a, T b) {
+    if constexpr (std::is_integral_v<T>) {
+        return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) + static_cast<std::make_unsigned_t<T>>(b));
+    } else {
+        return static_cast<T>(static_cast<opgen_sim::Acc<T>>(a) + static_cast<opgen_sim::Acc<T>>(b));
+    }
+}
+template <typename T>
+inline T ArangeStep(T diff, int32_t steps) {
+    if constexpr (std::is_integral_v<T>) {
+        return static_cast<T>(static_cast<int64_t>(diff) * static_cast<int64_t>(steps));
+    } else {
+        return static_cast<T>(static_cast<float>(diff) * static_cast<float>(steps));
+    }
+}
+}  // namespace more_detail
+template <typename T>
+inline void Arange(const LocalTensor<T>& dst, const T firstValue, const T diffValue, const int32_t count) {
+    constexpr const char* api = "Arange";
+    static_assert(std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
+                      std::is_same_v<T, int32_t>,
+                  "Arange takes half, float, int16_t or int32_t");
+    constexpr int32_t B = static_cast<int32_t>(opgen_sim::kBlockBytes / sizeof(T));
+    constexpr int32_t R = static_cast<int32_t>(opgen_sim::kRepeatBytes / sizeof(T));
+    if (count < 0) opgen_sim::Fail(opgen_sim::ErrorKind::VectorCount, api, "count " + std::to_string(count) + " is negative");
+    const int32_t written = count > B ? (count + B - 1) / B * B : count;
+    opgen_sim::CheckOperand(dst, static_cast<uint64_t>(written), api, "dst");
+    opgen_sim::FlushAll();
+    T* d = dst.ptr_;
+    const auto base = [&](int32_t n) {
+        for (int32_t i = 0; i < n; ++i) {
+            if constexpr (std::is_same_v<T, half>) {
+                d[i] = static_cast<half>(static_cast<float>(firstValue) +
+                                         static_cast<float>(diffValue) * static_cast<float>(i));
+            } else if constexpr (std::is_integral_v<T>) {
+                d[i] = more_detail::ArangeAdd<T>(firstValue, static_cast<T>(static_cast<int64_t>(diffValue) * i));
+            } else {
+                d[i] = firstValue + diffValue * static_cast<T>(i);
+            }
+        }
+    };
+    const auto copyAdd = [&](int32_t to, int32_t from, int32_t n, T step) {
+        for (int32_t j = 0; j < n; ++j) d[to + j] = more_detail::ArangeAdd<T>(d[from + j], step);
+    };
+    if (count <= B) {
+        base(count);
+        return;
+    }
+    base(B);
+    const T stepB = more_detail::ArangeStep<T>(diffValue, B);
+    if (count <= R) {
+        for (int32_t i = 0; i + 1 < written / B; ++i) copyAdd((i + 1) * B, i * B, B, stepB);
+        return;
+    }
+    for (int32_t i = 0; i < R / B - 1; ++i) copyAdd((i + 1) * B, i * B, B, stepB);
+    const T stepR = more_detail::ArangeStep<T>(diffValue, R);
+    const int32_t repeat = count / R, tail = count % R;
+    for (int32_t i = 0; i + 1 < repeat; ++i) copyAdd((i + 1) * R, i * R, R, stepR);
+    if (tail > 0) copyAdd(repeat * R, (repeat - 1) * R, (tail + B - 1) / B * B, stepR);
+}
+
 }  // namespace AscendC
 

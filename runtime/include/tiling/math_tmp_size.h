@@ -179,6 +179,9 @@ inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const
     maxSize = minSize = (repeats + per_block - 1) / per_block * per_block * typeSize;
 }
 
+// Arange needs no buffer.
+inline void GetArangeMaxMinTmpSize(uint32_t& maxValue, uint32_t& minValue) { maxValue = minValue = 0; }
+
 // Sigmoid: one temporary of the input's bytes.
 inline void GetSigmoidMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
                                     const bool isReuseSource, uint32_t& maxValue,
