@@ -77,7 +77,7 @@ def test_a_kernel_struct_may_share_the_name_of_a_host_tiling_class(tmp_path: Pat
 # (half, float) temporaries of each op in asc-devkit's impl/adv_api/tiling (math, activation)
 MATH_TMP_FACTORS = {"Tanh": (4, 1), "Erf": (8, 3), "Floor": (2, 0), "Ceil": (2, 1),
                     "Trunc": (2, 1), "Axpy": (4, 1), "Sigmoid": (1, 1), "Frac": (4, 0),
-                    "Fmod": (8, 1), "Xor": (1, 1)}
+                    "Fmod": (8, 1), "Xor": (1, 1), "GeGLU": (4, 0)}
 
 
 def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
@@ -122,6 +122,8 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
             reps = -(-n // (256 // ts))
             size = -(-reps // (32 // ts)) * (32 // ts) * ts
             assert got[("Sum", str(n), str(ts))] == (size, size)
+    assert got[("SwiGLU", "1000", "2")] == (6 * 2000, 6 * 256)
+    assert got[("SwiGLU", "1000", "4")] == (0, 0)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
     pow_k = {True: (14, 6, 4), False: (14, 7, 5)}

@@ -60,6 +60,10 @@ __aicore__ inline void Body(GM_ADDR x, GM_ADDR y, GM_ADDR z, int32_t mode, int32
         if (mode == 14) Log10(c, a);
         if (mode == 15) Log2(c, a, tmp, n);
         if (mode == 16) Log2(c, a, n);
+        if (mode == 17) GeGLU(c, a, b, tmp, n);
+        if (mode == 18) GeGLU(c, a, b);
+        if (mode == 19) SwiGLU(c, a, b, 1.5f, tmp, n);
+        if (mode == 20) SwiGLU(c, a, b, 1.5f);
     }
     DataCopy(zGm, c, 256);
 }
@@ -361,3 +365,34 @@ def test_arange_values_carry_canns_roundings(tmp_path: Path, dtype: str, first: 
     z = rt.gm_empty(size, dtype)
     rt.launch(lib, "arange_kernel", [z], block_dim=1, tiling=np.array([count], np.int32).tobytes())
     np.testing.assert_array_equal(np.asarray(z), _arange_model(dtype, first, diff, count, size))
+
+
+def _glu_models(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """GeGLU and SwiGLU (beta 1.5) in CANN's float steps, cast back once."""
+    f = np.float32
+    x, y = b.astype(f), a.astype(f)
+    with np.errstate(all="ignore"):
+        d = (x * x).astype(f)
+        d = (d + f(2.2363860002236e1)).astype(f)
+        d = (d * x).astype(f)
+        d = (d * f(-0.0713548162726)).astype(f)
+        d = np.exp(d.astype(np.float64)).astype(f)
+        d = (d + f(1)).astype(f)
+        gelu = (x / d).astype(f)
+        e = np.exp((x * f(-1.5)).astype(f).astype(np.float64)).astype(f)
+        swish = (x / (e + f(1)).astype(f)).astype(f)
+    return (y * gelu).astype(a.dtype), (y * swish).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_geglu_and_swiglu_run_canns_float_steps(source: Path, dtype: str) -> None:
+    """GeGLU.md / SwiGLU.md: src0 times gelu (tanh form) or swish of src1, in CANN's float
+    steps, with and without sharedTmpBuffer and calCount."""
+    rng = np.random.default_rng(40)
+    a = (rng.standard_normal(N) * 2).astype(dtype)
+    b = (rng.standard_normal(N) * 3).astype(dtype)
+    geglu, swiglu = _glu_models(a, b)
+    for mode in (17, 18):
+        _ulps_close(_run(source, dtype, mode, a, b), geglu, dtype)
+    for mode in (19, 20):
+        _ulps_close(_run(source, dtype, mode, a, b), swiglu, dtype)

@@ -604,7 +604,67 @@ OPGEN_SIM_ADV_BINARY4(Fmod, (std::is_same_v<T, float> || std::is_same_v<T, half>
 OPGEN_SIM_ADV_BINARY4(Xor, (std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t>),
                       "int16_t or uint16_t",
                       ([](auto a, auto b) { return static_cast<decltype(a)>(a ^ b); }))
+// GeGLU(dst, src0, src1): src0 * gelu(src1), gelu by CANN's tanh approximation in its steps
+// (impl/adv_api/detail/activation/geglu/geglu_common_impl.h): x * x, + 22.36386, * x,
+// * -0.0713548, exp, + 1, x / that, then * src0; each step rounded in float (half: cast to float,
+// those steps, one cast back).
+OPGEN_SIM_ADV_BINARY4(GeGLU, (std::is_same_v<T, float> || std::is_same_v<T, half>), "half or float",
+                      ([](auto a, auto b) {
+                          using A = decltype(a);
+                          const float x = static_cast<float>(b);
+                          float d = x * x;
+                          d = d + 2.2363860002236e1f;
+                          d = d * x;
+                          d = d * -0.0713548162726f;
+                          d = std::exp(d);
+                          d = d + 1.0f;
+                          d = x / d;
+                          return static_cast<A>(static_cast<float>(a) * d);
+                      }))
 #undef OPGEN_SIM_ADV_BINARY4
+
+// SwiGLU(dst, src0, src1, beta[, sharedTmpBuffer][, calCount]): src0 * swish(src1), swish in CANN's
+// steps (Muls by -beta, Exp, Adds 1, Div), then Mul; all in float (half cast once each way).
+namespace more_detail {
+template <typename T>
+inline void SwiGLURun(const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b,
+                      float beta, const LocalTensor<uint8_t>* tmp, uint32_t calCount) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "SwiGLU takes half or float");
+    const float scalar = -1.0f * beta;
+    AdvBinary("SwiGLU", dst, a, b, tmp, calCount, [scalar](auto x0, auto x1) {
+        using A = decltype(x0);
+        const float x = static_cast<float>(x1);
+        float d = x * scalar;
+        d = std::exp(d);
+        d = d + 1.0f;
+        d = x / d;
+        return static_cast<A>(static_cast<float>(x0) * d);
+    });
+}
+}  // namespace more_detail
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                   const LocalTensor<T>& srcTensor1, const float& scalarValue,
+                   const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+    more_detail::SwiGLURun(dstTensor, srcTensor0, srcTensor1, scalarValue, &sharedTmpBuffer, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                   const LocalTensor<T>& srcTensor1, const float& scalarValue, const uint32_t calCount) {
+    more_detail::SwiGLURun<T>(dstTensor, srcTensor0, srcTensor1, scalarValue, nullptr, calCount);
+}
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                   const LocalTensor<T>& srcTensor1, const float& scalarValue,
+                   const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    more_detail::SwiGLURun(dstTensor, srcTensor0, srcTensor1, scalarValue, &sharedTmpBuffer,
+                           srcTensor0.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void SwiGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor0,
+                   const LocalTensor<T>& srcTensor1, const float& scalarValue) {
+    more_detail::SwiGLURun<T>(dstTensor, srcTensor0, srcTensor1, scalarValue, nullptr, srcTensor0.GetSize());
+}
 
 // ---- Exp, advanced API (adv_api/math/exp.h) ---------------------------------------------------
 // exp(x) = e^floor(x) * (1 + c + c^2/2! + ... + c^n/n!) with c = x - floor(x), n =

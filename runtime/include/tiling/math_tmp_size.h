@@ -75,6 +75,7 @@ OPGEN_HOST_MATH_TMP(Trunc, 2, 1)
 OPGEN_HOST_MATH_TMP(Frac, 4, 0)
 OPGEN_HOST_MATH_TMP(Fmod, 8, 1)  // Trunc's temporaries, and for half three float pairs more
 OPGEN_HOST_MATH_TMP(Xor, 1, 1)
+OPGEN_HOST_MATH_TMP(GeGLU, 4, 0)
 #undef OPGEN_HOST_MATH_TMP
 
 // Axpy: float needs no buffer (sizes 0; one live node), half four temporaries.
@@ -177,6 +178,20 @@ inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const
     const uint32_t per_block = 32 / typeSize, per_repeat = 256 / typeSize;
     const uint32_t repeats = (n + per_repeat - 1) / per_repeat;
     maxSize = minSize = (repeats + per_block - 1) / per_block * per_block * typeSize;
+}
+
+// SwiGLU: six temporaries of the input for half, none for float (its size arguments come in
+// asc-devkit's order: max, min, then isReuseSource).
+inline void GetSwiGLUMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
+                                   uint32_t& minValue, const bool isReuseSource = false) {
+    (void)isReuseSource;
+    if (!math_tmp_detail::Check("GetSwiGLUMaxMinTmpSize", srcShape, typeSize)) return;
+    math_tmp_detail::Sizes(srcShape, typeSize, typeSize == 4 ? 0 : 6, maxValue, minValue);
+}
+inline void GetSwiGLUTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxLiveNodeCount,
+                                         uint32_t& extraBuffer) {
+    extraBuffer = 0;
+    maxLiveNodeCount = typeSize == 4 ? 0 : 6;
 }
 
 // Arange needs no buffer.
