@@ -124,6 +124,7 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
             assert got[("Sum", str(n), str(ts))] == (size, size)
     assert got[("SwiGLU", "1000", "2")] == (6 * 2000, 6 * 256)
     assert got[("SwiGLU", "1000", "4")] == (0, 0)
+    assert got[("SwiGLUFactor", "2", "6")] == (0,) and got[("SwiGLUFactor", "4", "0")] == (0,)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
     pow_k = {True: (14, 6, 4), False: (14, 7, 5)}
