@@ -125,6 +125,12 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
     assert got[("SwiGLU", "1000", "2")] == (6 * 2000, 6 * 256)
     assert got[("SwiGLU", "1000", "4")] == (0, 0)
     assert got[("SwiGLUFactor", "2", "6")] == (0,) and got[("SwiGLUFactor", "4", "0")] == (0,)
+    # CumSum of 20 x 64: down the first axis half needs the input in float; along the last two
+    # transposes of 16 rows (min) or 32 (the rows rounded up to 16; max), half also float room
+    assert got[("CumSum", "2", "0")] == (20 * 64 * 4, 20 * 64 * 4)
+    assert got[("CumSum", "4", "0")] == (0, 0)
+    assert got[("CumSum", "2", "1")] == (64 * 32 * 2 + 32 * 64 * 2 * 2, 64 * 16 * 2 + 16 * 64 * 2 * 2)
+    assert got[("CumSum", "4", "1")] == (32 * 64 * 4 * 2, 16 * 64 * 4 * 2)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar
     pow_k = {True: (14, 6, 4), False: (14, 7, 5)}

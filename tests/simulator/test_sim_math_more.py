@@ -396,3 +396,68 @@ def test_geglu_and_swiglu_run_canns_float_steps(source: Path, dtype: str) -> Non
         _ulps_close(_run(source, dtype, mode, a, b), geglu, dtype)
     for mode in (19, 20):
         _ulps_close(_run(source, dtype, mode, a, b), swiglu, dtype)
+
+
+CUMSUM_KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr CumSumConfig kConfig = {CUMSUM_LAST_AXIS, false, true};
+extern "C" __global__ __aicore__ void cumsum_kernel(GM_ADDR x, GM_ADDR z, GM_ADDR last,
+                                                    GM_ADDR workspace, GM_ADDR tiling)
+{
+    using T = DTYPE_X;
+    constexpr uint32_t rows = 20, cols = 32;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, bz, bl, bt;
+    pipe.InitBuffer(bx, rows * cols * sizeof(T));
+    pipe.InitBuffer(bz, rows * cols * sizeof(T));
+    pipe.InitBuffer(bl, cols * sizeof(T));
+    pipe.InitBuffer(bt, rows * cols * sizeof(float) + 4096);
+    GlobalTensor<T> xGm, zGm, lGm;
+    xGm.SetGlobalBuffer((__gm__ T*)x, rows * cols);
+    zGm.SetGlobalBuffer((__gm__ T*)z, rows * cols);
+    lGm.SetGlobalBuffer((__gm__ T*)last, cols);
+    LocalTensor<T> src = bx.Get<T>(), dst = bz.Get<T>(), lastRow = bl.Get<T>();
+    LocalTensor<uint8_t> tmp = bt.Get<uint8_t>();
+    DataCopy(src, xGm, rows * cols);
+    CumSum<T, kConfig>(dst, lastRow, src, tmp, CumSumInfo{rows, cols});
+    DataCopy(zGm, dst, rows * cols);
+    DataCopy(lGm, lastRow, cols);
+}
+"""
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("last_axis", [True, False])
+def test_cumsum_adds_in_float_element_after_element(tmp_path: Path, dtype: str,
+                                                    last_axis: bool) -> None:
+    """CumSum.md: running sums along the last axis or down the first, accumulated in float one
+    element after another as CANN's A2 implementation adds rows (half cast once each way); the
+    implementation's final Adds of 0 turns a -0 into +0 where it has one; outputLastRow copies
+    the last row."""
+    src = tmp_path / "cumsum.cpp"
+    src.write_text(CUMSUM_KERNEL)
+    defines = {**rt.dtype_defines({"x": dtype}), "CUMSUM_LAST_AXIS": "true" if last_axis else "false"}
+    lib = rt.build_kernel(src, entry="cumsum_kernel", defines=defines)
+    rows, cols = 20, 32
+    rng = np.random.default_rng(7)
+    x = rt.gm_empty(rows * cols, dtype)
+    x[:] = (rng.standard_normal(rows * cols) * 3).astype(dtype)
+    x[0] = -0.0
+    z, last = rt.gm_empty(rows * cols, dtype), rt.gm_empty(cols, dtype)
+    rt.launch(lib, "cumsum_kernel", [x, z, last], block_dim=1, tiling=b"\0" * 8)
+    acc = np.asarray(x).astype(np.float32).reshape(rows, cols)
+    axis = 1 if last_axis else 0
+    for k in range(1, acc.shape[axis]):
+        if last_axis:
+            acc[:, k] = (acc[:, k - 1] + acc[:, k]).astype(np.float32)
+        else:
+            acc[k] = (acc[k - 1] + acc[k]).astype(np.float32)
+    want = acc.astype(dtype)
+    plus_zero = last_axis or dtype == "float32"
+    if plus_zero:
+        want = want + np.dtype(dtype).type(0)
+    got = np.asarray(z).reshape(rows, cols)
+    np.testing.assert_array_equal(got, want)
+    assert np.signbit(got[0, 0]) == (not plus_zero)
+    np.testing.assert_array_equal(np.asarray(last), want[-1] + np.dtype(dtype).type(0))

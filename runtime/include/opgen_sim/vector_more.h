@@ -1128,5 +1128,91 @@ inline void Arange(const LocalTensor<T>& dst, const T firstValue, const T diffVa
     if (tail > 0) copyAdd(repeat * R, (repeat - 1) * R, (tail + B - 1) / B * B, stepR);
 }
 
+// ---- CumSum (adv_api/math/cumsum.h) ----------------------------------------------------------
+// CumSum<T, config>(dst, lastRow, src[, sharedTmpBuffer], CumSumInfo{outter, inner}): running sums
+// along the last axis (config.isLastAxis) or down the first, element after element in float, as
+// CANN's A2 implementation adds row after row (impl/adv_api/detail/math/cumsum/cumsum_common_impl.h;
+// the algorithm setting does not change it there): half is cast to float, summed and cast back; the
+// result passes through the implementation's final Adds of 0 where it has one (a -0 becomes +0),
+// and with config.outputLastRow the last row is copied to lastRow the same way. The buffer size it
+// needs (GetCumSumMaxMinTmpSize) is checked by CANN's CPU-debug build only: here in strict mode.
+enum class CumSumAlgorithm { CUMSUM_ALGORITHM_LINEBYLINE = 0, CUMSUM_ALGORITHM_SKLANSKY = 1 };
+struct CumSumConfig {
+    bool isLastAxis{true};
+    bool isReuseSource{false};
+    bool outputLastRow{false};
+    CumSumAlgorithm algorithm{CumSumAlgorithm::CUMSUM_ALGORITHM_LINEBYLINE};
+};
+struct CumSumInfo {
+    uint32_t outter{0};
+    uint32_t inner{0};  // 32-byte aligned
+};
+constexpr CumSumConfig defaultCumSumConfig = {true, false, true};
+namespace more_detail {
+template <typename T>
+inline T PlusZero(float v) {
+    return static_cast<T>(static_cast<opgen_sim::Acc<T>>(static_cast<T>(v)) + opgen_sim::Acc<T>(0));
+}
+template <typename T, const CumSumConfig& config>
+inline void CumSumRun(const LocalTensor<T>& dst, const LocalTensor<T>& lastRow, const LocalTensor<T>& src,
+                      const LocalTensor<uint8_t>* tmp, const CumSumInfo& info) {
+    constexpr const char* api = "CumSum";
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "CumSum takes half or float");
+    const uint64_t rows = info.outter, cols = info.inner;
+    if (rows == 0 || cols == 0 || cols * sizeof(T) % opgen_sim::kBlockBytes != 0) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
+                        "CumSumInfo{outter " + std::to_string(rows) + ", inner " + std::to_string(cols) +
+                            "}: both must be positive and inner a multiple of 32 bytes");
+    }
+    opgen_sim::CheckOperand(src, rows * cols, api, "srcTensor");
+    opgen_sim::CheckOperand(dst, rows * cols, api, "dstTensor");
+    if constexpr (config.outputLastRow) opgen_sim::CheckOperand(lastRow, cols, api, "lastRowTensor");
+    if (tmp != nullptr && opgen_sim::CurrentCore().strict_gm) {
+        uint64_t need = 0;
+        if (config.isLastAxis) {
+            need = (sizeof(T) == 2 ? cols * 16 * 2 : 0) + 16 * cols * sizeof(T) * 2;
+        } else if (sizeof(T) == 2) {
+            need = rows * cols * sizeof(float);
+        }
+        if (tmp->size_ < need) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
+                            "sharedTmpBuffer holds " + opgen_sim::Str(tmp->size_) + " bytes; it needs " +
+                                opgen_sim::Str(need) + " (GetCumSumMaxMinTmpSize; strict mode)");
+        }
+    }
+    opgen_sim::FlushAll();
+    std::vector<float> acc(rows * cols);
+    for (uint64_t i = 0; i < rows * cols; ++i) acc[i] = static_cast<float>(src.ptr_[i]);
+    const bool add_zero = config.isLastAxis || sizeof(T) == sizeof(float);
+    for (uint64_t r = 0; r < rows; ++r) {
+        for (uint64_t c = 0; c < cols; ++c) {
+            const uint64_t i = r * cols + c;
+            if (config.isLastAxis ? c > 0 : r > 0) {
+                const uint64_t prev = config.isLastAxis ? i - 1 : i - cols;
+                acc[i] = acc[prev] + acc[i];
+            }
+        }
+    }
+    for (uint64_t i = 0; i < rows * cols; ++i) {
+        dst.ptr_[i] = add_zero ? PlusZero<T>(acc[i]) : static_cast<T>(acc[i]);
+    }
+    if constexpr (config.outputLastRow) {
+        for (uint64_t c = 0; c < cols; ++c) {
+            lastRow.ptr_[c] = PlusZero<T>(static_cast<float>(dst.ptr_[(rows - 1) * cols + c]));
+        }
+    }
+}
+}  // namespace more_detail
+template <typename T, const CumSumConfig& config = defaultCumSumConfig>
+inline void CumSum(LocalTensor<T>& dstTensor, LocalTensor<T>& lastRowTensor, const LocalTensor<T>& srcTensor,
+                   LocalTensor<uint8_t>& sharedTmpBuffer, const CumSumInfo& cumSumInfo) {
+    more_detail::CumSumRun<T, config>(dstTensor, lastRowTensor, srcTensor, &sharedTmpBuffer, cumSumInfo);
+}
+template <typename T, const CumSumConfig& config = defaultCumSumConfig>
+inline void CumSum(LocalTensor<T>& dstTensor, LocalTensor<T>& lastRowTensor, const LocalTensor<T>& srcTensor,
+                   const CumSumInfo& cumSumInfo) {
+    more_detail::CumSumRun<T, config>(dstTensor, lastRowTensor, srcTensor, nullptr, cumSumInfo);
+}
+
 }  // namespace AscendC
 

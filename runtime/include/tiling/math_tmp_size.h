@@ -194,6 +194,36 @@ inline void GetSwiGLUTmpBufferFactorSize(const uint32_t typeSize, uint32_t& maxL
     maxLiveNodeCount = typeSize == 4 ? 0 : 6;
 }
 
+// CumSum (impl/adv_api/tiling/math/cumsum_tiling.cpp): down the first axis, half needs the whole
+// input in float, float none; along the last axis two transposes' worth of 16 rows (at least) or of
+// all rows rounded up to 16 (at most), plus for half the float sums' room.
+inline void GetCumSumMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, const bool isLastAxis,
+                                   const bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
+    (void)isReuseSource;
+    std::string error;
+    if (typeSize != 2 && typeSize != 4) {
+        error = "typeSize is " + std::to_string(typeSize) + "; CumSum takes half (2) or float (4)";
+    } else if (srcShape.GetDimNum() != 2 || srcShape.GetDim(1) <= 0 ||
+               (static_cast<uint64_t>(srcShape.GetDim(1)) * typeSize) % 32 != 0) {
+        error = "srcShape must be 2-D with its inner dim a positive multiple of 32 bytes";
+    }
+    if (!error.empty()) {
+        const std::string line = "GetCumSumMaxMinTmpSize: " + error;
+        std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
+        opgen_host::LogRecord(opgen_host::kLogError, line);
+        return;
+    }
+    const uint64_t rows = static_cast<uint64_t>(srcShape.GetDim(0)), cols = static_cast<uint64_t>(srcShape.GetDim(1));
+    if (!isLastAxis) {
+        maxValue = minValue = typeSize == 2 ? static_cast<uint32_t>(rows * cols * sizeof(float)) : 0;
+        return;
+    }
+    const uint64_t aligned = (rows + 15) / 16 * 16;
+    const uint64_t castMin = typeSize == 2 ? cols * 16 * 2 : 0, castMax = typeSize == 2 ? cols * aligned * 2 : 0;
+    minValue = static_cast<uint32_t>(castMin + 16 * cols * typeSize * 2);
+    maxValue = static_cast<uint32_t>(castMax + aligned * cols * typeSize * 2);
+}
+
 // Arange needs no buffer.
 inline void GetArangeMaxMinTmpSize(uint32_t& maxValue, uint32_t& minValue) { maxValue = minValue = 0; }
 
