@@ -82,13 +82,26 @@ inline TBufType* Handles(const char* api, TBufPoolImpl<N>& impl, uint32_t num) {
     return first;
 }
 
-inline void CheckShare(const char* api, uint32_t len, uint32_t shared) {
-    if (opgen_sim::CurrentCore().strict_gm && len > shared) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, api,
-                        "the pool is " + std::to_string(len) + " bytes, longer than the " +
-                            std::to_string(shared) + " of the pool it shares (strict mode)");
-    }
+// `pool` made a pool of `len` bytes from UB offset `start`, with nothing handed out yet.
+template <class P>
+inline void Place(P& pool, uint32_t start, uint32_t len) {
+    pool.tBufPoolImpl.startAddr_ = start;
+    pool.tBufPoolImpl.maxAddr_ = start;
+    pool.tBufPoolImpl.maxLen_ = len;
+    pool.tBufPoolImpl.curBufSize_ = 0;
 }
+
+// `pool` over the bytes of `share` (its start and length; strict mode: len within them).
+template <class P, class U>
+inline void Share(const char* api, P& pool, uint32_t len, const U& share) {
+    if (opgen_sim::CurrentCore().strict_gm && Blocks(len) > share.tBufPoolImpl.maxLen_) {
+        opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, api,
+                        "the pool is " + std::to_string(Blocks(len)) + " bytes, longer than the " +
+                            std::to_string(share.tBufPoolImpl.maxLen_) + " of the pool it shares (strict mode)");
+    }
+    Place(pool, share.tBufPoolImpl.startAddr_, share.tBufPoolImpl.maxLen_);
+}
+
 
 }  // namespace pool_detail
 
@@ -133,11 +146,7 @@ public:
         constexpr const char* api = "TBufPool::InitBufPool";
         pool_detail::CheckLength(api, len);
         const uint32_t bytes = pool_detail::Blocks(len);
-        const uint32_t at = pool_detail::Take(api, tBufPoolImpl, bytes);
-        bufPool.tBufPoolImpl.startAddr_ = at;
-        bufPool.tBufPoolImpl.maxAddr_ = at;
-        bufPool.tBufPoolImpl.maxLen_ = bytes;
-        bufPool.tBufPoolImpl.curBufSize_ = 0;
+        pool_detail::Place(bufPool, pool_detail::Take(api, tBufPoolImpl, bytes), bytes);
         return true;
     }
     // A pool over the same bytes as `shareBuf` (its start and length).
@@ -146,11 +155,7 @@ public:
         static_assert(T::isTbufPool && U::isTbufPool, "TBufPool::InitBufPool shares a TBufPool with a TBufPool");
         constexpr const char* api = "TBufPool::InitBufPool";
         pool_detail::CheckLength(api, len);
-        pool_detail::CheckShare(api, pool_detail::Blocks(len), shareBuf.tBufPoolImpl.maxLen_);
-        bufPool.tBufPoolImpl.startAddr_ = shareBuf.tBufPoolImpl.startAddr_;
-        bufPool.tBufPoolImpl.maxAddr_ = shareBuf.tBufPoolImpl.startAddr_;
-        bufPool.tBufPoolImpl.maxLen_ = shareBuf.tBufPoolImpl.maxLen_;
-        bufPool.tBufPoolImpl.curBufSize_ = 0;
+        pool_detail::Share(api, bufPool, len, shareBuf);
         return true;
     }
     // As CANN's: the pool forgets its buffers and its bytes (start, next and length 0).
@@ -165,11 +170,7 @@ bool TPipe::InitBufPool(P& bufPool, uint32_t len) {
     pool_detail::CheckLength("TPipe::InitBufPool", len);
     const uint32_t bytes = pool_detail::Blocks(len);
     uint8_t* addr = Reserve(bytes, 1, len);
-    const uint32_t at = static_cast<uint32_t>(addr - opgen_sim::CurrentCore().ub);
-    bufPool.tBufPoolImpl.startAddr_ = at;
-    bufPool.tBufPoolImpl.maxAddr_ = at;
-    bufPool.tBufPoolImpl.maxLen_ = bytes;
-    bufPool.tBufPoolImpl.curBufSize_ = 0;
+    pool_detail::Place(bufPool, static_cast<uint32_t>(addr - opgen_sim::CurrentCore().ub), bytes);
     return true;
 }
 
@@ -178,11 +179,7 @@ bool TPipe::InitBufPool(P& bufPool, uint32_t len, U& shareBuf) {
     static_assert(P::isTbufPool && U::isTbufPool, "TPipe::InitBufPool shares a TBufPool with a TBufPool");
     constexpr const char* api = "TPipe::InitBufPool";
     pool_detail::CheckLength(api, len);
-    pool_detail::CheckShare(api, pool_detail::Blocks(len), shareBuf.tBufPoolImpl.maxLen_);
-    bufPool.tBufPoolImpl.startAddr_ = shareBuf.tBufPoolImpl.startAddr_;
-    bufPool.tBufPoolImpl.maxAddr_ = shareBuf.tBufPoolImpl.startAddr_;
-    bufPool.tBufPoolImpl.maxLen_ = shareBuf.tBufPoolImpl.maxLen_;
-    bufPool.tBufPoolImpl.curBufSize_ = 0;
+    pool_detail::Share(api, bufPool, len, shareBuf);
     return true;
 }
 

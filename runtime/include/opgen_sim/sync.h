@@ -327,11 +327,14 @@ namespace opgen_sim {
 struct DetermineSlots {
     int32_t* gm;
     int32_t* ub;
-    int32_t n;  // blocks
-    int32_t b;  // this block
+    int32_t n;      // blocks
+    int32_t b;      // this block
+    int32_t round;  // the block's round, as its UB workspace holds it
 };
+// The workspaces checked, after the core's deferred work is applied (as every cross-core call).
 inline DetermineSlots CheckDetermine(const AscendC::GlobalTensor<int32_t>& gm,
                                      const AscendC::LocalTensor<int32_t>& ub, const char* api) {
+    FlushAll();
     const Core& c = CurrentCore();
     const int32_t n = static_cast<int32_t>(c.block_num);
     ub.Check(api);
@@ -341,7 +344,7 @@ inline DetermineSlots CheckDetermine(const AscendC::GlobalTensor<int32_t>& gm,
                  std::to_string(n * 8 + 1) + " (a 32-byte slot per block, then the round)");
     }
     gm.CheckRange(static_cast<uint64_t>(n) * 8, api);
-    return {gm.ptr_, ub.ptr_, n, static_cast<int32_t>(c.block_idx)};
+    return {gm.ptr_, ub.ptr_, n, static_cast<int32_t>(c.block_idx), ub.ptr_[n * 8]};
 }
 }  // namespace opgen_sim
 
@@ -350,7 +353,6 @@ namespace AscendC {
 inline void InitDetermineComputeWorkspace(GlobalTensor<int32_t>& gmWorkspace,
                                           LocalTensor<int32_t>& ubWorkspace) {
     constexpr const char* api = "InitDetermineComputeWorkspace";
-    opgen_sim::FlushAll();
     const opgen_sim::DetermineSlots d = opgen_sim::CheckDetermine(gmWorkspace, ubWorkspace, api);
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     std::lock_guard<std::mutex> lock(s.mu);
@@ -366,9 +368,8 @@ inline void InitDetermineComputeWorkspace(GlobalTensor<int32_t>& gmWorkspace,
 
 inline void WaitPreBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int32_t>& ubWorkspace) {
     constexpr const char* api = "WaitPreBlock";
-    opgen_sim::FlushAll();
     const opgen_sim::DetermineSlots d = opgen_sim::CheckDetermine(gmWorkspace, ubWorkspace, api);
-    const int32_t round = d.ub[d.n * 8];
+    const int32_t round = d.round;
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     std::unique_lock<std::mutex> lock(s.mu);
     const auto ready = [&] {
@@ -392,9 +393,8 @@ inline void WaitPreBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int32_t
 
 inline void NotifyNextBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int32_t>& ubWorkspace) {
     constexpr const char* api = "NotifyNextBlock";
-    opgen_sim::FlushAll();
     const opgen_sim::DetermineSlots d = opgen_sim::CheckDetermine(gmWorkspace, ubWorkspace, api);
-    const int32_t round = d.ub[d.n * 8];
+    const int32_t round = d.round;
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     std::lock_guard<std::mutex> lock(s.mu);
     const bool last = d.b + 1 == d.n;

@@ -27,6 +27,13 @@ namespace math_tmp_detail {
 
 constexpr uint32_t kRepeatBytes = 256;
 
+// An argument error, as CANN's host logs it: on stderr and in the host log.
+inline void Report(const char* api, const std::string& error) {
+    const std::string line = std::string(api) + ": " + error;
+    std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
+    opgen_host::LogRecord(opgen_host::kLogError, line);
+}
+
 inline bool Check(const char* api, const ge::Shape& shape, uint32_t typeSize) {
     std::string error;
     if (typeSize != 2 && typeSize != 4) {
@@ -35,9 +42,7 @@ inline bool Check(const char* api, const ge::Shape& shape, uint32_t typeSize) {
         error = "the input shape holds no element; its size must be greater than 0";
     }
     if (error.empty()) return true;
-    const std::string line = std::string(api) + ": " + error;
-    std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
-    opgen_host::LogRecord(opgen_host::kLogError, line);
+    Report(api, error);
     return false;
 }
 
@@ -169,10 +174,9 @@ inline void GetSumMaxMinTmpSize(const uint32_t n, const uint32_t typeSize, const
                                 uint32_t& maxSize, uint32_t& minSize) {
     (void)isReuseSource;
     if (typeSize == 0 || typeSize > 32 || n == 0) {
-        const std::string line = "GetSumMaxMinTmpSize: typeSize " + std::to_string(typeSize) + " and n " +
-                                 std::to_string(n) + ": typeSize must be 2 or 4 and n greater than 0";
-        std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
-        opgen_host::LogRecord(opgen_host::kLogError, line);
+        math_tmp_detail::Report("GetSumMaxMinTmpSize", "typeSize " + std::to_string(typeSize) + " and n " +
+                                                           std::to_string(n) +
+                                                           ": typeSize must be 2 or 4 and n greater than 0");
         return;
     }
     const uint32_t per_block = 32 / typeSize, per_repeat = 256 / typeSize;
@@ -208,9 +212,7 @@ inline void GetCumSumMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typ
         error = "srcShape must be 2-D with its inner dim a positive multiple of 32 bytes";
     }
     if (!error.empty()) {
-        const std::string line = "GetCumSumMaxMinTmpSize: " + error;
-        std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
-        opgen_host::LogRecord(opgen_host::kLogError, line);
+        math_tmp_detail::Report("GetCumSumMaxMinTmpSize", error);
         return;
     }
     const uint64_t rows = static_cast<uint64_t>(srcShape.GetDim(0)), cols = static_cast<uint64_t>(srcShape.GetDim(1));
@@ -268,9 +270,7 @@ inline bool PowFactorsOf(const char* api, PowFactors& f) {
     } else if (arch == NpuArch::DAV_2002) {
         f = {16, 7, 5, 16, 8, 6};
     } else {
-        const std::string line = std::string(api) + ": not supported on the simulated SoC";
-        std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
-        opgen_host::LogRecord(opgen_host::kLogError, line);
+        Report(api, "not supported on the simulated SoC");
         return false;
     }
     return true;
