@@ -129,7 +129,8 @@ def test_math_library_tmp_sizes_follow_cann_host_rules(tmp_path: Path) -> None:
     # transposes of 16 rows (min) or 32 (the rows rounded up to 16; max), half also float room
     assert got[("CumSum", "2", "0")] == (20 * 64 * 4, 20 * 64 * 4)
     assert got[("CumSum", "4", "0")] == (0, 0)
-    assert got[("CumSum", "2", "1")] == (64 * 32 * 2 + 32 * 64 * 2 * 2, 64 * 16 * 2 + 16 * 64 * 2 * 2)
+    assert got[("CumSum", "2", "1")] == (64 * 32 * 2 + 32 * 64 * 2 * 2,
+                                          64 * 16 * 2 + 16 * 64 * 2 * 2)
     assert got[("CumSum", "4", "1")] == (32 * 64 * 4 * 2, 16 * 64 * 4 * 2)
     assert "GeluMismatch" not in run.stdout
     # Power on the A2 (DAV_2201): (half, int, float) temporaries tensor^tensor / with a scalar

@@ -350,8 +350,9 @@ def _arange_model(dtype: str, first: float, diff: float, count: int, size: int) 
     return out
 
 
-@pytest.mark.parametrize(("dtype", "first", "diff"), [("float32", 0.1, 0.3), ("float16", -2.0, 0.125),
-                                                      ("int16", 7, 301), ("int32", -5, 3)])
+@pytest.mark.parametrize(("dtype", "first", "diff"),
+                         [("float32", 0.1, 0.3), ("float16", -2.0, 0.125), ("int16", 7, 301),
+                          ("int32", -5, 3)])
 @pytest.mark.parametrize("count", [5, 50, 192, 1000])
 def test_arange_values_carry_canns_roundings(tmp_path: Path, dtype: str, first: float, diff: float,
                                              count: int) -> None:
@@ -359,7 +360,8 @@ def test_arange_values_carry_canns_roundings(tmp_path: Path, dtype: str, first: 
     implementation does (the last block written whole); int16 wraps."""
     src = tmp_path / "arange.cpp"
     src.write_text(ARANGE_KERNEL)
-    defines = {**rt.dtype_defines({"z": dtype}), "ARANGE_FIRST": str(first), "ARANGE_DIFF": str(diff)}
+    defines = {**rt.dtype_defines({"z": dtype}), "ARANGE_FIRST": str(first),
+               "ARANGE_DIFF": str(diff)}
     lib = rt.build_kernel(src, entry="arange_kernel", defines=defines)
     size = 1024 + 32 // np.dtype(dtype).itemsize
     z = rt.gm_empty(size, dtype)
@@ -437,7 +439,8 @@ def test_cumsum_adds_in_float_element_after_element(tmp_path: Path, dtype: str,
     the last row."""
     src = tmp_path / "cumsum.cpp"
     src.write_text(CUMSUM_KERNEL)
-    defines = {**rt.dtype_defines({"x": dtype}), "CUMSUM_LAST_AXIS": "true" if last_axis else "false"}
+    defines = {**rt.dtype_defines({"x": dtype}),
+               "CUMSUM_LAST_AXIS": "true" if last_axis else "false"}
     lib = rt.build_kernel(src, entry="cumsum_kernel", defines=defines)
     rows, cols = 20, 32
     rng = np.random.default_rng(7)

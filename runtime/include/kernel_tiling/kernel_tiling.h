@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include "softmax_tiling_data.h"
 
 namespace AscendC {
 namespace tiling {

@@ -35,6 +35,7 @@
 #endif
 #include "platform/platform_ascendc.h"
 #include "math_tmp_size.h"
+#include "softmax_tiling.h"
 
 namespace optiling {
 
