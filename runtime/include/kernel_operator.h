@@ -10,6 +10,8 @@
 #include "opgen_sim/vector_masked.h"
 #include "opgen_sim/vector_more.h"
 #include "opgen_sim/softmax.h"
+#include "opgen_sim/norm.h"
+#include "opgen_sim/quant.h"
 #include "opgen_sim/cast_more.h"
 #include "opgen_sim/gather_mask.h"
 #include "opgen_sim/pad.h"

@@ -1,6 +1,8 @@
 // opgen NPU simulator: GlobalTensor, LocalTensor, TPipe, TQue/TQueBind and TBuf.
 #pragma once
 
+#include <unordered_map>
+
 #include "core.h"
 #include "deferred.h"
 #include "image_gm.h"
@@ -223,6 +225,51 @@ enum class TPosition : uint8_t {
 using QuePosition = TPosition;
 enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
 
+// The tensor format tag and the shape a LocalTensor may carry (kernel_tensor.h, "ShapeInfo"); the
+// normalization APIs (opgen_sim/norm.h) read it. Same guard as CANN's, so one definition wins.
+#ifndef ASCC_ENUM_DATAFORMAT
+#define ASCC_ENUM_DATAFORMAT
+enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
+#endif
+constexpr int32_t K_MAX_SHAPE_DIM = 8;
+struct ShapeInfo {
+    ShapeInfo() = default;
+    ShapeInfo(uint8_t dim, const uint32_t inShape[], uint8_t oriDim, const uint32_t inOriShape[], DataFormat format)
+        : shapeDim(dim), originalShapeDim(oriDim), dataFormat(format) {
+        if (dim > K_MAX_SHAPE_DIM || oriDim > K_MAX_SHAPE_DIM) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "ShapeInfo",
+                            "shapeDim " + std::to_string(dim) + " / originalShapeDim " + std::to_string(oriDim) +
+                                " exceed K_MAX_SHAPE_DIM (8)");
+        }
+        for (uint8_t i = 0; i < dim; ++i) shape[i] = inShape[i];
+        for (uint8_t i = 0; i < oriDim; ++i) originalShape[i] = inOriShape[i];
+    }
+    ShapeInfo(uint8_t dim, const uint32_t inShape[], DataFormat format = DataFormat::ND)
+        : ShapeInfo(dim, inShape, dim, inShape, format) {}
+    uint8_t shapeDim = 0;
+    uint8_t originalShapeDim = 0;
+    uint32_t shape[K_MAX_SHAPE_DIM] = {};
+    uint32_t originalShape[K_MAX_SHAPE_DIM] = {};
+    DataFormat dataFormat = DataFormat::ND;
+};
+}  // namespace AscendC
+
+namespace opgen_sim {
+// The ShapeInfo of each UB address a kernel set one on (LocalTensor::SetShapeInfo), for the block
+// running on this thread; a new TPipe (a block's start) clears it.
+inline std::unordered_map<const void*, AscendC::ShapeInfo>& ShapeInfos() {
+    static thread_local std::unordered_map<const void*, AscendC::ShapeInfo> table;
+    return table;
+}
+}  // namespace opgen_sim
+
+namespace AscendC {
+inline uint64_t GetShapeSize(const ShapeInfo& info) {
+    uint64_t n = 1;
+    for (uint8_t i = 0; i < info.shapeDim; ++i) n *= info.shape[i];
+    return n;
+}
+
 template <typename T>
 class GlobalTensor;
 
@@ -263,6 +310,14 @@ public:
     opgen_sim::Slot* slot_ = nullptr;
     uint32_t gen_ = 0;
     TPosition pos_ = TPosition::VECCALC;
+    // The shape a kernel attaches to its buffer (CANN keeps it in the tensor object); here kept
+    // beside the tensors, by UB address, so every other API's copies of a LocalTensor stay small.
+    void SetShapeInfo(const ShapeInfo& info) { opgen_sim::ShapeInfos()[ptr_] = info; }
+    ShapeInfo GetShapeInfo() const {
+        const auto& table = opgen_sim::ShapeInfos();
+        const auto it = table.find(ptr_);
+        return it == table.end() ? ShapeInfo{} : it->second;
+    }
 
     // Checks the tensor is live and applies the deferred work producing it (deferred.h).
     void Check(const char* api) const { Check(api, opgen_sim::tls_core); }
@@ -680,6 +735,7 @@ public:
     TPipe() {
         opgen_sim::Core& c = opgen_sim::CurrentCore();
         opgen_sim::ResetSocState(c);  // as CANN's TPipe does (InitSocState)
+        opgen_sim::ShapeInfos().clear();
         start_ = c.ub_used;
         tls_pipe = this;
     }

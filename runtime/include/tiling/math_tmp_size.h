@@ -226,6 +226,25 @@ inline void GetCumSumMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typ
     maxValue = static_cast<uint32_t>(castMax + aligned * cols * typeSize * 2);
 }
 
+// AscendQuant (impl/adv_api/tiling/quantization/ascend_quant_tiling_impl.cpp): two 256-byte repeats
+// at least; at most two bytes an element (at least the minimum), rounded up to 32 bytes.
+inline void GetAscendQuantMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize, uint32_t& maxValue,
+                                        uint32_t& minValue) {
+    const int64_t n = srcShape.GetShapeSize();
+    if (n <= 0 || (typeSize != 2 && typeSize != 4) || (static_cast<uint64_t>(n) * typeSize) % 32 != 0) {
+        math_tmp_detail::Report("GetAscendQuantMaxMinTmpSize",
+                                "the input must hold elements filling whole 32-byte blocks, of typeSize 2 "
+                                "(half) or 4 (float); typeSize is " + std::to_string(typeSize));
+    }
+    minValue = 2 * math_tmp_detail::kRepeatBytes;
+    const uint64_t most = std::max<uint64_t>(static_cast<uint64_t>(std::max<int64_t>(n, 0)) * 2, minValue);
+    maxValue = static_cast<uint32_t>((most + 31) / 32 * 32);
+}
+inline void GetAscendQuantTmpBufferFactorSize(uint32_t& maxLiveNodeCount, uint32_t& extraBuf) {
+    extraBuf = 0;
+    maxLiveNodeCount = 2;
+}
+
 // Arange needs no buffer.
 inline void GetArangeMaxMinTmpSize(uint32_t& maxValue, uint32_t& minValue) { maxValue = minValue = 0; }
 

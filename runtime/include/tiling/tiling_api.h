@@ -36,6 +36,7 @@
 #include "platform/platform_ascendc.h"
 #include "math_tmp_size.h"
 #include "softmax_tiling.h"
+#include "norm_tiling.h"
 
 namespace optiling {
 
