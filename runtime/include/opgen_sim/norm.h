@@ -84,17 +84,7 @@ inline T FromF(float v) {
 // Counter-mode RepeatReduceSum over n floats, repeated until one value is left: a tree sum a
 // repeat of 64 lanes (zeros past n), then the same over those sums.
 inline float RepeatSum(std::vector<float>& v, uint32_t n) {
-    float lanes[kLanes];
-    while (n > 1) {
-        const uint32_t reps = (n + kLanes - 1) / kLanes;
-        for (uint32_t r = 0; r < reps; ++r) {
-            const uint32_t take = std::min(kLanes, n - r * kLanes);
-            std::fill_n(lanes, kLanes, 0.0f);
-            std::memcpy(lanes, v.data() + static_cast<uint64_t>(r) * kLanes, take * sizeof(float));
-            v[r] = TreeSum(lanes, kLanes);
-        }
-        n = reps;
-    }
+    while (n > 1) n = RepeatSumLevel(v.data(), n);
     return v[0];
 }
 
@@ -109,24 +99,12 @@ inline float BasicBlockSum(const float* sq, uint32_t h) {
     return TreeSum(acc, kLanes);
 }
 
-inline bool InVec(AscendC::TPosition p) {
-    return p == AscendC::TPosition::VECIN || p == AscendC::TPosition::VECOUT || p == AscendC::TPosition::VECCALC;
-}
-
 template <typename T>
 inline void CheckPos(const char* api, const AscendC::LocalTensor<T>& t, const char* what) {
-    if (!CurrentCore().strict_gm || InVec(t.pos_)) return;
+    if (!CurrentCore().strict_gm || IsVecPosition(t.pos_)) return;
     Fail(ErrorKind::Generic, api,
          std::string(what) + " must be a VECIN/VECCALC/VECOUT LocalTensor (TPosition " +
              std::to_string(static_cast<int>(t.pos_)) + "; strict mode, as CANN's CPU-debug check)");
-}
-
-template <typename A, typename B>
-inline bool Overlap(const AscendC::LocalTensor<A>& a, uint64_t na, const AscendC::LocalTensor<B>& b, uint64_t nb) {
-    if (a.ptr_ == nullptr || b.ptr_ == nullptr || na == 0 || nb == 0) return false;
-    const auto* a0 = reinterpret_cast<const uint8_t*>(a.ptr_);
-    const auto* b0 = reinterpret_cast<const uint8_t*>(b.ptr_);
-    return a0 < b0 + nb * sizeof(B) && b0 < a0 + na * sizeof(A);
 }
 
 template <typename T, bool isBasicBlock>
@@ -176,7 +154,7 @@ inline void RmsNormRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
                  std::to_string(h) + " need " + Str(needFloats * sizeof(float)) +
                  " (plan the tiling with GetRmsNormTilingInfo for the buffer's size)");
     }
-    if (Overlap(dst, elems, gamma, h)) {
+    if (Overlaps(dst, elems, gamma, h)) {
         Fail(ErrorKind::Generic, api, "dstLocal overlaps gammaLocal; RmsNorm.md (约束说明) does not allow that");
     }
     FlushAll();

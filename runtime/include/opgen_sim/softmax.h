@@ -231,17 +231,6 @@ inline uint32_t ReplanRows(uint64_t floats, uint32_t m, uint32_t k, uint32_t ori
 }
 
 template <typename T>
-inline void CheckTmpBuffer(const char* api, const AscendC::LocalTensor<uint8_t>& tmp) {
-    CheckUbAligned(tmp, api, "sharedTmpBuffer");
-    const AscendC::TPosition p = tmp.pos_;
-    if (p != AscendC::TPosition::VECIN && p != AscendC::TPosition::VECOUT && p != AscendC::TPosition::VECCALC) {
-        Fail(ErrorKind::Generic, api,
-             "sharedTmpBuffer must be a VECIN/VECOUT/VECCALC LocalTensor (TPosition " +
-                 std::to_string(static_cast<int>(p)) + ")");
-    }
-}
-
-template <typename T>
 inline void CheckNoOverlap(const char* api, const AscendC::LocalTensor<uint8_t>* tmp, const AscendC::LocalTensor<T>& t,
                            uint64_t count, const char* what) {
     if (tmp != nullptr && Overlaps(*tmp, t, count)) {
@@ -351,7 +340,7 @@ inline void Run(const char* api, Form form, const AscendC::LocalTensor<T1>& dst,
         p.tailM = 0;
     }
     if (tmp != nullptr) {
-        CheckTmpBuffer<T1>(api, *tmp);
+        CheckTmpPlace(api, *tmp);
         const uint64_t need =
             static_cast<uint64_t>(p.splitM) * TmpRowFloats<T1>(form, p.k, p.reduceK) * sizeof(float);
         if (tmp->size_ < need) {

@@ -22,29 +22,57 @@ namespace opgen_sim {
 // sharedTmpBuffer rules of the advanced APIs (the simulator's): a VECIN/VECOUT/VECCALC tensor,
 // 32-byte aligned, at least min_bytes long, not overlapping the operands it works for (CANN
 // documents "sharedTmpBuffer must not overlap src/dst" for these APIs).
+// Whether `a` elements at one tensor and `b` at another share a byte (none when either is empty).
+template <typename A, typename B>
+inline bool Overlaps(const AscendC::LocalTensor<A>& a, uint64_t na, const AscendC::LocalTensor<B>& b,
+                     uint64_t nb) {
+    if (a.ptr_ == nullptr || b.ptr_ == nullptr || na == 0 || nb == 0) return false;
+    return Overlaps(reinterpret_cast<const uint8_t*>(a.ptr_), na * sizeof(A),
+                    reinterpret_cast<const uint8_t*>(b.ptr_), nb * sizeof(B));
+}
 template <typename T>
 inline bool Overlaps(const AscendC::LocalTensor<uint8_t>& tmp, const AscendC::LocalTensor<T>& t,
                      uint64_t count) {
-    if (t.ptr_ == nullptr || tmp.ptr_ == nullptr || count == 0 || tmp.size_ == 0) return false;
-    const uint8_t* a0 = tmp.ptr_;
-    const uint8_t* a1 = a0 + tmp.size_;
-    const uint8_t* b0 = reinterpret_cast<const uint8_t*>(t.ptr_);
-    const uint8_t* b1 = b0 + count * sizeof(T);
-    return a0 < b1 && b0 < a1;
+    return Overlaps(tmp, tmp.size_, t, count);
+}
+
+// The positions of the vector unit's buffers.
+inline bool IsVecPosition(AscendC::TPosition p) {
+    return p == AscendC::TPosition::VECIN || p == AscendC::TPosition::VECOUT ||
+           p == AscendC::TPosition::VECCALC;
+}
+
+// Where a sharedTmpBuffer may lie: 32-byte aligned, in a vector buffer.
+inline void CheckTmpPlace(const char* api, const AscendC::LocalTensor<uint8_t>& tmp) {
+    CheckUbAligned(tmp, api, "sharedTmpBuffer");
+    if (!IsVecPosition(tmp.pos_)) {
+        Fail(ErrorKind::Generic, api,
+             "sharedTmpBuffer must be a VECIN/VECOUT/VECCALC LocalTensor (TPosition " +
+                 std::to_string(static_cast<int>(tmp.pos_)) + ")");
+    }
+}
+
+// One counter-mode RepeatReduceSum over v's first n values, in place: the tree sum of each
+// 256-byte repeat (zeros past n) into v[0], v[1], ...; returns how many sums it left.
+template <typename T>
+inline uint32_t RepeatSumLevel(T* v, uint32_t n) {
+    constexpr uint32_t lanes = kRepeatBytes / sizeof(T);
+    T vals[lanes];
+    const uint32_t reps = (n + lanes - 1) / lanes;
+    for (uint32_t r = 0; r < reps; ++r) {
+        const uint32_t take = std::min(lanes, n - r * lanes);
+        std::fill_n(vals, lanes, T(0));
+        std::memcpy(vals, v + static_cast<uint64_t>(r) * lanes, take * sizeof(T));
+        v[r] = TreeSum(vals, lanes);
+    }
+    return reps;
 }
 
 template <typename T>
 inline void CheckTmp(const char* api, const AscendC::LocalTensor<uint8_t>& tmp, uint64_t min_bytes,
                      const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>* src0,
                      const AscendC::LocalTensor<T>* src1, uint64_t count) {
-    CheckUbAligned(tmp, api, "sharedTmpBuffer");
-    const AscendC::TPosition p = tmp.pos_;
-    if (p != AscendC::TPosition::VECIN && p != AscendC::TPosition::VECOUT &&
-        p != AscendC::TPosition::VECCALC) {
-        Fail(ErrorKind::Generic, api,
-             "sharedTmpBuffer must be a VECIN/VECOUT/VECCALC LocalTensor (TPosition " +
-                 std::to_string(static_cast<int>(p)) + ")");
-    }
+    CheckTmpPlace(api, tmp);
     if (tmp.size_ < min_bytes) {
         Fail(ErrorKind::LocalMemoryOutOfBounds, api,
              "sharedTmpBuffer holds " + Str(tmp.size_) + " bytes; the simulator requires at least " +
@@ -1029,21 +1057,12 @@ inline void SumRun(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     }
     opgen_sim::FlushAll();
     std::vector<T> level(p.n);
-    T vals[lanes];
     for (uint32_t row = 0; row < p.outter; ++row) {
         std::memcpy(level.data(), src.ptr_ + static_cast<uint64_t>(row) * p.inner, p.n * sizeof(T));
         uint32_t count = p.n;
-        for (;;) {  // one RepeatReduceSum over `count` values: a tree sum a repeat, zeros past count
-            const uint32_t reps = (count + lanes - 1) / lanes;
-            for (uint32_t r = 0; r < reps; ++r) {
-                const uint32_t take = std::min(lanes, count - r * lanes);
-                std::fill_n(vals, lanes, T(0));
-                std::memcpy(vals, level.data() + r * lanes, take * sizeof(T));
-                level[r] = opgen_sim::TreeSum(vals, lanes);
-            }
-            count = reps;
-            if (count == 1) break;
-        }
+        do {  // at least one RepeatReduceSum, as CANN's loop runs one for a single repeat too
+            count = opgen_sim::RepeatSumLevel(level.data(), count);
+        } while (count > 1);
         dst.ptr_[row] = level[0];
     }
 }

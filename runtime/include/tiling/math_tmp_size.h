@@ -27,12 +27,15 @@ namespace math_tmp_detail {
 
 constexpr uint32_t kRepeatBytes = 256;
 
-// An argument error, as CANN's host logs it: on stderr and in the host log.
-inline void Report(const char* api, const std::string& error) {
-    const std::string line = std::string(api) + ": " + error;
-    std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
-    opgen_host::LogRecord(opgen_host::kLogError, line);
+// A tiling function's error or warning, as CANN's host logs it: on stderr and in the host log
+// (every host tiling header of this runtime reports through these two).
+inline void Log(int32_t level, const char* api, const std::string& text) {
+    const std::string line = std::string(api) + ": " + text;
+    std::fprintf(stderr, "[%s][opgen][tiling] %s\n", level == opgen_host::kLogError ? "ERROR" : "WARNING",
+                 line.c_str());
+    opgen_host::LogRecord(level, line);
 }
+inline void Report(const char* api, const std::string& error) { Log(opgen_host::kLogError, api, error); }
 
 inline bool Check(const char* api, const ge::Shape& shape, uint32_t typeSize) {
     std::string error;

@@ -24,6 +24,7 @@
 
 #include "../graph/tensor.h"
 #include "../kernel_tiling/kernel_tiling.h"
+#include "math_tmp_size.h"
 #if defined(OPGEN_ASC_SOURCE)
 #include "../opgen_host/host_log.h"
 #else
@@ -62,12 +63,7 @@ constexpr uint32_t kRepeatFloats = 64;      // one 256-byte repeat of floats per
 constexpr uint32_t kRowsUnit = 8;           // rows of one 32-byte block of floats
 constexpr uint32_t kBasicMaxElems = 64 * 256;  // a basic-block pass stays below this many elements
 
-inline void Log(int32_t level, const char* api, const std::string& text) {
-    const std::string line = std::string(api) + ": " + text;
-    std::fprintf(stderr, "[%s][opgen][tiling] %s\n", level == opgen_host::kLogError ? "ERROR" : "WARNING",
-                 line.c_str());
-    opgen_host::LogRecord(level, line);
-}
+using AscendC::math_tmp_detail::Log;
 
 // [m, k]: k the last dimension, m the product of the others (0 when the shape holds nothing).
 struct Rows {

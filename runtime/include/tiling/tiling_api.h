@@ -95,11 +95,7 @@ constexpr uint32_t kBrcbMaxRepeat = 254;  // 255 repeats of 8 elements would end
 // one temporary block: 16 rows of one 32-byte block; the stack buffer holds two halves of them
 constexpr uint32_t kTmpBlockBytes = kRowsPerTranspose * kBlockBytes;
 
-inline void Report(const char* api, const std::string& text) {
-    const std::string line = std::string(api) + ": " + text;
-    std::fprintf(stderr, "[ERROR][opgen][tiling] %s\n", line.c_str());
-    opgen_host::LogRecord(opgen_host::kLogError, line);
-}
+using math_tmp_detail::Report;
 
 inline bool CheckArgs(const char* api, const ge::Shape& shape, uint32_t typeSize) {
     if (typeSize != 2 && typeSize != 4) {
