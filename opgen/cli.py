@@ -206,6 +206,17 @@ def cmd_prebuild(args: argparse.Namespace) -> int:
 def cmd_profile(args: argparse.Namespace) -> int:
     from opgen.build_cmd import profile
 
+    if args.exec_cmd is not None:
+        if not args.exec_cmd:
+            raise OpgenError("opgen profile --exec: name the program to run, e.g. "
+                             "opgen profile --exec ./demo")
+        if args.op or args.script:
+            raise OpgenError("opgen profile: --exec runs a program; it takes no op or --script")
+        code, text = _profiled(args.exec_cmd, args.exec_cmd[0], as_json=args.json, svg=args.svg,
+                               lane_threshold=args.lane_threshold)
+        sys.stdout.flush()
+        print(text, end="")
+        return code
     cfg = _config(args)
     sink = DiagnosticSink()
     try:
@@ -333,10 +344,44 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from opgen.asc_run import run
+    from opgen.asc_run import build_program, run
 
     extra = [f"-I{d}" for d in args.include] + [f"-D{d}" for d in args.define]
-    return run(Path(args.file), args.program_args, extra)
+    if not args.profile and args.profile_svg is None:
+        return run(Path(args.file), args.program_args, extra)
+    asc = Path(args.file)
+    if not asc.is_file():
+        raise OpgenError(f"{asc}: no such file")
+    exe = build_program(asc, extra)
+    code, text = _profiled([str(exe), *args.program_args], asc.name, as_json=False,
+                           svg=args.profile_svg, lane_threshold=args.lane_threshold)
+    sys.stdout.flush()
+    print(text, file=sys.stderr, end="")
+    return code
+
+
+def _profiled(cmd: Sequence[str], shown: str, *, as_json: bool, svg: str | None,
+              lane_threshold: float) -> tuple[int, str]:
+    """Runs a program with every launch profiled: its exit status and the report."""
+    from opgen.program_profile import ProfileRecordError, exit_note, profile_program
+    from opgen.writer import atomic_write
+
+    try:
+        code, session = profile_program(cmd, timeline=svg is not None,
+                                        lane_threshold=lane_threshold)
+    except ProfileRecordError as exc:
+        raise OpgenError(f"profile of {shown}: {exc}") from None
+    if svg is not None:
+        atomic_write(Path(svg), session.svg())
+    if as_json:
+        return code, session.json() + "\n"
+    n = len(session.launches)
+    head = f"opgen profile: {exit_note(shown, code)}; {n} kernel launch{'es' if n != 1 else ''}"
+    if n == 0:
+        return code, (head + " (a program profiles its launches when it is built against "
+                      "the simulator: opgen run, opgen cxx, or the toolkit of "
+                      "`opgen config --toolkit`)\n")
+    return code, head + "\n" + session.report()
 
 
 def cmd_cxx(argv: Sequence[str]) -> int:
@@ -466,6 +511,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="input shape, e.g. 4,1024 (all inputs) or x=4,1024 (repeatable)")
     p.add_argument("--dtype", help="dtype of the first input (picks the combination)")
     p.add_argument("--attr", action="append", default=[], metavar="NAME=VALUE")
+    p.add_argument("--exec", nargs=argparse.REMAINDER, dest="exec_cmd", metavar="PROGRAM",
+                   help="run PROGRAM [ARG...] (a program built against the simulator: a CMake "
+                   "or run.sh build of a sample, a driver using ICPU_RUN_KF) and profile every "
+                   "kernel launch it makes; the last option, it takes the rest of the line; "
+                   "the exit status is the program's")
     p.set_defaults(func=cmd_profile)
 
     p = sub.add_parser("doctor", help="check the environment and each op's registration",
@@ -526,6 +576,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an include directory (repeatable)")
     p.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
                    help="a macro definition (repeatable)")
+    p.add_argument("--profile", action="store_true",
+                   help="profile every kernel launch and print, after the program's output "
+                   "and on stderr, each launch's counters and the advice of `opgen profile`")
+    p.add_argument("--profile-svg", metavar="FILE",
+                   help="with the profile, write a timeline of each launch's blocks to FILE")
+    p.add_argument("--lane-threshold", type=float, default=0.5, metavar="FRACTION",
+                   help="with --profile, report vector APIs using fewer lanes than this")
     p.set_defaults(func=cmd_run)
 
     sub.add_parser("cxx", help="g++ with the simulator's flags; .asc sources get their "

@@ -255,6 +255,8 @@ class LaunchDetail:
     regions: list[RegionTraffic] = field(default_factory=list)
     phases: list[PhaseSpan] = field(default_factory=list)
     dropped_phases: dict[int, int] = field(default_factory=dict)
+    scalar_ub: int = 0  # elements the scalar unit read or wrote one at a time in UB
+    scalar_gm: int = 0  # and in GM (GetValue/SetValue/operator() of the tensors)
 
     @classmethod
     def parse(cls, text: str, names: Sequence[str], addresses: Sequence[int],
@@ -268,7 +270,9 @@ class LaunchDetail:
         for line in text.splitlines():
             f = line.split("\t")
             tag = f[0]
-            if tag == "api" and len(f) == 11:
+            if tag == "scalar" and len(f) == 3:
+                d.scalar_ub, d.scalar_gm = int(f[1]), int(f[2])
+            elif tag == "api" and len(f) == 11:
                 api = f[1].split("<", 1)[0]  # a template's name without its arguments
                 d.apis.append(ApiLanes(api, int(f[2]), f[3] == "1", *map(int, f[4:])))
             elif tag == "unaligned" and len(f) == 8:
@@ -313,10 +317,41 @@ def _elem_bits(lanes: int) -> int:
     return 256 * 8 // lanes if lanes else 0
 
 
+# A launch is reported as an element loop on the scalar unit when it reads or writes more
+# elements one at a time than it issues vector repeats, and at least this many: one repeat
+# processes 256 bytes in about a cycle, a scalar access one element in a cycle or more, so past
+# that point the scalar unit, not the vector unit, sets the launch's time.
+SCALAR_MIN_ACCESSES = 1024
+
+
+def scalar_advice(prof: LaunchProfile, index: int = 0) -> list[Advice]:
+    """A launch whose tensors are read or written element by element (GetValue/SetValue/
+    operator()) more often than it issues vector repeats."""
+    detail = prof.detail
+    if detail is None:
+        return []
+    scalar = detail.scalar_ub + detail.scalar_gm
+    repeats = prof.vector_repeats
+    if scalar < SCALAR_MIN_ACCESSES or scalar <= repeats:
+        return []
+    where = " and ".join(part for part in (
+        f"{detail.scalar_ub} in UB (LocalTensor)" if detail.scalar_ub else "",
+        f"{detail.scalar_gm} in GM (GlobalTensor)" if detail.scalar_gm else "") if part)
+    msg = (f"{scalar} elements read or written one at a time by GetValue/SetValue/operator() "
+           f"({where}) against {repeats} vector repeat{'s' if repeats != 1 else ''}: a loop "
+           "over elements runs on the scalar unit, one element per step; copy the data to UB "
+           "with DataCopy and process each tile with one vector API call (Add, Muls, Cast, ...) "
+           "over its whole count")
+    return [Advice("vectorise", prof.kernel, (index,), msg,
+                   {"scalar_ub": detail.scalar_ub, "scalar_gm": detail.scalar_gm,
+                    "vector_repeats": repeats})]
+
+
 def vectorise_advice(prof: LaunchProfile, index: int = 0,
                      threshold: float = LANE_THRESHOLD) -> list[Advice]:
-    """Vector APIs whose lanes are used below ``threshold``, the worst first."""
-    out: list[Advice] = []
+    """Element loops on the scalar unit (scalar_advice), then vector APIs whose lanes are used
+    below ``threshold``, the worst first."""
+    out: list[Advice] = scalar_advice(prof, index)
     detail = prof.detail
     if detail is None:
         return out
@@ -439,9 +474,35 @@ def fusion_advice(launches: Sequence[LaunchProfile]) -> list[Advice]:
     return out
 
 
+# A launch that moves at least this many GM bytes per block it uses, on fewer blocks than the
+# SoC has vector cores, is reported: each core has its own copy engines and vector unit, so the
+# other cores' share of the bandwidth and compute goes unused.
+PARALLEL_MIN_BYTES_PER_BLOCK = 1 << 20
+
+
+def parallelise_advice(prof: LaunchProfile, index: int = 0) -> list[Advice]:
+    """A launch on fewer blocks than the SoC's vector cores that moves much data per block."""
+    from .soc import SOC_PROFILES
+
+    soc = SOC_PROFILES.get(prof.soc)
+    moved = prof.gm_to_ub_bytes + prof.ub_to_gm_bytes
+    if soc is None or prof.block_dim >= soc.vector_cores \
+            or moved < PARALLEL_MIN_BYTES_PER_BLOCK * prof.block_dim:
+        return []
+    msg = (f"blockDim {prof.block_dim} runs on {prof.block_dim} of the {soc.vector_cores} vector "
+           f"cores of {soc.name} while it moves {moved / (1 << 20):.1f} MiB through GM: split "
+           f"the data over up to {soc.vector_cores} blocks (each takes its share by "
+           "GetBlockIdx() and GetBlockNum()); every core has its own copy engines and vector "
+           "unit")
+    return [Advice("parallelise", prof.kernel, (index,), msg,
+                   {"block_dim": prof.block_dim, "vector_cores": soc.vector_cores,
+                    "gm_bytes": moved})]
+
+
 def launch_advice(prof: LaunchProfile, index: int = 0,
                   threshold: float = LANE_THRESHOLD) -> list[Advice]:
-    return vectorise_advice(prof, index, threshold) + align_advice(prof, index)
+    return (parallelise_advice(prof, index) + vectorise_advice(prof, index, threshold)
+            + align_advice(prof, index))
 
 
 # ---- sessions ---------------------------------------------------------------------------------
@@ -485,6 +546,8 @@ class ProfileSession:
                 d["apis"] = [asdict(a) | {"utilisation": a.utilisation} for a in p.detail.apis]
                 d["unaligned"] = [asdict(u) for u in p.detail.unaligned]
                 d["regions"] = [asdict(r) for r in p.detail.regions]
+                d["scalar_ub"] = p.detail.scalar_ub
+                d["scalar_gm"] = p.detail.scalar_gm
             launches.append(d)
         return {"launches": launches, "lane_threshold": self.lane_threshold,
                 "advice": [a.as_dict() for a in self.advice()]}
@@ -519,6 +582,7 @@ def profile_session(timeline: bool = False,
 
 
 _ADVICE_TITLES = {
+    "parallelise": "parallelise (blocks over the vector cores)",
     "vectorise": "vectorise (lanes per instruction)",
     "align": "align (32-byte GM accesses)",
     "fuse": "fuse (GM round trips between launches)",
@@ -530,8 +594,12 @@ def format_advice(advice: Sequence[Advice], threshold: float = LANE_THRESHOLD) -
     for kind, title in _ADVICE_TITLES.items():
         found = [a for a in advice if a.kind == kind]
         if not found:
-            none = {"vectorise": f"every vector API uses >= {100 * threshold:.0f}% of its lanes",
+            none = {"vectorise": f"every vector API uses >= {100 * threshold:.0f}% of its lanes"
+                                 ", no element loop on the scalar unit",
                     "align": "every DataCopy/DataCopyPad GM access is 32-byte aligned",
+                    "parallelise": "no launch moves over "
+                                   f"{PARALLEL_MIN_BYTES_PER_BLOCK >> 20} MiB a block on fewer "
+                                   "blocks than the SoC has vector cores",
                     "fuse": "no buffer passes from one launch to the next only"}[kind]
             lines.append(f"  {title}: ok, {none}")
             continue

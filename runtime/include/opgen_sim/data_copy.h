@@ -58,6 +58,48 @@ struct DataCopyPadExtParams {
     T paddingValue = 0;
 };
 
+// ND -> NZ copies (GM or UB to L1, the cube core's input buffer): declared, with the A2/A3
+// field widths, so that a program which also holds cube code compiles and runs its vector
+// kernels. The copy itself stops the build where a kernel uses it: the simulator runs AI Vector
+// cores only (docs/simulator.md, "What is not simulated").
+struct Nd2NzParams {
+    Nd2NzParams() {}
+    Nd2NzParams(const uint16_t ndNumIn, const uint16_t nValueIn, const uint16_t dValueIn,
+                const uint16_t srcNdMatrixStrideIn, const uint16_t srcDValueIn,
+                const uint16_t dstNzC0StrideIn, const uint16_t dstNzNStrideIn,
+                const uint16_t dstNzMatrixStrideIn)
+        : ndNum(ndNumIn), nValue(nValueIn), dValue(dValueIn),
+          srcNdMatrixStride(srcNdMatrixStrideIn), srcDValue(srcDValueIn),
+          dstNzC0Stride(dstNzC0StrideIn), dstNzNStride(dstNzNStrideIn),
+          dstNzMatrixStride(dstNzMatrixStrideIn) {}
+    uint16_t ndNum = 0;
+    uint16_t nValue = 0;
+    uint16_t dValue = 0;
+    uint16_t srcNdMatrixStride = 0;
+    uint16_t srcDValue = 0;
+    uint16_t dstNzC0Stride = 0;
+    uint16_t dstNzNStride = 0;
+    uint16_t dstNzMatrixStride = 0;
+};
+
+namespace data_copy_detail {
+template <typename T>
+inline constexpr bool kCubeCopyNotSimulated = sizeof(T) == 0;
+}  // namespace data_copy_detail
+
+template <typename T>
+inline void DataCopy(const LocalTensor<T>&, const GlobalTensor<T>&, const Nd2NzParams&) {
+    static_assert(data_copy_detail::kCubeCopyNotSimulated<T>,
+                  "DataCopy with Nd2NzParams (ND -> NZ into L1) is cube-core data movement, which "
+                  "the simulator does not run: it simulates the AI Vector cores");
+}
+template <typename T>
+inline void DataCopy(const LocalTensor<T>&, const LocalTensor<T>&, const Nd2NzParams&) {
+    static_assert(data_copy_detail::kCubeCopyNotSimulated<T>,
+                  "DataCopy with Nd2NzParams (ND -> NZ into L1) is cube-core data movement, which "
+                  "the simulator does not run: it simulates the AI Vector cores");
+}
+
 enum class PaddingMode : uint8_t { Normal = 0, Compact };
 
 }  // namespace AscendC

@@ -153,6 +153,12 @@ inline void FlushGm(Core* c, const void* p, uint64_t bytes) {
     if (c != nullptr && c->npending != 0) FlushGmOf(c, p, bytes);
 }
 inline void FlushGm(const void* p, uint64_t bytes) { FlushGm(tls_core, p, bytes); }
+// A scalar access of one GM element (GlobalTensor::GetValue/SetValue/operator()), counted for
+// `opgen profile`.
+inline void NoteScalarGm() {
+    Core* c = tls_core;
+    if (c != nullptr && c->detail != nullptr) ++c->detail->scalar_gm;
+}
 
 inline void FlushAll() {
     Core* c = tls_core;

@@ -61,6 +61,10 @@ struct Detail {
     Phase phases[kMaxPhases];
     int32_t nphases = 0;
     int64_t dropped_phases = 0;
+    // Elements read or written one at a time by the scalar unit: GetValue/SetValue/operator() of
+    // a LocalTensor (UB) or a GlobalTensor (GM).
+    int64_t scalar_ub = 0;
+    int64_t scalar_gm = 0;
 };
 
 inline int64_t DetailNow(const Detail& d) {
@@ -169,8 +173,11 @@ struct LaunchDetail {
     int64_t region_written[kMaxDetailRegions] = {};
     std::vector<std::vector<Phase>> phases;  // per block
     std::vector<int64_t> dropped_phases;     // per block
+    int64_t scalar_ub = 0;
+    int64_t scalar_gm = 0;
 
     void Reset(int32_t blocks) {
+        scalar_ub = scalar_gm = 0;
         apis.clear();
         unaligned.clear();
         std::memset(region_read, 0, sizeof(region_read));
@@ -218,6 +225,8 @@ struct LaunchDetail {
             }
             if (!merged && unaligned.size() < 4 * kMaxUnaligned) unaligned.push_back(u);
         }
+        scalar_ub += d.scalar_ub;
+        scalar_gm += d.scalar_gm;
         for (int32_t r = 0; r < kMaxDetailRegions; ++r) {
             region_read[r] += d.region_read[r];
             region_written[r] += d.region_written[r];
@@ -230,7 +239,7 @@ struct LaunchDetail {
 
     // Tab-separated lines for opgen_runtime/profile.py (LaunchDetail.parse).
     std::string Text(int32_t nregions) const {
-        std::string out;
+        std::string out = "scalar\t" + std::to_string(scalar_ub) + "\t" + std::to_string(scalar_gm) + "\n";
         for (const ApiStat& a : apis) {
             out += "api\t" + std::string(a.api) + "\t" + std::to_string(a.lanes) + "\t" +
                    std::to_string(a.masked) + "\t" + std::to_string(a.calls) + "\t" +

@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -62,6 +64,51 @@ inline uint64_t IcpuUbBytes() {
     IcpuFatal(std::string("OPGEN_SIM_SOC=") + soc + " is not a known SoC (ascend910b, ascend310p)");
 }
 
+// `opgen run --profile` and `opgen profile --exec` set OPGEN_SIM_PROFILE to a file: every launch
+// then runs with the launch detail of `opgen profile` (detail.h) and appends one record to the
+// file (opgen_runtime/program_profile.py reads them); OPGEN_SIM_PROFILE_TIMELINE=1 adds the
+// blocks' phase spans.
+inline const char* IcpuProfileFile() {
+    static const char* file = [] {
+        const char* f = std::getenv("OPGEN_SIM_PROFILE");
+        return f != nullptr && *f != '\0' ? f : nullptr;
+    }();
+    return file;
+}
+
+inline const char* IcpuSocName() {
+    return IcpuUbBytes() == 256 * 1024 ? "ascend310p" : "ascend910b";
+}
+
+// One launch's record: a header, its blocks' counters, the GM buffers it could reach, the
+// detail's lines (LaunchDetail::Text), an end line. Written with one append, so the records of
+// launches from several threads do not interleave.
+inline void IcpuWriteProfile(const char* file, const char* kernel, const char* launch, const Job& job,
+                             const std::vector<int64_t>& counters, const std::vector<GmRegion>& regions,
+                             const LaunchDetail& detail, int64_t wall_ns) {
+    std::string rec = "launch\t" + std::string(kernel) + "\t" + launch + "\t" + IcpuSocName() + "\t" +
+                      std::to_string(job.ub_capacity) + "\t" + std::to_string(job.block_dim) + "\t" +
+                      std::to_string(wall_ns) + "\n";
+    rec += "counters";
+    for (const int64_t v : counters) rec += "\t" + std::to_string(v);
+    rec += "\n";
+    const int32_t n = static_cast<int32_t>(std::min<size_t>(regions.size(), kMaxDetailRegions));
+    for (int32_t i = 0; i < n; ++i) {
+        rec += "buffer\t" + std::to_string(i) + "\t" +
+               std::to_string(reinterpret_cast<uintptr_t>(regions[static_cast<size_t>(i)].begin)) + "\t" +
+               std::to_string(regions[static_cast<size_t>(i)].size) + "\t" + regions[static_cast<size_t>(i)].name +
+               "\n";
+    }
+    rec += detail.Text(n) + "end\n";
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    FILE* f = std::fopen(file, "ab");
+    if (f == nullptr || std::fwrite(rec.data(), 1, rec.size(), f) != rec.size() || std::fclose(f) != 0) {
+        IcpuFatal(std::string("OPGEN_SIM_PROFILE=") + file + ": cannot append the profile of kernel '" + kernel +
+                  "'");
+    }
+}
+
 template <typename F>
 inline void InvokeBody(void* ctx) {
     (*static_cast<F*>(ctx))();
@@ -103,8 +150,23 @@ inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
     job.regions = regions.data();
     job.num_regions = static_cast<int32_t>(regions.size());
     job.counters = counters.data();
+    const char* profile = IcpuProfileFile();
+    LaunchDetail detail;
+    if (profile != nullptr) {
+        detail.Reset(job.block_dim);
+        job.detail = &detail;
+        const char* timeline = std::getenv("OPGEN_SIM_PROFILE_TIMELINE");
+        job.timeline = timeline != nullptr && std::string(timeline) == "1";
+        job.origin = std::chrono::steady_clock::now();
+    }
     std::fflush(stdout);
+    const auto start = std::chrono::steady_clock::now();
     RunJob(job, 0);  // host threads: DefaultThreads()
+    const int64_t wall_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    if (profile != nullptr && job.err_block < 0) {
+        IcpuWriteProfile(profile, kernel, launch, job, counters, regions, detail, wall_ns);
+    }
     if (job.err_block >= 0) {
         IcpuFatal(std::string("kernel '") + kernel + "', block " + std::to_string(job.err_block) +
                   ": " + job.err_api + ": " + job.err_msg + " [" + ErrorKindName(job.err_kind) +

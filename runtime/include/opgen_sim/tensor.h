@@ -229,6 +229,9 @@ enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
 // normalization APIs (opgen_sim/norm.h) read it. Same guard as CANN's, so one definition wins.
 #ifndef ASCC_ENUM_DATAFORMAT
 #define ASCC_ENUM_DATAFORMAT
+// GlobalTensor::SetL2CacheHint's modes, with CANN's values.
+enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
 enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
 #endif
 constexpr int32_t K_MAX_SHAPE_DIM = 8;
@@ -337,9 +340,12 @@ public:
         if (c == nullptr || ptr_ == nullptr) return 0;
         return static_cast<uint64_t>(reinterpret_cast<const uint8_t*>(ptr_) - c->ub);
     }
+    // A scalar access of element i (GetValue, SetValue, operator()), counted for `opgen profile`.
     void CheckIndex(uint64_t i, const char* api) const {
-        Check(api);
+        opgen_sim::Core* c = opgen_sim::tls_core;
+        Check(api, c);
         if (i >= size_) opgen_sim::FailIndex(i, size_, opgen_sim::TypeName<T>(), api);
+        if (c != nullptr && c->detail != nullptr) ++c->detail->scalar_ub;
     }
 
     T GetValue(uint32_t i) const {
@@ -459,11 +465,13 @@ public:
     }
     T GetValue(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::GetValue");
+        opgen_sim::NoteScalarGm();
         return ptr_[i];
     }
     template <typename U>
     void SetValue(uint64_t i, U v) const {
         (*this)[i].CheckRange(1, "GlobalTensor::SetValue");
+        opgen_sim::NoteScalarGm();
         opgen_sim::FlushGm(ptr_ + i, sizeof(T));
         ptr_[i] = static_cast<T>(v);
     }
@@ -471,6 +479,7 @@ public:
     // deferred work is applied and deferral stops for the block (deferred.h, StopDeferring).
     T& operator()(uint64_t i) const {
         (*this)[i].CheckRange(1, "GlobalTensor::operator()");
+        opgen_sim::NoteScalarGm();
         opgen_sim::StopDeferring();
         return ptr_[i];
     }
@@ -483,8 +492,12 @@ public:
         return ptr_ + offset;
     }
     uint64_t GetSize() const { return base_size_ - static_cast<uint64_t>(Offset()); }
-    template <typename H>
-    void SetL2CacheHint(H) {}
+    // The L2 cache hint changes how the hardware caches the tensor's lines, not what it reads
+    // or writes: as in CANN's build for the A2/A3 on the CPU, the address stays as it is.
+    template <CacheRwMode rwMode = CacheRwMode::RW>
+    void SetL2CacheHint(CacheMode mode) {
+        (void)mode;
+    }
 };
 
 class TPipe;
