@@ -53,6 +53,7 @@ def test_profile_exec_runs_a_built_program_and_prints_json(tmp_path: Path) -> No
     assert launch["block_dim"] == 48
     assert launch["scalar_ub"] == 3 * TOTAL and launch["scalar_gm"] == 0
     assert launch["gm_to_ub_bytes"] == 8 * TOTAL and launch["ub_to_gm_bytes"] == 4 * TOTAL
+    assert launch["peak_ub_bytes"] == 3 * 4096 * 4  # the three static tensors of a tile
     assert [a["kind"] for a in report["advice"]] == ["vectorise"]
 
 

@@ -285,7 +285,7 @@ public:
     // addr 32-byte aligned, addr + the tensor's bytes inside the buffer).
     LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize) {
         constexpr const char* api = "LocalTensor(pos, addr, tileSize)";
-        const opgen_sim::Core& c = opgen_sim::CurrentCore();
+        opgen_sim::Core& c = opgen_sim::CurrentCore();
         if (addr % opgen_sim::kBlockBytes != 0) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
                             "addr " + opgen_sim::Str(addr) + " is not 32-byte aligned");
@@ -299,6 +299,10 @@ public:
         ptr_ = reinterpret_cast<T*>(c.ub + addr);
         size_ = tileSize;
         pos_ = pos;
+        // the profile's peak UB: the highest byte a static tensor reaches
+        if (static_cast<int64_t>(end) > c.counters[opgen_sim::kPeakUbBytes]) {
+            c.counters[opgen_sim::kPeakUbBytes] = static_cast<int64_t>(end);
+        }
     }
 
     template <typename Op>
