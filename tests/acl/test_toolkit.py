@@ -6,6 +6,7 @@ host libraries by name."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -174,3 +175,43 @@ def test_asc_language_project_links_cann_host_libraries_and_runs(tmp_path: Path)
     assert run.returncode == 0, run.stdout + run.stderr
     z = np.fromfile(tmp_path / "output" / "z.bin", np.float32)
     np.testing.assert_array_equal(z, np.float32(2.5) * x + y)
+
+
+# A kernel library of a single-source project (asc-devkit's 04_compile samples): the .asc built
+# as a SHARED or STATIC library with LINKER_LANGUAGE ASC, linked into a C++ program; the shared
+# library is found through the build tree's RPATH, as for CMake's own languages.
+ASC_LIBRARY_CMAKELISTS = """\
+cmake_minimum_required(VERSION 3.16)
+set(CMAKE_ASC_ARCHITECTURES "dav-2201" CACHE STRING "the NPU architecture")
+find_package(ASC REQUIRED)
+project(asc_library LANGUAGES ASC CXX)
+add_library(twice_plus {kind} lib_kernel.asc)
+set_target_properties(twice_plus PROPERTIES LINKER_LANGUAGE ASC)
+target_compile_options(twice_plus PRIVATE
+    $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${{CMAKE_ASC_ARCHITECTURES}} -fPIC>)
+add_executable(demo lib_main.cpp)
+set_target_properties(demo PROPERTIES LINKER_LANGUAGE ASC)
+target_include_directories(demo PRIVATE $ENV{{ASCEND_HOME_PATH}}/include)
+target_link_libraries(demo PRIVATE twice_plus)
+"""
+
+
+@pytest.mark.parametrize("kind", ["SHARED", "STATIC"])
+def test_asc_kernel_library_links_into_a_program(tmp_path: Path, kind: str) -> None:
+    toolkit = Path(opgen("config", "--toolkit").stdout.strip())
+    (tmp_path / "CMakeLists.txt").write_text(ASC_LIBRARY_CMAKELISTS.format(kind=kind))
+    for name in ("lib_kernel.asc", "lib_main.cpp"):
+        shutil.copy(Path(__file__).parent / "programs" / name, tmp_path / name)
+    build = tmp_path / "build"
+    script = (f'source "{toolkit}/set_env.sh" && cmake -S "{tmp_path}" -B "{build}" >/dev/null '
+              f'&& cmake --build "{build}"')
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    library = "libtwice_plus.so" if kind == "SHARED" else "libtwice_plus.a"
+    assert (build / library).is_file()
+    run = subprocess.run([str(build / "demo")], cwd=tmp_path, capture_output=True, text=True,
+                         check=False, timeout=120, env={k: v for k, v in os.environ.items()
+                                                        if k != "LD_LIBRARY_PATH"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "twice_plus: 0 of 4096 wrong" in run.stdout
