@@ -10,6 +10,7 @@ import os
 import shlex
 import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -252,12 +253,18 @@ def build_program(asc: Path, extra_flags: Sequence[str] = ()) -> Path:
     return exe
 
 
+def program_env() -> dict[str, str]:
+    """The environment of a program opgen runs: its aclrtcCompileProg (acl/acl_rt_compile.h)
+    compiles with this opgen."""
+    return {**os.environ, "OPGEN_RTC_PYTHON": sys.executable}
+
+
 def run(asc: Path, program_args: Sequence[str], extra_flags: Sequence[str] = ()) -> int:
     """Builds and runs the program in the current directory; returns its exit status."""
     if not asc.is_file():
         raise OpgenError(f"{asc}: no such file")
     exe = build_program(asc, extra_flags)
-    proc = subprocess.run([str(exe), *program_args], check=False)
+    proc = subprocess.run([str(exe), *program_args], check=False, env=program_env())
     if proc.returncode < 0:
         name = signal.Signals(-proc.returncode).name
         raise OpgenError(f"{asc.name} was killed by {name}")

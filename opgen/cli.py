@@ -392,6 +392,15 @@ def cmd_cxx(argv: Sequence[str]) -> int:
     return cxx(argv)
 
 
+def cmd_rtc_compile(argv: Sequence[str]) -> int:
+    """The compiler a program's aclrtcCompileProg runs (opgen/rtc.py); not a user command."""
+    from opgen.rtc import compile_dir
+
+    if not argv or not Path(argv[0]).is_dir():
+        raise OpgenError("usage: opgen rtc-compile DIR [OPTION...] (run by aclrtcCompileProg)")
+    return compile_dir(Path(argv[0]), argv[1:])
+
+
 def _split(text: str) -> list[str]:
     return [p.strip() for p in text.split(",") if p.strip()]
 
@@ -599,6 +608,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["cxx"] and argv[1:2] not in (["-h"], ["--help"]):  # the rest is g++'s
         args = argparse.Namespace(func=lambda _: cmd_cxx(argv[1:]))
+    elif argv[:1] == ["rtc-compile"]:  # aclrtcCompileProg's: DIR, then the program's options
+        args = argparse.Namespace(func=lambda _: cmd_rtc_compile(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
     if args.func is not cmd_generate:  # generate builds nothing (and starts faster without)

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from opgen.asc_run import program_env
 from opgen_runtime.profile import (
     LANE_THRESHOLD,
     NUM_COUNTERS,
@@ -82,7 +83,7 @@ def profile_program(cmd: Sequence[str], *, timeline: bool = False,
     fd, name = tempfile.mkstemp(prefix="opgen-profile-", suffix=".txt")
     os.close(fd)
     try:
-        env = {**os.environ, PROFILE_ENV: name, TIMELINE_ENV: "1" if timeline else "0"}
+        env = {**program_env(), PROFILE_ENV: name, TIMELINE_ENV: "1" if timeline else "0"}
         try:
             proc = subprocess.run(list(cmd), env=env, cwd=cwd, check=False)
         except OSError as exc:

@@ -234,6 +234,15 @@ exec "$python" -m opgen cxx "$$@"
 """
 
 
+# The compiler of a program's aclrtcCompileProg (acl/acl_rt_compile.h finds it through
+# ASCEND_HOME_PATH, which set_env.sh sets).
+_OPGEN_RTC = """\
+#!/bin/sh
+# opgen simulator toolkit: aclrtc's compiler (opgen rtc-compile DIR OPTION...).
+exec "$python" -m opgen rtc-compile "$$@"
+"""
+
+
 # ccec, the CCE compiler of older samples' CMake (project(... LANGUAGES CCE)): opgen cxx as the
 # NPU build compiles, every source's <<<>>> launches rewritten.
 _CCEC = """\
@@ -252,7 +261,9 @@ _STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
                    # CPU builds of kernel-launch samples (their tiling is host code opgen's
                    # headers give): graph, tiling, registration, platform and log libraries.
                    "libgraph_base.so", "libtiling_api.so", "libregister.so", "libplatform.so",
-                   "libascendalog.so", "libc_sec.so")
+                   "libascendalog.so", "libc_sec.so",
+                   # runtime compilation (aclrtc): header-only too, its compiler is bin/opgen-rtc
+                   "libacl_rtc.so")
 _STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub",
               "x86_64-linux/lib64", "aarch64-linux/lib64")
 # Include directories the drivers' CMake files name: all are opgen's one include directory.
@@ -325,6 +336,7 @@ def _files() -> dict[str, tuple[str, bool]]:
         f"{asc}/modules/CMakeASCInformation.cmake": (fill(_ASC_INFORMATION), False),
         f"{asc}/modules/CMakeTestASCCompiler.cmake": (fill(_ASC_TEST), False),
         "bin/opgen-cxx": (fill(_OPGEN_CXX), True),
+        "bin/opgen-rtc": (fill(_OPGEN_RTC), True),
         "compiler/ccec_compiler/bin/ccec": (fill(_CCEC), True),
         "bin/msprof": (fill(_MSPROF), True),
         **{f"{d}/{lib}": (_STUB_LIBRARY, False) for d in _STUB_DIRS for lib in _STUB_LIBRARIES},

@@ -10,6 +10,11 @@
 // Markers the frontend reads back from the AST (as annotate attributes).
 #define __global__ __attribute__((annotate("opgen.global")))
 #define __aicore__ __attribute__((annotate("opgen.aicore")))
+// single-source (.asc) kernel types: which cores run the kernel, nothing the parser needs
+#define __vector__
+#define __cube__
+#define __mix__(cube, vec)
+#define __host__
 #define __gm__
 #define __ubuf__
 #define __inout_pipe__(p)

@@ -582,3 +582,5 @@ inline aclError aclrtMemsetAsync(void* devPtr, size_t maxCount, int32_t value, s
 }
 
 }  // extern "C"
+
+#include "acl/acl_rt_binary.h"

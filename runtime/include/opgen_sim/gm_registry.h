@@ -25,10 +25,15 @@ struct GmRegistry {
     uint64_t next_serial = 0;
 };
 
-inline GmRegistry& Gm() {
+// The registry this code uses: its own, or the program's once a kernel library compiled at run
+// time (aclrtc, opgen_sim/rtc_launch.h) is loaded into a program that holds its own copy of
+// these inline functions.
+inline GmRegistry*& GmRegistryPtr() {
     static GmRegistry* registry = new GmRegistry();  // never destroyed: usable during exit
-    return *registry;
+    return registry;
 }
+
+inline GmRegistry& Gm() { return *GmRegistryPtr(); }
 
 inline std::string GmBlockName(const GmBlock& b) { return b.kind + ("#" + std::to_string(b.serial)); }
 
