@@ -261,7 +261,9 @@ _STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
                    # CPU builds of kernel-launch samples (their tiling is host code opgen's
                    # headers give): graph, tiling, registration, platform and log libraries.
                    "libgraph_base.so", "libtiling_api.so", "libregister.so", "libplatform.so",
-                   "libascendalog.so", "libc_sec.so",
+                   "libascendalog.so", "libc_sec.so", "libunified_dlog.so",
+                   # the acl runtime's split libraries and the profiler, named by newer samples
+                   "libacl_rt.so", "libacl_mdl.so", "libacl_op_executor.so", "libmsprofiler.so",
                    # runtime compilation (aclrtc): header-only too, its compiler is bin/opgen-rtc
                    "libacl_rtc.so")
 _STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub",

@@ -147,7 +147,7 @@ set(CMAKE_ASC_ARCHITECTURES "dav-2201" CACHE STRING "the NPU architecture")
 find_package(ASC REQUIRED)
 project(asc_probe LANGUAGES ASC CXX)
 add_executable(demo scale_add.asc)
-target_link_libraries(demo PRIVATE tiling_api register platform graph_base m dl)
+target_link_libraries(demo PRIVATE tiling_api register platform graph_base unified_dlog m dl)
 target_compile_options(demo PRIVATE
     $<$<COMPILE_LANGUAGE:ASC>:--npu-arch=${CMAKE_ASC_ARCHITECTURES}>)
 """
