@@ -1,7 +1,9 @@
-// opgen NPU simulator: the SoftMax advanced APIs (adv_api/activation/softmax.h, simplesoftmax.h):
-// SoftMax (with or without sumTensor/maxTensor, with or without sharedTmpBuffer, half/float and
-// half with float max/sum), SimpleSoftMax and AdjustSoftMaxRes, with SoftMaxShapeInfo,
-// SoftmaxConfig and the kernel struct SoftMaxTiling (kernel_tiling/softmax_tiling_data.h).
+// opgen NPU simulator: the SoftMax advanced APIs (adv_api/activation/softmax.h, simplesoftmax.h,
+// logsoftmax.h, softmaxgrad.h, softmaxflashv2.h): SoftMax (with or without sumTensor/maxTensor,
+// with or without sharedTmpBuffer, half/float and half with float max/sum), SimpleSoftMax,
+// AdjustSoftMaxRes, LogSoftMax, SoftmaxGrad, SoftmaxGradFront and SoftmaxFlashV2 (with the
+// kernel-side SoftMaxFlashV2TilingFunc), with SoftMaxShapeInfo, SoftmaxConfig and the kernel
+// structs SoftMaxTiling and LogSoftMaxTiling (kernel_tiling/softmax_tiling_data.h).
 //
 // The reference (SoftMax.md) gives the steps per row of [m, k]: reduce max, subtract, exp, reduce
 // sum, divide; max and sum are written as one 32-byte block per row holding the row's value. Where
@@ -36,6 +38,32 @@
 // ShapeInfo, which the simulator's LocalTensor does not carry). isReuseSource is reserved
 // (documented) and changes nothing. The 310P's implementation (multiplying by 1/sum) is not
 // modelled: both simulated SoCs divide.
+//
+// The other members follow the same implementation's steps (membase/common/logsoftmax_common_impl.h,
+// softmax_grad_nd_impl.h, softmax_flashv2_impl/*.h), each row computed in float as there:
+// - LogSoftMax: SoftMax's max, exp, sum and quotient, then logf and a multiplication by CANN's
+//   float log10(e) (the reference's log10); its passes always re-planned from sharedTmpBuffer
+//   (CANN's kernel ignores the LogSoftMaxTiling), over the shape's oriSrcM rows.
+// - SoftmaxGrad: the row sum of grad * src as CANN's ReduceSumLastNDImpl adds it (the eight block
+//   sums of each whole repeat added repeat after repeat, reduced as a block, the tail columns a
+//   masked repeat added last); dst = (grad - sum) * src, or with isFront (and SoftmaxGradFront)
+//   the sums, one 32-byte block a row. SoftmaxGradFront's isBasicBlock adds a row's repeats
+//   element-wise before reducing its 64 lanes (its passes; a tail pass takes the generic sum).
+// - SoftmaxFlashV2: the row's max and sum as SoftMax's (generic path) or CANN's basic-block trees
+//   (512 columns one pairwise tree, 1024 as 16 repeat results folded j with j + 8, other widths
+//   above 512 from the block results of the first 512 columns and each further repeat, narrower
+//   ones as SoftMax's basic-block path); with isUpdate M = max(inMax, rowmax) lane by lane (Max's
+//   operand order), dst = exp(x - M[c % 8]), expMax = exp(inMax - M), sum = expMax * inSum +
+//   rowsum. The float basic-block path leaves x - max in srcTensor (no update) and expMax * inSum
+//   in inExpSumTensor (update), as CANN's does. A half source with float max/sum writes expMax
+//   as 16 halves a row (the 8 floats' values twice).
+// A shape other than the tiling's is re-planned as CANN's kernel-side tiling functions do
+// (CalculateNDSplitM, SoftMaxGradTilingFunc, SoftMaxFlashV2TilingFuncImpl); a sharedTmpBuffer
+// smaller than the plan's passes use, an isBasicBlock shape CANN's path does not cover (it runs
+// whole passes of 8-row groups without a tail pass), the NZ format and SoftmaxFlashV2's mode
+// without broadcast (SOFTMAX_OUTPUT_WITHOUT_BRC) are errors naming the API; operands a call may
+// not share (LogSoftMax's dst/src/sum/max) are checked in strict mode, as CANN's CPU-debug build
+// checks them.
 #pragma once
 
 #include <cmath>
@@ -392,6 +420,526 @@ inline void Run(const char* api, Form form, const AscendC::LocalTensor<T1>& dst,
     }
 }
 
+// ---- the rest of the family: LogSoftMax, SoftmaxGrad(Front), SoftmaxFlashV2 ----------------------
+
+// An 8-lane block's sum as BlockReduceSum gives it (adjacent pairs, then pairs of those).
+inline float BlockSum(const float* v) {
+    float t[kBlock];
+    std::memcpy(t, v, sizeof(t));
+    return TreeSum(t, kBlock);
+}
+
+// CANN's ReduceSumLastNDImpl (softmax_common_nd_reduce.h), the sum SoftmaxGrad takes: the eight
+// block sums of each whole repeat added repeat after repeat into eight lanes and those reduced
+// as a block; the tail columns (k % 64) summed as one masked repeat and added last.
+inline float GradRowSum(const float* x, uint32_t k) {
+    const uint32_t repeats = k / kLanes, tail = k % kLanes;
+    float aligned = 0;
+    if (repeats > 0) {
+        float acc[kBlock];
+        for (uint32_t b = 0; b < kBlock; ++b) acc[b] = BlockSum(x + b * kBlock);
+        for (uint32_t q = 1; q < repeats; ++q) {
+            for (uint32_t b = 0; b < kBlock; ++b) acc[b] = acc[b] + BlockSum(x + q * kLanes + b * kBlock);
+        }
+        aligned = BlockSum(acc);
+    }
+    if (tail == 0) return aligned;
+    const float t = LanesSum(x + repeats * kLanes, tail);
+    return repeats == 0 ? t : aligned + t;
+}
+
+// SoftmaxGradFront's basic-block sum: the row's repeats added element-wise in order, the 64
+// lanes then reduced block by block.
+inline float FrontBasicRowSum(const float* x, uint32_t k) {
+    float acc[kLanes];
+    std::memcpy(acc, x, sizeof(acc));
+    for (uint32_t q = 1; q < k / kLanes; ++q) {
+        for (uint32_t j = 0; j < kLanes; ++j) acc[j] = acc[j] + x[q * kLanes + j];
+    }
+    return TreeSum(acc, kLanes);
+}
+
+// SoftmaxFlashV2's basic-block reductions (softmax_flashv2_block_reduce_impl.h), k a multiple of
+// 64: 512 columns reduce as blocks, blocks of those and the last eight; 1024 columns as 16
+// repeat results folded pairwise (j with j + 8) before the last block; other widths above 512
+// from the block results of the first 512 columns and each further repeat; below 512 as
+// SoftMax's basic-block path folds (RowMax/RowSum). passRows: the rows of the pass.
+inline float FlashBasicRow(const float* x, uint32_t k, uint32_t passRows, bool isMax) {
+    const auto op = [isMax](float a, float b) { return isMax ? MaxOf(a, b) : a + b; };
+    const auto lanes = [isMax](const float* v, uint32_t n) {
+        if (isMax) return LanesMax(v, n);
+        std::vector<float> t(v, v + n);
+        return TreeSum(t.data(), n);
+    };
+    if (k == kBigRow) return lanes(x, kBigRow);
+    if (k == 2 * kBigRow) {
+        float v[2 * kBlock], w[kBlock];
+        for (uint32_t q = 0; q < 2 * kBlock; ++q) v[q] = lanes(x + q * kLanes, kLanes);
+        for (uint32_t l = 0; l < kBlock; ++l) w[l] = op(v[l], v[l + kBlock]);
+        return lanes(w, kBlock);
+    }
+    if (k > kBigRow) {
+        float acc[kLanes];
+        for (uint32_t b = 0; b < kLanes; ++b) acc[b] = lanes(x + b * kBlock, kBlock);
+        for (uint32_t q = kBigRow / kLanes; q < k / kLanes; ++q) {
+            for (uint32_t j = 0; j < kLanes; ++j) acc[j] = op(x[q * kLanes + j], acc[j]);
+        }
+        return lanes(acc, kLanes);
+    }
+    return isMax ? RowMax(x, k, passRows, true) : RowSum(x, k, true);
+}
+
+// CANN's CalculateNDSplitM (softmax_common_shape_process.h): the rows `floats` of work space
+// hold, a float row needing its max/sum block and one repeat, a half row its float copy too; for
+// a basic-block shape a multiple of 8 dividing m, below 64 * 256 elements.
+constexpr uint32_t NDSplitM(uint64_t floats, uint32_t size1, uint32_t reduceK, uint32_t m, uint32_t k, bool basic) {
+    uint64_t rows = size1 == 2 ? floats / (reduceK + k + kLanes) : floats / (reduceK + kLanes);
+    rows = std::min<uint64_t>(rows, m);
+    if (basic && rows > kBlock && m % kBlock == 0) {
+        rows = rows / kBlock * kBlock;
+        while (m % rows != 0) rows -= kBlock;
+        while (rows * k >= static_cast<uint64_t>(kLanes) * 256) rows /= 2;
+    }
+    return static_cast<uint32_t>(rows);
+}
+
+// The shape of a call: SoftMaxShapeInfo's, else the source's ShapeInfo (CANN's
+// GetShapeInfo), else the tiling's (a kernel that set neither).
+struct CallShape {
+    uint32_t m = 0;
+    uint32_t k = 0;
+    uint32_t oriM = 0;
+    uint32_t oriK = 0;
+};
+
+template <typename T>
+inline CallShape ShapeOfCall(const AscendC::LocalTensor<T>& src, const AscendC::SoftMaxShapeInfo& info,
+                             uint32_t tilingM, uint32_t tilingK) {
+    if (info.srcM != 0 && info.srcK != 0) return {info.srcM, info.srcK, info.oriSrcM, info.oriSrcK};
+    const AscendC::ShapeInfo s = src.GetShapeInfo();
+    if (s.shapeDim == 0) return {tilingM, tilingK, tilingM, tilingK};
+    const auto last = [](const uint32_t* d, uint8_t n, uint32_t& m, uint32_t& k) {
+        uint64_t size = 1;
+        for (uint8_t i = 0; i < n; ++i) size *= d[i];
+        k = d[n - 1];
+        m = k == 0 ? 0 : static_cast<uint32_t>(size / k);
+    };
+    CallShape c;
+    last(s.shape, s.shapeDim, c.m, c.k);
+    if (s.originalShapeDim > 0) {
+        last(s.originalShape, s.originalShapeDim, c.oriM, c.oriK);
+    } else {
+        c.oriM = c.m;
+        c.oriK = c.k;
+    }
+    return c;
+}
+
+// The rules every member checks of a shape: rows and columns, a 32-byte aligned last axis of the
+// source type, 0 < oriSrcK <= srcK.
+template <typename T>
+inline void CheckCallShape(const char* api, const CallShape& c) {
+    if (c.m == 0 || c.k == 0) {
+        Fail(ErrorKind::Tiling, api,
+             "the shape " + Shape(c.m, c.k) + " holds nothing (SoftMaxShapeInfo, the source's ShapeInfo and the "
+             "tiling all empty)");
+    }
+    if (c.k * sizeof(T) % kBlockBytes != 0) {
+        Fail(ErrorKind::Alignment, api,
+             "srcK " + std::to_string(c.k) + " of " + TypeName<T>() +
+                 " is not 32-byte aligned (the reference requires the last axis to be)");
+    }
+    if (c.oriK == 0 || c.oriK > c.k) {
+        Fail(ErrorKind::Tiling, api,
+             "SoftMaxShapeInfo.oriSrcK " + std::to_string(c.oriK) + " must be in [1, srcK " + std::to_string(c.k) +
+                 "] (the columns of each row the reductions take)");
+    }
+}
+
+// A plan from a tiling the shape matches: its passes, checked for a row each and a max/sum block
+// of `perBlock` elements a row.
+inline void PlanFromTiling(const char* api, const char* func, Plan& p, const AscendC::tiling::SoftMaxTiling& t,
+                           uint32_t perBlock) {
+    p.splitM = t.splitM;
+    p.rangeM = t.rangeM;
+    p.tailM = t.tailM;
+    p.reduceK = t.reduceK;
+    p.reduceSize = t.reduceSize;
+    if (p.splitM == 0 || (p.rangeM == 0 && p.tailM == 0)) {
+        Fail(ErrorKind::Tiling, api,
+             "the tiling plans passes of " + std::to_string(p.splitM) + " rows, " + std::to_string(p.rangeM) +
+                 " of them, for " + Shape(p.m, p.k) + ": " + func + "'s localWorkSpaceSize held no row");
+    }
+    if (p.reduceK != perBlock) {
+        Fail(ErrorKind::Tiling, api,
+             "tiling.reduceK is " + std::to_string(p.reduceK) + "; a row's max/sum block here is " +
+                 std::to_string(perBlock) + " elements (32 bytes; " + func + "'s dataTypeSize decides it)");
+    }
+}
+
+// A kernel-side plan of `rows` rows a pass over m rows (CANN's kernel tiling functions).
+inline void PlanRows(const char* api, Plan& p, uint32_t rows, uint32_t m, uint32_t perBlock,
+                     const AscendC::LocalTensor<uint8_t>* tmp, uint64_t rowBytes, const std::string& why) {
+    if (rows == 0) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             why + ": sharedTmpBuffer's " + Str(tmp == nullptr ? 0 : tmp->size_) + " bytes hold no row of " +
+                 Str(rowBytes) + " bytes");
+    }
+    p.splitM = rows;
+    p.rangeM = m / rows;
+    p.tailM = m % rows;
+    p.reduceK = perBlock;
+    p.reduceSize = rows * perBlock;
+}
+
+inline uint64_t TmpFloats(const AscendC::LocalTensor<uint8_t>* tmp) {
+    return tmp != nullptr ? tmp->size_ / sizeof(float) : std::numeric_limits<uint32_t>::max();
+}
+
+// The buffer the plan's passes use (CANN's kernel carves them out of sharedTmpBuffer unchecked).
+inline void CheckTmpHolds(const char* api, const char* sizer, const AscendC::LocalTensor<uint8_t>* tmp,
+                          const Plan& p, uint64_t rowFloats) {
+    if (tmp == nullptr) return;
+    CheckTmpPlace(api, *tmp);
+    const uint64_t need = static_cast<uint64_t>(p.splitM) * rowFloats * sizeof(float);
+    if (tmp->size_ < need) {
+        Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+             "sharedTmpBuffer holds " + Str(tmp->size_) + " bytes; passes of " + std::to_string(p.splitM) +
+                 " rows of " + Shape(p.m, p.k) + " need " + Str(need) + " (" + sizer + ")");
+    }
+}
+
+// CANN's CPU-debug check of the operands a call may not share (strict mode).
+template <typename A, typename B>
+inline void CheckApart(const char* api, const AscendC::LocalTensor<A>& a, uint64_t na, const char* an,
+                       const AscendC::LocalTensor<B>& b, uint64_t nb, const char* bn) {
+    if (CurrentCore().strict_gm && Overlaps(a, na, b, nb)) {
+        Fail(ErrorKind::Generic, api,
+             std::string(an) + " and " + bn + " overlap; the reference does not allow that (strict mode, as CANN's "
+             "CPU-debug check)");
+    }
+}
+
+// ---- LogSoftMax ----------------------------------------------------------------------------------
+constexpr float kLog10OfE = 0.4342944819f;  // CANN's SCALAR_NATURE_LOG_10: Ln, then Muls by it
+
+template <typename T>
+inline void RunLog(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& sum,
+                   const AscendC::LocalTensor<T>& max, const AscendC::LocalTensor<T>& src,
+                   const AscendC::LocalTensor<uint8_t>& tmp, const AscendC::tiling::LogSoftMaxTiling& tiling,
+                   const AscendC::SoftMaxShapeInfo& info, bool isDataFormatNZ) {
+    constexpr const char* api = "LogSoftMax";
+    static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>, "LogSoftMax takes half or float");
+    if (isDataFormatNZ) Fail(ErrorKind::Generic, api, "the NZ format (isDataFormatNZ = true) is not simulated; use ND");
+    const CallShape c = ShapeOfCall(src, info, tiling.srcM, tiling.srcK);
+    CheckCallShape<T>(api, c);
+    if (c.oriM == 0 || c.oriM > c.m) {
+        Fail(ErrorKind::Tiling, api,
+             "SoftMaxShapeInfo.oriSrcM " + std::to_string(c.oriM) + " must be in [1, srcM " + std::to_string(c.m) +
+                 "] (the rows LogSoftMax computes)");
+    }
+    CheckTmpPlace(api, tmp);
+    // CANN re-plans from the buffer whatever the tiling says (logsoftmax_base_impl.h)
+    const uint32_t perBlock = kBlockBytes / sizeof(T);
+    Plan p;
+    p.m = c.m;
+    p.k = c.k;
+    p.oriK = c.oriK;
+    uint32_t rows = NDSplitM(tmp.size_ / sizeof(float), sizeof(T), perBlock, c.m, c.k, false);
+    if (rows < c.oriM && rows > kBlock) rows = rows / kBlock * kBlock;
+    rows = std::min(rows, c.oriM);
+    const uint64_t rowFloats = perBlock + kLanes + (sizeof(T) == 2 ? c.k : 0);
+    PlanRows(api, p, rows, c.oriM, perBlock, &tmp, rowFloats * sizeof(float),
+             "LogSoftMax plans its passes from sharedTmpBuffer (GetLogSoftMaxMinTmpSize)");
+    p.slot = perBlock;
+    const uint32_t n = p.Rows();
+    const uint64_t elems = static_cast<uint64_t>(n) * p.k;
+    const uint64_t slots = p.SlotOf(n - 1) + p.slot;
+    CheckOperand(src, static_cast<int64_t>(elems), api, "src");
+    CheckOperand(dst, static_cast<int64_t>(elems), api, "dst");
+    CheckOperand(sum, static_cast<int64_t>(slots), api, "sum");
+    CheckOperand(max, static_cast<int64_t>(slots), api, "max");
+    CheckNoOverlap(api, &tmp, src, elems, "src");
+    CheckNoOverlap(api, &tmp, dst, elems, "dst");
+    CheckNoOverlap(api, &tmp, sum, slots, "sum");
+    CheckNoOverlap(api, &tmp, max, slots, "max");
+    CheckApart(api, dst, elems, "dst", src, elems, "src");
+    CheckApart(api, sum, slots, "sum", max, slots, "max");
+    CheckApart(api, dst, elems, "dst", sum, slots, "sum");
+    CheckApart(api, dst, elems, "dst", max, slots, "max");
+    CheckApart(api, src, elems, "src", sum, slots, "sum");
+    CheckApart(api, src, elems, "src", max, slots, "max");
+    FlushAll();
+
+    std::vector<float> x(p.k);
+    for (uint32_t r = 0; r < n; ++r) {
+        const T* s = src.ptr_ + static_cast<uint64_t>(r) * p.k;
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = ToF(s[col]);
+        const uint32_t passRows = r / p.splitM < p.rangeM ? p.splitM : p.tailM;
+        const float mx = RowMax(x.data(), p.oriK, passRows, false);
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = x[col] - mx;
+        ExpRow(x.data(), p.k);
+        const float sm = RowSum(x.data(), p.oriK, false);
+        T* d = dst.ptr_ + static_cast<uint64_t>(r) * p.k;
+        for (uint32_t col = 0; col < p.k; ++col) d[col] = FromF<T>(std::log(x[col] / sm) * kLog10OfE);
+        const uint64_t at = p.SlotOf(r);
+        std::fill_n(max.ptr_ + at, p.slot, FromF<T>(mx));
+        std::fill_n(sum.ptr_ + at, p.slot, FromF<T>(sm));
+    }
+}
+
+// ---- SoftmaxGrad / SoftmaxGradFront --------------------------------------------------------------
+template <typename T>
+inline void RunGrad(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& grad,
+                    const AscendC::LocalTensor<T>& src, const AscendC::LocalTensor<uint8_t>* tmp,
+                    const AscendC::tiling::SoftMaxTiling& tiling, bool isFront, bool isBasicBlock,
+                    const AscendC::SoftMaxShapeInfo& info, bool isDataFormatNZ) {
+    static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>, "SoftmaxGrad takes half or float");
+    if (isDataFormatNZ) Fail(ErrorKind::Generic, api, "the NZ format (isDataFormatNZ = true) is not simulated; use ND");
+    const CallShape c = ShapeOfCall(src, info, tiling.srcM, tiling.srcK);
+    CheckCallShape<T>(api, c);
+    constexpr uint32_t perBlock = kBlockBytes / sizeof(T);
+    Plan p;
+    p.m = c.m;
+    p.k = c.k;
+    p.oriK = c.oriK;
+    // the floats a row of a pass takes: the products (half: the float copies of both sources
+    // too) and the sum blocks
+    const uint64_t rowFloats = sizeof(T) == 2 ? 3 * c.k + 2 * perBlock : c.k + (isFront ? 1 : 2) * perBlock;
+    if (c.m == tiling.srcM && c.k == tiling.srcK) {
+        PlanFromTiling(api, "SoftMaxGradTilingFunc", p, tiling, perBlock);
+    } else {  // CANN's kernel-side SoftMaxGradTilingFunc (softmax_tiling_func.h)
+        const uint64_t floats = TmpFloats(tmp);
+        const uint64_t per = sizeof(T) == 2 ? 2 * perBlock + 3 * c.k + kLanes
+                                            : (isFront ? perBlock : 2 * perBlock) + c.k + kLanes;
+        uint64_t rows = floats / per;
+        if (rows < c.m && rows > kBlock) rows = rows / kBlock * kBlock;
+        rows = std::min<uint64_t>(rows, c.m);
+        if (isBasicBlock && isFront && rows > kBlock && c.m % kBlock == 0) {
+            rows = rows / kBlock * kBlock;
+            while (c.m % rows != 0) rows -= kBlock;
+            while (rows * c.k >= static_cast<uint64_t>(kLanes) * 256) rows /= 2;
+        }
+        PlanRows(api, p, static_cast<uint32_t>(rows), c.m, perBlock, tmp, per * sizeof(float),
+                 "the tiling is for " + Shape(tiling.srcM, tiling.srcK) + " and the shape is " + Shape(c.m, c.k) +
+                     ", so the kernel plans from sharedTmpBuffer (GetSoftMaxGradMinTmpSize)");
+    }
+    p.slot = perBlock;
+    const bool basic = isFront && isBasicBlock;
+    if (basic) {
+        const bool ok = p.k % kLanes == 0 && p.k < 2048 && p.k >= 256 / sizeof(T) && p.m % kBlock == 0 &&
+                        p.splitM % kBlock == 0;
+        if (!ok) {
+            Fail(ErrorKind::Tiling, api,
+                 "isBasicBlock needs srcK a multiple of 64 in [" + std::to_string(256 / sizeof(T)) +
+                     ", 2048), srcM and the rows a pass multiples of 8 (IsBasicBlockInSoftMax); the shape is " +
+                     Shape(p.m, p.k) + ", " + std::to_string(p.splitM) + " rows a pass");
+        }
+    }
+    CheckTmpHolds(api, "GetSoftMaxGradMinTmpSize", tmp, p, rowFloats);
+    const uint32_t n = p.Rows();
+    const uint64_t elems = static_cast<uint64_t>(n) * p.k;
+    const uint64_t outs = isFront ? p.SlotOf(n - 1) + p.slot : elems;
+    CheckOperand(src, static_cast<int64_t>(elems), api, "srcTensor");
+    CheckOperand(grad, static_cast<int64_t>(elems), api, "gradTensor");
+    CheckOperand(dst, static_cast<int64_t>(outs), api, "dstTensor");
+    CheckNoOverlap(api, tmp, src, elems, "srcTensor");
+    CheckNoOverlap(api, tmp, grad, elems, "gradTensor");
+    CheckNoOverlap(api, tmp, dst, outs, "dstTensor");
+    FlushAll();
+
+    // pass by pass, its sources read before its results are written (dst may be src)
+    std::vector<float> g, y, prod;
+    std::vector<float> sums;
+    for (uint32_t pass = 0; pass * p.splitM < n; ++pass) {
+        const uint32_t r0 = pass * p.splitM;
+        const uint32_t rows = std::min(p.splitM, n - r0);
+        const bool passBasic = basic && pass < p.rangeM;
+        g.resize(static_cast<size_t>(rows) * p.k);
+        y.resize(g.size());
+        prod.resize(g.size());
+        sums.resize(rows);
+        for (uint64_t i = 0; i < g.size(); ++i) {
+            const uint64_t at = static_cast<uint64_t>(r0) * p.k + i;
+            y[i] = ToF(src.ptr_[at]);
+            g[i] = ToF(grad.ptr_[at]);
+            prod[i] = y[i] * g[i];
+        }
+        for (uint32_t r = 0; r < rows; ++r) {
+            const float* pr = prod.data() + static_cast<uint64_t>(r) * p.k;
+            sums[r] = passBasic ? FrontBasicRowSum(pr, p.k) : GradRowSum(pr, p.oriK);
+        }
+        for (uint32_t r = 0; r < rows; ++r) {
+            if (isFront) {
+                std::fill_n(dst.ptr_ + p.SlotOf(r0 + r), p.slot, FromF<T>(sums[r]));
+                continue;
+            }
+            T* d = dst.ptr_ + static_cast<uint64_t>(r0 + r) * p.k;
+            const uint64_t base = static_cast<uint64_t>(r) * p.k;
+            for (uint32_t col = 0; col < p.k; ++col) d[col] = FromF<T>((g[base + col] - sums[r]) * y[base + col]);
+        }
+    }
+}
+
+// ---- SoftmaxFlashV2 ------------------------------------------------------------------------------
+// The floats a row of a pass takes (softmax_flashv2_*_impl.h): the float copy of a half row, the
+// max/sum blocks in float where the outputs are half, and one repeat of partial reductions (two
+// for the basic-block reduction of 1024 columns).
+template <typename T1, typename T2>
+inline uint64_t FlashRowFloats(uint32_t k, bool update, bool basic) {
+    constexpr uint64_t block2 = kBlockBytes / sizeof(T2);
+    const uint64_t lanes = basic && k == 2 * kBigRow ? 2 * kLanes : kLanes;
+    if constexpr (std::is_same_v<T1, float>) {
+        return basic || update ? block2 + lanes : lanes;
+    } else if constexpr (std::is_same_v<T2, half>) {
+        return k + block2 + lanes + (update && !basic ? block2 : 0);
+    } else {
+        return k + lanes + (basic || update ? block2 : 0) + (update && !basic ? block2 : 0);
+    }
+}
+
+// CANN's SoftMaxFlashV2TilingFuncImpl (softmax_flashv2_base_impl.h), the ND form: rows a pass
+// from `floats` of work space.
+constexpr uint32_t FlashV2Rows(uint32_t m, uint32_t k, uint32_t size1, uint32_t size2, uint64_t floats,
+                            bool isBasicBlock) {
+    const uint32_t perBlock = kBlockBytes / size2;
+    uint64_t rows = 0;
+    if (isBasicBlock && k % kLanes == 0 && m % kBlock == 0) {
+        rows = NDSplitM(floats, size1, perBlock, m, k, true);
+    } else {
+        rows = size1 == 2 ? floats / (2 * perBlock + k + kLanes) : floats / (perBlock + kLanes);
+    }
+    if (rows < m && rows > kBlock) rows = rows / kBlock * kBlock;
+    return static_cast<uint32_t>(std::min<uint64_t>(rows, m));
+}
+
+template <typename T1, typename T2, bool isUpdate, bool isBasicBlock, const AscendC::SoftmaxConfig& config>
+inline void RunFlashV2(const AscendC::LocalTensor<T1>& dst, const AscendC::LocalTensor<T2>& sum,
+                       const AscendC::LocalTensor<T2>& max, const AscendC::LocalTensor<T1>& src,
+                       const AscendC::LocalTensor<T1>& expMax, const AscendC::LocalTensor<T2>& inSum,
+                       const AscendC::LocalTensor<T2>& inMax, const AscendC::LocalTensor<uint8_t>* tmp,
+                       const AscendC::tiling::SoftMaxTiling& tiling, const AscendC::SoftMaxShapeInfo& info,
+                       bool isDataFormatNZ) {
+    constexpr const char* api = "SoftmaxFlashV2";
+    static_assert(std::is_same_v<T1, half> || std::is_same_v<T1, float>, "SoftmaxFlashV2 takes half or float");
+    static_assert(std::is_same_v<T2, T1> || (std::is_same_v<T1, half> && std::is_same_v<T2, float>),
+                  "SoftmaxFlashV2's max and sum are of the source's type, or float for a half source");
+    if (isDataFormatNZ) Fail(ErrorKind::Generic, api, "the NZ format (isDataFormatNZ = true) is not simulated; use ND");
+    if (config.mode != AscendC::SoftmaxMode::SOFTMAX_NORMAL) {
+        Fail(ErrorKind::Generic, api,
+             "SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC (max/sum of one element a row) is not simulated; use "
+             "SOFTMAX_NORMAL");
+    }
+    const CallShape c = ShapeOfCall(src, info, tiling.srcM, tiling.srcK);
+    CheckCallShape<T1>(api, c);
+    constexpr uint32_t block1 = kBlockBytes / sizeof(T1), block2 = kBlockBytes / sizeof(T2);
+    Plan p;
+    p.m = c.m;
+    p.k = c.k;
+    p.oriK = c.oriK;
+    bool basic = isBasicBlock;
+    if (config.oriSrcM != 0 && config.oriSrcK != 0) {  // a constant shape decides the path
+        basic = config.oriSrcK % kLanes == 0 && config.oriSrcK < 2048 && config.oriSrcM % kBlock == 0;
+        if (!basic && (config.oriSrcK + kBlock - 1) / kBlock * kBlock != p.k) {
+            Fail(ErrorKind::Tiling, api,
+                 "config.oriSrcK " + std::to_string(config.oriSrcK) + " rounded up to 8 must be srcK " +
+                     std::to_string(p.k) + " (CANN's reductions step rows by it)");
+        }
+        p.oriK = config.oriSrcK;
+    }
+    if (!config.isCheckTiling || (c.m == tiling.srcM && c.k == tiling.srcK)) {
+        PlanFromTiling(api, "SoftMaxFlashV2TilingFunc", p, tiling, block2);
+    } else {
+        const uint32_t rows = FlashV2Rows(c.m, c.k, sizeof(T1), sizeof(T2), TmpFloats(tmp), isBasicBlock);
+        const uint64_t per = sizeof(T1) == 2 ? 2 * block2 + c.k + kLanes : block2 + kLanes;
+        PlanRows(api, p, rows, c.m, block2, tmp, per * sizeof(float),
+                 "the tiling is for " + Shape(tiling.srcM, tiling.srcK) + " and the shape is " + Shape(c.m, c.k) +
+                     ", so the kernel plans from sharedTmpBuffer (GetSoftMaxFlashV2MinTmpSize)");
+    }
+    p.slot = block2;
+    p.basic = basic;
+    if (basic) {
+        // CANN's basic-block path runs whole passes of 8-row groups and has no tail pass; 1024
+        // columns reduce 8 rows at once
+        const bool ok = p.k % kLanes == 0 && p.k < 2048 && p.k >= 256 / sizeof(T1) && p.splitM % kBlock == 0 &&
+                        p.tailM == 0 && (p.k != 2 * kBigRow || p.splitM == kBlock);
+        if (!ok) {
+            Fail(ErrorKind::Tiling, api,
+                 "isBasicBlock needs srcK a multiple of 64 in [" + std::to_string(256 / sizeof(T1)) +
+                     ", 2048) and whole passes of a multiple of 8 rows (8 where srcK is 1024) without a tail pass "
+                     "(IsBasicBlockInSoftMax); the shape is " + Shape(p.m, p.k) + ", " + std::to_string(p.splitM) +
+                     " rows a pass, tailM " + std::to_string(p.tailM));
+        }
+        p.tailM = 0;
+    }
+    CheckTmpHolds(api, "GetSoftMaxFlashV2MinTmpSize", tmp, p, FlashRowFloats<T1, T2>(p.k, isUpdate, basic));
+    const uint32_t n = p.Rows();
+    const uint64_t elems = static_cast<uint64_t>(n) * p.k;
+    const uint64_t slots = p.SlotOf(n - 1) + p.slot;
+    // expMax: a block of the source type a row, at the max/sum offsets scaled to its type
+    const uint64_t expSlots = slots / block2 * block1;
+    CheckOperand(src, static_cast<int64_t>(elems), api, "srcTensor");
+    CheckOperand(dst, static_cast<int64_t>(elems), api, "dstTensor");
+    CheckOperand(sum, static_cast<int64_t>(slots), api, "expSumTensor");
+    CheckOperand(max, static_cast<int64_t>(slots), api, "maxTensor");
+    if (isUpdate) {
+        CheckOperand(expMax, static_cast<int64_t>(expSlots), api, "expMaxTensor");
+        CheckOperand(inSum, static_cast<int64_t>(slots), api, "inExpSumTensor");
+        CheckOperand(inMax, static_cast<int64_t>(slots), api, "inMaxTensor");
+        CheckNoOverlap(api, tmp, expMax, expSlots, "expMaxTensor");
+        CheckNoOverlap(api, tmp, inSum, slots, "inExpSumTensor");
+        CheckNoOverlap(api, tmp, inMax, slots, "inMaxTensor");
+    }
+    CheckNoOverlap(api, tmp, src, elems, "srcTensor");
+    CheckNoOverlap(api, tmp, dst, elems, "dstTensor");
+    CheckNoOverlap(api, tmp, sum, slots, "expSumTensor");
+    CheckNoOverlap(api, tmp, max, slots, "maxTensor");
+    FlushAll();
+
+    std::vector<float> x(p.k);
+    float inm[kBlockBytes / 2], ins[kBlockBytes / 2], nm[kBlockBytes / 2], em[kBlockBytes / 2];
+    for (uint32_t r = 0; r < n; ++r) {
+        T1* s = src.ptr_ + static_cast<uint64_t>(r) * p.k;
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = ToF(s[col]);
+        const uint32_t passRows = r / p.splitM < p.rangeM ? p.splitM : p.tailM;
+        const float rowMax = basic ? FlashBasicRow(x.data(), p.k, p.splitM, true)
+                                   : RowMax(x.data(), p.oriK, passRows, false);
+        const uint64_t at = p.SlotOf(r);
+        for (uint32_t j = 0; j < block2; ++j) {
+            if constexpr (isUpdate) {  // inMax/inSum may be max/sum: read before either is written
+                inm[j] = ToF(inMax.ptr_[at + j]);
+                ins[j] = ToF(inSum.ptr_[at + j]);
+                nm[j] = MaxOf(inm[j], rowMax);
+                em[j] = std::exp(inm[j] - nm[j]);
+            } else {
+                nm[j] = rowMax;
+            }
+        }
+        // the broadcasting Sub reads element c % 8 of the row's (float) max block for column c
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = x[col] - nm[col % kBlock];
+        if constexpr (std::is_same_v<T1, float> && !isUpdate) {
+            if (basic) std::copy(x.begin(), x.end(), s);  // CANN's float basic-block path subtracts in src
+        }
+        ExpRow(x.data(), p.k);
+        T1* d = dst.ptr_ + static_cast<uint64_t>(r) * p.k;
+        for (uint32_t col = 0; col < p.k; ++col) d[col] = FromF<T1>(x[col]);
+        const float rowSum = basic ? FlashBasicRow(x.data(), p.k, p.splitM, false) : RowSum(x.data(), p.oriK, false);
+        for (uint32_t j = 0; j < block2; ++j) max.ptr_[at + j] = FromF<T2>(nm[j]);
+        if constexpr (isUpdate) {
+            const uint64_t eat = at / block2 * block1;
+            for (uint32_t j = 0; j < block1; ++j) expMax.ptr_[eat + j] = FromF<T1>(em[j % block2]);
+            for (uint32_t j = 0; j < block2; ++j) {
+                const float scaled = em[j] * ins[j];
+                // CANN's float basic-block path scales inExpSumTensor in place before the addition
+                if (std::is_same_v<T1, float> && basic) inSum.ptr_[at + j] = FromF<T2>(scaled);
+                sum.ptr_[at + j] = FromF<T2>(scaled + rowSum);
+            }
+        } else {
+            std::fill_n(sum.ptr_ + at, block2, FromF<T2>(rowSum));
+        }
+    }
+}
+
 }  // namespace softmax_detail
 }  // namespace opgen_sim
 
@@ -529,6 +1077,155 @@ inline bool AdjustSoftMaxRes(const LocalTensor<T1>& softMaxRes, const LocalTenso
         changed = true;
     }
     return changed;
+}
+
+// ---- LogSoftMax (LogSoftMax.md) ---------------------------------------------------------------
+// log10 of SoftMax's quotient, each row in CANN's steps (logsoftmax_common_impl.h): SoftMax's
+// max, exp and sum, the division, then Ln and a multiplication by log10(e) in float.
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void LogSoftMax(const LocalTensor<T>& dst, const LocalTensor<T>& sum, const LocalTensor<T>& max,
+                       const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                       const LogSoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunLog<T>(dst, sum, max, src, sharedTmpBuffer, tiling, softmaxShapeInfo,
+                                         isDataFormatNZ);
+}
+
+// ---- SoftmaxGrad / SoftmaxGradFront (SoftmaxGrad.md, SoftmaxGradFront.md) ---------------------
+// sum = rowsum(grad * src); SoftmaxGrad's dst = (grad - sum) * src, or with isFront the sums, one
+// 32-byte block a row (SoftmaxGradFront's dst).
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                        const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling, bool isFront = false,
+                        const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunGrad<T>("SoftmaxGrad", dstTensor, gradTensor, srcTensor, nullptr, tiling, isFront,
+                                          false, softmaxShapeInfo, isDataFormatNZ);
+}
+template <typename T, bool isReuseSource = false, bool isDataFormatNZ = false>
+inline void SoftmaxGrad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                        const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                        const SoftMaxTiling& tiling, bool isFront = false,
+                        const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunGrad<T>("SoftmaxGrad", dstTensor, gradTensor, srcTensor, &sharedTmpBuffer, tiling,
+                                          isFront, false, softmaxShapeInfo, isDataFormatNZ);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+inline void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                             const LocalTensor<T>& srcTensor, const SoftMaxTiling& tiling,
+                             const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunGrad<T>("SoftmaxGradFront", dstTensor, gradTensor, srcTensor, nullptr, tiling, true,
+                                          isBasicBlock, softmaxShapeInfo, isDataFormatNZ);
+}
+template <typename T, bool isBasicBlock = false, bool isDataFormatNZ = false>
+inline void SoftmaxGradFront(const LocalTensor<T>& dstTensor, const LocalTensor<T>& gradTensor,
+                             const LocalTensor<T>& srcTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                             const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunGrad<T>("SoftmaxGradFront", dstTensor, gradTensor, srcTensor, &sharedTmpBuffer,
+                                          tiling, true, isBasicBlock, softmaxShapeInfo, isDataFormatNZ);
+}
+
+// ---- SoftmaxFlashV2 (SoftmaxFlashV2.md) -------------------------------------------------------
+// The kernel-side tiling function: CANN's SoftMaxFlashV2TilingFuncImpl for the ND format,
+// localWorkSpaceSize in bytes (the NZ and output-without-broadcast plans are not modelled).
+constexpr SoftMaxTiling SoftMaxFlashV2TilingFunc(const SoftMaxShapeInfo& shapeInfo, const uint32_t dataTypeSize1,
+                                                 const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                                 const bool isUpdate = false, const bool isBasicBlock = false,
+                                                 const bool isDataFormatNZ = false,
+                                                 const bool isFlashOutputBrc = false) {
+    (void)isUpdate;
+    (void)isDataFormatNZ;
+    (void)isFlashOutputBrc;
+    SoftMaxTiling t;
+    if (dataTypeSize2 == 0) return t;
+    const uint32_t m = shapeInfo.srcM, k = shapeInfo.srcK, perBlock = 32 / dataTypeSize2;
+    const uint32_t rows = opgen_sim::softmax_detail::FlashV2Rows(m, k, dataTypeSize1, dataTypeSize2,
+                                                                 localWorkSpaceSize / 4, isBasicBlock);
+    t.srcM = m;
+    t.srcK = k;
+    t.srcSize = m * k;
+    t.outMaxM = m;
+    t.outMaxK = perBlock;
+    t.outMaxSize = m * perBlock;
+    t.reduceM = rows;
+    t.reduceK = perBlock;
+    t.reduceSize = rows * perBlock;
+    t.splitM = rows;
+    t.splitK = k;
+    t.splitSize = rows * k;
+    t.rangeM = rows == 0 ? 0 : m / rows;
+    t.tailM = rows == 0 ? 0 : m % rows;
+    t.tailSplitSize = t.tailM * k;
+    t.tailReduceSize = t.tailM * perBlock;
+    return t;
+}
+
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor,
+                           const LocalTensor<T>& maxTensor, const LocalTensor<T>& srcTensor,
+                           const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+                           const LocalTensor<T>& inMaxTensor, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunFlashV2<T, T, isUpdate, isBasicBlock, config>(
+        dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, nullptr, tiling,
+        softmaxShapeInfo, isDataFormatNZ);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor,
+                           const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                           const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+                           const LocalTensor<float>& inMaxTensor, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunFlashV2<half, float, isUpdate, isBasicBlock, config>(
+        dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, nullptr, tiling,
+        softmaxShapeInfo, isDataFormatNZ);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& expSumTensor,
+                           const LocalTensor<T>& maxTensor, const LocalTensor<T>& srcTensor,
+                           const LocalTensor<T>& expMaxTensor, const LocalTensor<T>& inExpSumTensor,
+                           const LocalTensor<T>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunFlashV2<T, T, isUpdate, isBasicBlock, config>(
+        dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, &sharedTmpBuffer,
+        tiling, softmaxShapeInfo, isDataFormatNZ);
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor<float>& expSumTensor,
+                           const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
+                           const LocalTensor<half>& expMaxTensor, const LocalTensor<float>& inExpSumTensor,
+                           const LocalTensor<float>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    opgen_sim::softmax_detail::RunFlashV2<half, float, isUpdate, isBasicBlock, config>(
+        dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, &sharedTmpBuffer,
+        tiling, softmaxShapeInfo, isDataFormatNZ);
+}
+// The forms with outReduceMax: CANN runs them only in SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC
+// (SoftmaxFlashV2.md, 约束说明: in SOFTMAX_NORMAL they write nothing), which is not simulated.
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outReduceMax,
+                           const LocalTensor<T>& outExpSum, const LocalTensor<T>& outMax,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& outExpMax,
+                           const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    if (config.mode == SoftmaxMode::SOFTMAX_NORMAL) return;
+    opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "SoftmaxFlashV2",
+                    "the form with outReduceMax (SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC) is not simulated");
+}
+template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV2(const LocalTensor<T>& dstTensor, const LocalTensor<T>& outReduceMax,
+                           const LocalTensor<T>& outExpSum, const LocalTensor<T>& outMax,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& outExpMax,
+                           const LocalTensor<T>& inExpSum, const LocalTensor<T>& inMax,
+                           const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
+                           const SoftMaxShapeInfo& softmaxShapeInfo = {}) {
+    if (config.mode == SoftmaxMode::SOFTMAX_NORMAL) return;
+    opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "SoftmaxFlashV2",
+                    "the form with outReduceMax (SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC) is not simulated");
 }
 
 }  // namespace AscendC

@@ -28,6 +28,7 @@
 #include "../opgen_host/broadcast_tmp_size.h"
 #include "../opgen_host/exp_tmp_size.h"
 #include "../opgen_host/sort_tmp_size.h"
+#include "../securec.h"  // CANN's tiling headers bring in securec's memcpy_s and the like
 #if defined(OPGEN_ASC_SOURCE)
 #include "../opgen_host/host_log.h"
 #else
@@ -37,6 +38,7 @@
 #include "math_tmp_size.h"
 #include "softmax_tiling.h"
 #include "norm_tiling.h"
+#include "quant_tiling.h"
 
 namespace optiling {
 
