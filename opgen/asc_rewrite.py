@@ -1,5 +1,7 @@
 """Single-source (.asc) programs: rewrites each `kernel<<<blocks, l2ctrl, stream>>>(args)` launch
-into a simulator launch (opgen_sim/asc_launch.h), keeping every line where it was."""
+into a simulator launch (opgen_sim/asc_launch.h), and each `__ubuf__ T name[N];` array of a
+function body into a reservation of the running core's Unified Buffer (opgen_sim/ub_array.h),
+keeping every line where it was."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from opgen.diagnostics import DiagnosticError, SourceLoc
 
 # The header every rewritten file starts with; it defines AscLaunch and the kernel keywords.
 PRELUDE = '#include "opgen_sim/asc_launch.h"\n'
+# ... and the one a file with __ubuf__ arrays also includes: it defines UbArray.
+UB_PRELUDE = '#include "opgen_sim/ub_array.h"\n'
 _IDENT = re.compile(r"[A-Za-z_0-9]")
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 
@@ -139,19 +143,26 @@ def find_launches(text: str, path: str) -> list[Launch]:
 
 
 def rewrite(text: str, path: str) -> str:
-    """The program with its launches rewritten, after PRELUDE and `#line 1 "path"`: compiler
-    messages name the user's file and lines (columns shift on a launch's own line)."""
-    out: list[str] = [PRELUDE, f'#line 1 "{c_string(path)}"\n']
-    pos = 0
+    """The program with its launches and __ubuf__ arrays rewritten, after PRELUDE (and UB_PRELUDE)
+    and `#line 1 "path"`: compiler messages name the user's file and lines (columns shift on a
+    rewritten line)."""
+    edits: list[tuple[int, int, str]] = []
     for launch in find_launches(text, path):
         name = " ".join(launch.callee.split())
-        out.append(text[pos:launch.callee_start])
-        out.append(launcher(name, launch.callee, text[launch.config_start:launch.config_end]))
         # the line breaks between the kernel's name and `<<<`, which the launcher drops, follow
         # it: the arguments stay on their line
         gap = text[launch.callee_start + len(launch.callee):launch.config_start - 3]
-        out.append("\n" * gap.count("\n"))
-        pos = launch.config_end + 3
+        edits.append((launch.callee_start, launch.config_end + 3,
+                      launcher(name, launch.callee, text[launch.config_start:launch.config_end])
+                      + "\n" * gap.count("\n")))
+    arrays = ub_arrays(text, path)
+    edits += [(a.start, a.end, a.replacement()) for a in arrays]
+    out: list[str] = [PRELUDE, UB_PRELUDE if arrays else "", f'#line 1 "{c_string(path)}"\n']
+    pos = 0
+    for start, end, replacement in sorted(edits):
+        out.append(text[pos:start])
+        out.append(replacement)
+        pos = end
     out.append(text[pos:])
     return "".join(out)
 
@@ -166,3 +177,205 @@ def launcher(name: str, callee: str, config: str) -> str:
 def c_string(text: str) -> str:
     """`text` as the body of a C++ string literal."""
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+# ---- __ubuf__ arrays ---------------------------------------------------------------------------
+# The NPU compiler places a function's `__ubuf__ T name[N];` arrays in the core's Unified Buffer;
+# on the CPU `__ubuf__` qualifies nothing, so each such declaration becomes a reservation of the
+# running block's UB (opgen_sim/ub_array.h) and a reference `T (&name)[N]` to it. Pointers
+# (`__ubuf__ T* p`) and parameters stay as they are: only the array declarations of a function
+# body place data.
+_UBUF = re.compile(r"\b__ubuf__\b")
+_STORAGE = re.compile(r"\b(static|extern|thread_local|constexpr)\b")
+# an array declarator: a name and its bounds (a bound may hold one level of brackets, a[b[0]])
+_ARRAY_DECLARATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*((?:\[(?:[^\[\]]|\[[^\[\]]*\])*\]\s*)+)")
+# the words that may come before `__ubuf__` in a declaration
+_SPECIFIERS = {"static", "extern", "thread_local", "constexpr", "const", "volatile"}
+# the words that may stand between `)` and the `{` of a function body, or begin a block
+_BLOCK_WORDS = {"else", "do", "try", "const", "noexcept", "mutable", "override"}
+
+
+@dataclass(frozen=True)
+class UbArrayDecl:
+    """One `__ubuf__` declaration statement of a function body: its span ([start, end), the `;`
+    included), its type (`__ubuf__` left out) and its declarators, each an array's (name, bounds)
+    or any other declarator's text, kept as the program wrote it."""
+
+    start: int
+    end: int
+    spec: str  # the declaration's type, without __ubuf__
+    full_spec: str  # as written, for declarators that are not arrays
+    declarators: tuple[tuple[str, str] | str, ...]
+    line_breaks: int
+
+    def replacement(self) -> str:
+        """The statement rewritten on the same lines: a UbArray reservation and a reference for
+        each array, the other declarators as they were."""
+        parts: list[str] = []
+        for d in self.declarators:
+            if isinstance(d, str):
+                parts.append(f"{self.full_spec} {d};")
+                continue
+            name, bounds = d
+            decl = c_string(f"{self.spec} {name}{bounds}")
+            holder = f"opgen_ubuf_{name}"
+            parts.append(f'::opgen_sim::UbArray<{self.spec}{bounds}> {holder}("{decl}"); '
+                         f"{self.spec} (&{name}){bounds} = {holder}.ref;")
+        return " ".join(parts) + "\n" * self.line_breaks
+
+
+def _directive_mask(text: str) -> list[bool]:
+    """True for each character of a preprocessor directive line (with its continuations)."""
+    mask = [False] * len(text)
+    pos = 0
+    in_directive = False
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if in_directive or body.lstrip().startswith("#"):
+            for k in range(pos, pos + len(line)):
+                mask[k] = True
+            in_directive = body.endswith("\\")
+        pos += len(line)
+    return mask
+
+
+def _previous(text: str, live: list[bool], i: int) -> int:
+    """Index of the last code character before i that is not white space, or -1."""
+    i -= 1
+    while i >= 0 and (not live[i] or text[i].isspace()):
+        i -= 1
+    return i
+
+
+def _word_before(text: str, end: int) -> str:
+    """The identifier ending at `end` (inclusive), or ''."""
+    j = end
+    while j >= 0 and _IDENT.match(text[j]):
+        j -= 1
+    return text[j + 1:end + 1]
+
+
+def _in_block_scope(text: str, live: list[bool], at: int) -> bool:
+    """Whether `at` lies in a function body or a block of one (not at namespace or class scope):
+    the innermost `{` around it follows `)`, `]`, a block, a statement or a word that may stand
+    there (else, do, try, const, ...)."""
+    depth = 0
+    i = at - 1
+    while i >= 0:
+        if live[i]:
+            if text[i] == "}":
+                depth += 1
+            elif text[i] == "{":
+                if depth == 0:
+                    break
+                depth -= 1
+        i -= 1
+    if i < 0:
+        return False
+    j = _previous(text, live, i)
+    if j < 0:
+        return False
+    if text[j] in ")]{};":
+        return True
+    return _word_before(text, j) in _BLOCK_WORDS
+
+
+def _statement_end(text: str, live: list[bool], start: int) -> int:
+    """Index of the `;` ending the statement from `start`, or -1 if a block or the end of one
+    comes first (not a plain declaration). Braces after `=` or `]` are an initializer's."""
+    depth = 0
+    for i in range(start, len(text)):
+        if not live[i]:
+            continue
+        c = text[i]
+        if c == "{" and depth == 0 and text[max(_previous(text, live, i), 0)] not in "=]":
+            return -1
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+            if depth < 0:
+                return -1
+        elif c == ";" and depth == 0:
+            return i
+    return -1
+
+
+def _split_top(text: str) -> list[str]:
+    """`text` split at the commas outside brackets."""
+    parts: list[str] = []
+    depth, last = 0, 0
+    for i, c in enumerate(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[last:i])
+            last = i + 1
+    parts.append(text[last:])
+    return parts
+
+
+def ub_arrays(text: str, path: str) -> list[UbArrayDecl]:
+    """The `__ubuf__` array declarations of function bodies, in order. A static or extern one,
+    or one with an initializer, is a located error: the simulator places arrays of a block."""
+    if "__ubuf__" not in text:
+        return []
+    code = _code_mask(text)
+    directive = _directive_mask(text)
+    live = [c and not d for c, d in zip(code, directive, strict=True)]
+    found: list[UbArrayDecl] = []
+    for m in _UBUF.finditer(text):
+        if not live[m.start()]:
+            continue
+        start = m.start()
+        before = _previous(text, live, start)
+        while before >= 0 and _word_before(text, before) in _SPECIFIERS:  # `static __ubuf__ ...`
+            start = before + 1 - len(_word_before(text, before))
+            before = _previous(text, live, start)
+        if before >= 0 and text[before] not in ";{}":
+            continue  # not a statement's first word (a parameter, a cast, a pointer's type)
+        if not _in_block_scope(text, live, start):
+            continue
+        end = _statement_end(text, live, start)
+        if end < 0:
+            continue
+        # the statement with comments blanked, one line
+        stmt = "".join(c if live[start + k] else " " for k, c in enumerate(text[start:end]))
+        stmt = " ".join(stmt.split())
+        segments = _split_top(stmt)
+        first = _ARRAY_DECLARATOR.search(segments[0])
+        head = segments[0][:first.start()] if first else ""
+        if first is None or "__ubuf__" not in head or any(ch in head for ch in "*&(="):
+            continue  # a pointer, an array of pointers, brackets in an initializer: not placed data
+        if first.end() != len(segments[0]):
+            if segments[0][first.end():].lstrip().startswith(("=", "{")):
+                _initializer_error(text, path, m.start())
+            continue
+        if _STORAGE.search(head):
+            raise DiagnosticError.single(
+                _loc(path, text, m.start()),
+                "a static, extern or constexpr __ubuf__ array is not supported by the simulator: "
+                "declare it in the kernel's body, where it is placed in the running core's "
+                "Unified Buffer")
+        declarators: list[tuple[str, str] | str] = [(first.group(1), first.group(2).strip())]
+        for seg in segments[1:]:
+            arr = _ARRAY_DECLARATOR.fullmatch(seg)
+            if arr is not None:
+                declarators.append((arr.group(1), arr.group(2).strip()))
+            elif "=" in seg and "[" in seg.split("=", 1)[0] and "*" not in seg.split("=", 1)[0]:
+                _initializer_error(text, path, m.start())
+            else:
+                declarators.append(seg.strip())
+        spec = " ".join(_UBUF.sub(" ", head).split())
+        found.append(UbArrayDecl(start, end + 1, spec, head.strip(), tuple(declarators),
+                                 text.count("\n", start, end + 1)))
+    return found
+
+
+def _initializer_error(text: str, path: str, at: int) -> None:
+    raise DiagnosticError.single(
+        _loc(path, text, at),
+        "the simulator does not support an initializer on a __ubuf__ array (it places the array "
+        "in the Unified Buffer when the block reaches it): fill it with asc_duplicate or a copy")

@@ -210,7 +210,7 @@ inline void AtomicUpdate(T* addr, T v, Op op) {
     U old = __atomic_load_n(p, __ATOMIC_RELAXED);
     for (;;) {
         T cur;
-        std::memcpy(&cur, &old, sizeof(T));
+        std::memcpy(static_cast<void*>(&cur), &old, sizeof(T));  // (T may be a class: half, bfloat16_t)
         using A = std::conditional_t<std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>,
                                      float, T>;
         const T next = static_cast<T>(op(static_cast<A>(cur), static_cast<A>(v)));
