@@ -186,7 +186,7 @@ inline aclError aclrtBinaryGetFunction(const aclrtBinHandle binHandle, const cha
     for (size_t i = 0; i < bin->entries; ++i) {
         const opgen_acl::RtcTableEntry& e = bin->table[i];
         if (std::strcmp(e.name, kernelName) == 0) {
-            auto fn = std::make_unique<opgen_acl::RtcFunction>();
+            std::unique_ptr<opgen_acl::RtcFunction> fn(new opgen_acl::RtcFunction());
             fn->name = e.name;
             fn->launch = e.launch;
             opgen_acl::Register(fn.get());

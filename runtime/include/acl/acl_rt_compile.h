@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -113,10 +114,10 @@ inline void RemoveTree(const std::string& dir) {
 
 // The compiler's command line before its arguments, or an empty vector (the reason in *why).
 inline std::vector<std::string> RtcCompiler(std::string* why) {
-    if (const char* py = std::getenv("OPGEN_RTC_PYTHON"); py != nullptr && *py != '\0') {
-        return {py, "-m", "opgen", "rtc-compile"};
-    }
-    if (const char* home = std::getenv("ASCEND_HOME_PATH"); home != nullptr && *home != '\0') {
+    const char* py = std::getenv("OPGEN_RTC_PYTHON");
+    if (py != nullptr && *py != '\0') return {py, "-m", "opgen", "rtc-compile"};
+    const char* home = std::getenv("ASCEND_HOME_PATH");
+    if (home != nullptr && *home != '\0') {
         const std::string script = std::string(home) + "/bin/opgen-rtc";
         if (access(script.c_str(), X_OK) == 0) return {script};
         *why = "ASCEND_HOME_PATH (" + std::string(home) + ") has no bin/opgen-rtc: it is not the toolkit of "
@@ -292,9 +293,9 @@ inline aclError aclrtcGetLoweredName(aclrtcProg prog, const char* nameExpression
         return opgen_acl::Fail(ACL_ERROR_RTC_NO_LOWERED_NAMES_BEFORE_COMPILATION,
                                "aclrtcGetLoweredName: compile the program first (aclrtcCompileProg)");
     }
-    for (const auto& [expr, lowered] : p->lowered) {
-        if (expr == nameExpression) {
-            *loweredName = lowered.c_str();
+    for (const auto& entry : p->lowered) {
+        if (entry.first == nameExpression) {
+            *loweredName = entry.second.c_str();
             return ACL_SUCCESS;
         }
     }
