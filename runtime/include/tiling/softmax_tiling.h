@@ -169,6 +169,17 @@ inline void NoRowFits(const char* api, const Rows& r, uint32_t bytes, uint32_t r
             std::to_string(r.k) + "] (" + std::to_string(rowBytes) + " bytes a row)");
 }
 
+// The rows a pass of SoftMax's (and LogSoftMax's) tiling takes: as many as the workspace holds,
+// at most all of them, a multiple of 8 when more than 8 and not all, then the basic-block rule.
+inline uint32_t PlanRows(const char* api, const Rows& r, uint32_t dataTypeSize, uint32_t localWorkSpaceSize) {
+    const uint32_t rowFloats = RowFloats(r, dataTypeSize);
+    uint32_t rows = std::min(localWorkSpaceSize / kFloatBytes / rowFloats, r.m);
+    if (rows == 0) NoRowFits(api, r, localWorkSpaceSize, rowFloats * kFloatBytes);
+    if (rows < r.m && rows > kRowsUnit) rows = rows / kRowsUnit * kRowsUnit;
+    AdjustToBasicBlock(rows, r);
+    return rows;
+}
+
 // SoftmaxFlashV2's second type size (the max/sum/expMax type): 2 or 4, else an error.
 inline bool CheckSecond(const char* api, uint32_t typeSize) {
     if (typeSize == 2 || typeSize == 4) return true;
@@ -227,18 +238,7 @@ inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataType
         d::Log(opgen_host::kLogError, api, "localWorkSpaceSize is 0; it must be greater than 0");
         return;
     }
-    const uint32_t perBlock = d::kBlockBytes / dataTypeSize;
-    const uint32_t rowFloats = d::RowFloats(r, dataTypeSize);
-    uint32_t rows = std::min(localWorkSpaceSize / d::kFloatBytes / rowFloats, r.m);
-    if (rows == 0) {
-        d::Log(opgen_host::kLogError, api,
-               "localWorkSpaceSize " + std::to_string(localWorkSpaceSize) + " holds no row of [" +
-                   std::to_string(r.m) + ", " + std::to_string(r.k) + "]; GetSoftMaxMinTmpSize gives " +
-                   std::to_string(rowFloats * d::kFloatBytes));
-    }
-    if (rows < r.m && rows > d::kRowsUnit) rows = rows / d::kRowsUnit * d::kRowsUnit;
-    d::AdjustToBasicBlock(rows, r);
-    d::Fill(softmaxTiling, r, rows, perBlock);
+    d::Fill(softmaxTiling, r, d::PlanRows(api, r, dataTypeSize, localWorkSpaceSize), d::kBlockBytes / dataTypeSize);
 }
 
 inline void SoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
@@ -309,12 +309,7 @@ inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataT
         d::Log(opgen_host::kLogError, api, "localWorkSpaceSize is 0; it must be greater than 0");
         return;
     }
-    const uint32_t rowFloats = d::RowFloats(r, dataTypeSize);
-    uint32_t rows = std::min(localWorkSpaceSize / d::kFloatBytes / rowFloats, r.m);
-    if (rows == 0) d::NoRowFits(api, r, localWorkSpaceSize, rowFloats * d::kFloatBytes);
-    if (rows < r.m && rows > d::kRowsUnit) rows = rows / d::kRowsUnit * d::kRowsUnit;
-    d::AdjustToBasicBlock(rows, r);
-    d::Fill(softmaxTiling, r, rows, d::kBlockBytes / dataTypeSize);
+    d::Fill(softmaxTiling, r, d::PlanRows(api, r, dataTypeSize, localWorkSpaceSize), d::kBlockBytes / dataTypeSize);
 }
 
 inline void LogSoftMaxTilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize,
