@@ -87,11 +87,22 @@ inline std::string Hex(const void* p) {
 
 inline uint64_t RoundUp32(uint64_t n) { return (n + 31) / 32 * 32; }
 
-inline void* NewHandle(const char* kind) {
-    auto* h = new Handle{kind, std::chrono::steady_clock::now()};
+// p (a Handle, or an object that starts with one) becomes a live handle, or stops being one.
+inline void Register(void* p) {
     State& s = Rt();
     std::lock_guard<std::mutex> lock(s.mu);
-    s.handles.insert(h);
+    s.handles.insert(p);
+}
+
+inline void Unregister(void* p) {
+    State& s = Rt();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.handles.erase(p);
+}
+
+inline void* NewHandle(const char* kind) {
+    auto* h = new Handle{kind, std::chrono::steady_clock::now()};
+    Register(h);
     return h;
 }
 
@@ -106,9 +117,7 @@ inline Handle* FindHandle(void* p, const char* kind) {
 
 inline bool DeleteHandle(void* p, const char* kind) {
     if (FindHandle(p, kind) == nullptr) return false;
-    State& s = Rt();
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.handles.erase(p);
+    Unregister(p);
     delete static_cast<Handle*>(p);
     return true;
 }

@@ -77,18 +77,6 @@ struct RtcBinary {
     std::vector<std::unique_ptr<RtcFunction>> functions;
 };
 
-inline void Register(void* p) {
-    State& s = Rt();
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.handles.insert(p);
-}
-
-inline void Unregister(void* p) {
-    State& s = Rt();
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.handles.erase(p);
-}
-
 // dlopen's a binary aclrtc compiled and hands it the program's GM registry.
 inline aclError LoadBinary(const char* api, const std::string& path, aclrtBinHandle* binHandle) {
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -69,16 +69,8 @@ namespace norm_detail {
 constexpr uint32_t kLanes = 64;  // floats of one 256-byte repeat
 
 template <typename T>
-inline float ToF(T v) {
-    return static_cast<float>(v);
-}
-template <typename T>
 inline T FromF(float v) {
-    if constexpr (std::is_same_v<T, half>) {
-        return AscendC::cast_detail::ToFloat<half>(v, AscendC::RoundMode::CAST_RINT);
-    } else {
-        return v;
-    }
+    return FromFloatAs<T, AscendC::RoundMode::CAST_RINT>(v);
 }
 
 // Counter-mode RepeatReduceSum over n floats, repeated until one value is left: a tree sum a

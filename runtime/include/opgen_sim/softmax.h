@@ -201,16 +201,8 @@ inline void ExpRow(float* v, uint32_t n) {
 }
 
 template <typename T>
-inline float ToF(T v) {
-    return static_cast<float>(v);
-}
-template <typename T>
 inline T FromF(float v) {
-    if constexpr (std::is_same_v<T, half>) {
-        return AscendC::cast_detail::ToFloat<half>(v, AscendC::RoundMode::CAST_ROUND);
-    } else {
-        return v;
-    }
+    return FromFloatAs<T, AscendC::RoundMode::CAST_ROUND>(v);
 }
 
 // The rows, columns and passes a call works by.

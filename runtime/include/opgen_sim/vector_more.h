@@ -68,6 +68,22 @@ inline uint32_t RepeatSumLevel(T* v, uint32_t n) {
     return reps;
 }
 
+// Element <-> float for the advanced APIs that compute in float (SoftMax's family, RmsNorm,
+// LayerNorm): a half result is cast back once with the API's own mode (CANN's code uses
+// CAST_ROUND in the SoftMax family, CAST_RINT in the norms); a float result is itself.
+template <typename T>
+inline float ToF(T v) {
+    return static_cast<float>(v);
+}
+template <typename T, AscendC::RoundMode mode>
+inline T FromFloatAs(float v) {
+    if constexpr (std::is_same_v<T, half>) {
+        return AscendC::cast_detail::ToFloat<half>(v, mode);
+    } else {
+        return v;
+    }
+}
+
 template <typename T>
 inline void CheckTmp(const char* api, const AscendC::LocalTensor<uint8_t>& tmp, uint64_t min_bytes,
                      const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>* src0,
