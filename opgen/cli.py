@@ -401,6 +401,38 @@ def cmd_rtc_compile(argv: Sequence[str]) -> int:
     return compile_dir(Path(argv[0]), argv[1:])
 
 
+def cmd_npu_op(argv: Sequence[str]) -> int:
+    """The steps behind CANN 9's op-package CMake functions (opgen/npu_op_package.py), run by
+    the toolkit's find_package(ASC); not a user command."""
+    from opgen import npu_op_package
+
+    parser = argparse.ArgumentParser(prog="opgen npu-op")
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("codegen")
+    p.add_argument("--package", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--include", action="append", default=[])
+    p.add_argument("sources", nargs="+")
+    p = sub.add_parser("build")
+    p.add_argument("manifest")
+    p = sub.add_parser("make-run")
+    p.add_argument("staging")
+    p.add_argument("run_file")
+    p.add_argument("vendor")
+    args = parser.parse_args(list(argv))
+    if args.step == "make-run":
+        run = npu_op_package.make_run(Path(args.staging), Path(args.run_file), args.vendor)
+        print(f"opgen npu-op: wrote {run}")
+    elif args.step == "codegen":
+        ops = npu_op_package.codegen([Path(s) for s in args.sources], Path(args.out),
+                                     args.package, [Path(d) for d in args.include])
+        print(f"opgen npu-op: {args.package}: {', '.join(ops)} -> {args.out}")
+    else:
+        out = npu_op_package.build(Path(args.manifest))
+        print(f"opgen npu-op: built {out}")
+    return EXIT_OK
+
+
 def _split(text: str) -> list[str]:
     return [p.strip() for p in text.split(",") if p.strip()]
 
@@ -610,6 +642,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = argparse.Namespace(func=lambda _: cmd_cxx(argv[1:]))
     elif argv[:1] == ["rtc-compile"]:  # aclrtcCompileProg's: DIR, then the program's options
         args = argparse.Namespace(func=lambda _: cmd_rtc_compile(argv[1:]))
+    elif argv[:1] == ["npu-op"]:  # the op-package CMake functions' steps
+        args = argparse.Namespace(func=lambda _: cmd_npu_op(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
     if args.func is not cmd_generate:  # generate builds nothing (and starts faster without)

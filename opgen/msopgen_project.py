@@ -54,15 +54,55 @@ def _tensor(p: dict[str, Any], where: str) -> dict[str, Any]:
             "type": [_DTYPES[c] for c in p["dtypes"]], "format": formats}
 
 
+def registered_ops(sources: Sequence[Path], include_dirs: Sequence[Path], name: str,
+                   where: str) -> dict[str, dict[str, Any]]:
+    """op type -> its msopgen description, for every op the op_host `sources` define with
+    OP_ADD (compiled for the host under `name`; `where` names them in messages)."""
+    from opgen_runtime.errors import SimulatorError
+    from opgen_runtime.ophost import build_op_host, load_op_host
+
+    try:
+        host = load_op_host(build_op_host(list(sources), name=name,
+                                          include_dirs=tuple(include_dirs)))
+    except SimulatorError as exc:
+        raise ProjectError(str(exc)) from None
+    if host.errors:
+        raise ProjectError(f"{where}: {host.errors.strip()}")
+    ops: dict[str, dict[str, Any]] = {}
+    for op_type, info in sorted(host.ops.items()):
+        d = info.get("def")
+        if d is None:
+            continue  # IMPL_OP_OPTILING only: the definition is elsewhere
+        at = f"{where} ({op_type})"
+        description: dict[str, Any] = {
+            "op": op_type,
+            "input_desc": [_tensor(p, at) for p in d["inputs"]],
+        }
+        if d["outputs"]:
+            description["output_desc"] = [_tensor(p, at) for p in d["outputs"]]
+        elif d["inputs"]:
+            # An OpDef without outputs: the kernel writes its input(s) in place. CANN's
+            # convention puts the written tensor first (ScatterSub's var); a kernel that also
+            # writes later inputs gets them marked in the spec by hand.
+            description["input_desc"][0]["inplace"] = True
+        if d["attrs"]:
+            description["attr"] = [
+                {"name": a["name"], "type": a["type"],
+                 "param_type": "required" if a["required"] else "optional",
+                 **({"default_value": a["default"]} if "default" in a else {})}
+                for a in d["attrs"]]
+        ops[op_type] = description
+    if not ops:
+        raise ProjectError(f"{where}: the op_host registers no op with OP_ADD")
+    return ops
+
+
 def read_project(root: Path, include_dirs: Sequence[Path] = (),
                  extra_sources: Sequence[Path] = ()) -> list[ProjectOp]:
     """Every op an msopgen project's op_host registers with OP_ADD, with its kernel.
     `include_dirs` are searched by the op_host (and kernel) builds after the project's own
     directories; `extra_sources` are compiled with the op_host sources (a helper library's
     implementation its headers declare)."""
-    from opgen_runtime.errors import SimulatorError
-    from opgen_runtime.ophost import build_op_host, load_op_host
-
     host_dir, kernel_dir = root / "op_host", root / "op_kernel"
     if not host_dir.is_dir() or not kernel_dir.is_dir():
         raise ProjectError(f"{root}: not an msopgen project (no op_host/ and op_kernel/)")
@@ -77,45 +117,17 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
             raise ProjectError(f"{f}: op_host source not found")
     sources += [f.resolve() for f in extra_sources]
     incs = tuple(d.resolve() for d in include_dirs)
-    try:
-        host = load_op_host(build_op_host(sources, name=root.resolve().name, include_dirs=incs))
-    except SimulatorError as exc:
-        raise ProjectError(str(exc)) from None
-    if host.errors:
-        raise ProjectError(f"{host_dir}: {host.errors.strip()}")
     ops = []
-    for op_type, info in sorted(host.ops.items()):
-        d = info.get("def")
-        if d is None:
-            continue  # IMPL_OP_OPTILING only: the definition is elsewhere
+    for op_type, description in registered_ops(sources, incs, root.resolve().name,
+                                               str(host_dir)).items():
         stem = snake_from_camel(op_type)
         kernel = kernel_dir / f"{stem}.cpp"
         if not kernel.is_file():
             raise ProjectError(f"{root}: op {op_type} has no kernel {kernel} (msopgen names "
                                f"the kernel of {op_type} op_kernel/{stem}.cpp)")
-        where = f"{host_dir} ({op_type})"
-        description: dict[str, Any] = {
-            "op": op_type,
-            "input_desc": [_tensor(p, where) for p in d["inputs"]],
-        }
-        if d["outputs"]:
-            description["output_desc"] = [_tensor(p, where) for p in d["outputs"]]
-        elif d["inputs"]:
-            # An OpDef without outputs: the kernel writes its input(s) in place. CANN's
-            # convention puts the written tensor first (ScatterSub's var); a kernel that also
-            # writes later inputs gets them marked in the spec by hand.
-            description["input_desc"][0]["inplace"] = True
-        if d["attrs"]:
-            description["attr"] = [
-                {"name": a["name"], "type": a["type"],
-                 "param_type": "required" if a["required"] else "optional",
-                 **({"default_value": a["default"]} if "default" in a else {})}
-                for a in d["attrs"]]
         header = host_dir / f"{stem}_tiling.h"
         ops.append(ProjectOp(description, kernel, tuple(sources),
                              header if header.is_file() else None, incs))
-    if not ops:
-        raise ProjectError(f"{host_dir}: the op_host registers no op with OP_ADD")
     return ops
 
 

@@ -27,6 +27,7 @@ from opgen.config_flags import CXX_FLAGS, include_dir
 from opgen_runtime.build import CPU_DEBUG_DEFINES
 
 FORMAT = "opgen-toolkit-v1"
+_NPU_OP_CMAKE = Path(__file__).parent / "data" / "npu_op.cmake"
 # SoC names CANN's samples accept (run.sh's VERSION_LIST and CMake's SOC_VERSION). The simulator
 # models the Unified Buffer of two: Ascend310P* get ascend310p's, every other one ascend910b's.
 SOCS: tuple[str, ...] = (
@@ -160,6 +161,18 @@ _ASC_CONFIG = """\
 # `opgen cxx` (their <<<>>> launches run on the simulator), whatever CMAKE_ASC_RUN_MODE says.
 set(ASC_FOUND TRUE)
 list(APPEND CMAKE_MODULE_PATH "$${CMAKE_CURRENT_LIST_DIR}/modules")
+# CANN 9's op-package functions (npu_op_package ...): opgen npu-op builds the package
+include("$${CMAKE_CURRENT_LIST_DIR}/npu_op.cmake")
+"""
+
+# `make package` of a TYPE RUN op package (CPack's External generator): the .run installer.
+_NPU_OP_RUN = """\
+# opgen simulator toolkit: CPack's script for npu_op_package(... TYPE RUN).
+execute_process(COMMAND "$${CPACK_OPGEN_NPU_OP}" make-run "$${CPACK_TEMPORARY_DIRECTORY}"
+                        "$${CPACK_OPGEN_RUN}" "$${CPACK_OPGEN_VENDOR}" RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "opgen: making $${CPACK_OPGEN_RUN} failed")
+endif()
 """
 
 _ASC_DETERMINE = """\
@@ -243,6 +256,14 @@ exec "$python" -m opgen rtc-compile "$$@"
 """
 
 
+# The steps of CANN 9's op-package CMake functions (opgen/npu_op_package.py).
+_OPGEN_NPU_OP = """\
+#!/bin/sh
+# opgen simulator toolkit: the op-package functions' steps (opgen npu-op codegen|build|make-run).
+exec "$python" -m opgen npu-op "$$@"
+"""
+
+
 # ccec, the CCE compiler of older samples' CMake (project(... LANGUAGES CCE)): opgen cxx as the
 # NPU build compiles, every source's <<<>>> launches rewritten.
 _CCEC = """\
@@ -265,7 +286,10 @@ _STUB_LIBRARIES = ("libascendcl.so", "libnnopbase.so", "libacl_op_compiler.so",
                    # the acl runtime's split libraries and the profiler, named by newer samples
                    "libacl_rt.so", "libacl_mdl.so", "libacl_op_executor.so", "libmsprofiler.so",
                    # runtime compilation (aclrtc): header-only too, its compiler is bin/opgen-rtc
-                   "libacl_rtc.so")
+                   "libacl_rtc.so",
+                   # linked by aclnn programs of CANN 9's op packages
+                   "librt2_registry.so", "libexe_graph.so", "libopp_registry.so", "libgraph.so",
+                   "libmetadef.so", "libmmpa.so")
 _STUB_DIRS = ("lib64", "acllib/lib64/stub", "atc/lib64/stub", "runtime/lib64/stub",
               "x86_64-linux/lib64", "aarch64-linux/lib64")
 # Include directories the drivers' CMake files name: all are opgen's one include directory.
@@ -333,6 +357,9 @@ def _files() -> dict[str, tuple[str, bool]]:
         "tools/tikicpulib/lib/cmake/tikicpulib/tikicpulib-config.cmake": (fill(_TIKICPULIB), False),
         "compiler/tikcpp/ascendc_kernel_cmake/ascendc.cmake": (fill(_ASCENDC), False),
         f"{asc}/ASCConfig.cmake": (fill(_ASC_CONFIG), False),
+        f"{asc}/npu_op.cmake": (_NPU_OP_CMAKE.read_text(encoding="utf-8"), False),
+        f"{asc}/npu_op_run.cmake": (fill(_NPU_OP_RUN), False),
+        "bin/opgen-npu-op": (fill(_OPGEN_NPU_OP), True),
         f"{asc}/modules/CMakeDetermineASCCompiler.cmake": (fill(_ASC_DETERMINE), False),
         f"{asc}/modules/CMakeASCCompiler.cmake.in": (_ASC_COMPILER_IN, False),
         f"{asc}/modules/CMakeASCInformation.cmake": (fill(_ASC_INFORMATION), False),

@@ -62,10 +62,12 @@ def _object(cxx: str, source: Path, aclnn_dir: Path) -> Path:
     return native_library.cached(target, compile_, f"compiling {LIBRARY_NAME} (once per change)")
 
 
-def build_library(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[str],
-                  metadefs: Sequence[str | os.PathLike[str]]) -> Path:
-    """libcust_opapi.so for the generated `source` (op_api/cust_opapi.cc), the generated aclnn
-    headers in `aclnn_dir` and the ops' metadefs (cached; the path names its content)."""
+def build_objects(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[str],
+                  metadefs: Sequence[str | os.PathLike[str]]) -> tuple[Path, Path]:
+    """The two objects of libcust_opapi.so (cached; each path names its content): the aclnn
+    functions of the generated `source` (op_api/cust_opapi.cc), compiled against the generated
+    aclnn headers in `aclnn_dir`, and the ops' kernel variants and op_hosts embedded as bytes.
+    Linked with `-pthread -ldl`, they are the library, or a static archive of it."""
     src = Path(source).resolve()
     if not src.is_file():
         raise OpApiLibraryError(f"the aclnn library source {src} does not exist; run "
@@ -77,6 +79,15 @@ def build_library(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[s
         kernels = native_library.variants_object(cxx, built, SUBDIR, "cust_opapi", FORMAT,
                                                  OpApiLibraryError)
         ops = ops_future.result()
+    return ops, kernels
+
+
+def build_library(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[str],
+                  metadefs: Sequence[str | os.PathLike[str]]) -> Path:
+    """libcust_opapi.so for the generated `source` (op_api/cust_opapi.cc), the generated aclnn
+    headers in `aclnn_dir` and the ops' metadefs (cached; the path names its content)."""
+    ops, kernels = build_objects(source, aclnn_dir, metadefs)
+    cxx = _compiler()
     key = native_library.content_hash(ops.name.encode(), kernels.name.encode(),
                                       "\0".join(_LINK_FLAGS).encode())
     target = cache_dir() / SUBDIR / f"libcust_opapi-{key[:24]}.so"
