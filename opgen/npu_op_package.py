@@ -160,13 +160,15 @@ def codegen(hosts: Sequence[Path], out_dir: Path, package: str,
     protos: list[str] = []
     for _doc, spec in _specs(descriptions, str(hosts[0]), out_dir):
         header = aclnn_header(spec.op_type)
-        _write_if_changed(out_dir / header, render("cann/aclnn/aclnn.h.j2", v=cann_aclnn.view(spec)))
+        _write_if_changed(out_dir / header,
+                          render("cann/aclnn/aclnn.h.j2", v=cann_aclnn.view(spec)))
         _write_if_changed(out_dir / f"{header[:-2]}.cpp",
                           render("cann/npu_op/aclnn_op.cpp.j2", header=header,
                                  op_type=spec.op_type, package=package))
         v = cann_op_proto.view(spec)
         _write_if_changed(out_dir / v.header, render("cann/op_proto/op_proto.h.j2", v=v))
-        _write_if_changed(out_dir / f"{v.header[:-2]}.cc", render("cann/op_proto/op_proto.cc.j2", v=v))
+        _write_if_changed(out_dir / f"{v.header[:-2]}.cc",
+                          render("cann/op_proto/op_proto.cc.j2", v=v))
         protos.append(v.header)
     _write_if_changed(out_dir / "op_proto.h", render("cann/npu_op/op_proto.h.j2", headers=protos))
     _write_if_changed(out_dir / "op_proto.cc", render("cann/npu_op/op_proto.cc.j2"))
@@ -191,14 +193,6 @@ def _kernel_for(op_type: str, m: Manifest) -> Path:
     looked = f" (looked for {', '.join(map(str, tried))})" if tried else ""
     raise NpuOpError(f"package {m.package}: op {op_type} has no kernel{looked}; name it with "
                      f"npu_op_kernel_sources(<target> OP_TYPE {op_type} KERNEL_FILE <file>)")
-
-
-def _tiling_header(stem: str, kernel: Path, hosts: Sequence[Path]) -> Path | None:
-    for d in (*(h.parent for h in hosts), kernel.parent):
-        h = d / f"{stem}_tiling.h"
-        if h.is_file():
-            return h
-    return None
 
 
 def build(manifest: Path) -> Path:
@@ -227,8 +221,8 @@ def build(manifest: Path) -> Path:
     sections = {}
     for op_type in descriptions:
         kernel = _kernel_for(op_type, m).resolve()
-        header = _tiling_header(snake_from_camel(op_type), kernel, hosts)
-        op = ProjectOp(descriptions[op_type], kernel, hosts, header, incs)
+        # CANN 9's kernels include their tiling struct's header themselves
+        op = ProjectOp(descriptions[op_type], kernel, hosts, None, incs)
         sections[op_type] = kernel_section(op, spec_dir)
     specs = _specs(descriptions, str(m.path), spec_dir, sections)
     wanted = set()
@@ -251,6 +245,11 @@ def build(manifest: Path) -> Path:
         library = (build_library(config.output_dir / LIBRARY_SOURCE,
                                  config.output_dir / ACLNN_DIR, metadefs)
                    if m.type != "STATIC" else None)
+    except BuildCommandError:
+        errors = tuple(d for d in sink.items if d.severity.value == "error")
+        if errors:  # generation's own diagnostics, located in the project's files
+            raise DiagnosticError(errors) from None
+        raise
     except OpApiLibraryError as exc:
         raise BuildCommandError(str(exc)) from None
     except SimulatorError as exc:
@@ -293,7 +292,8 @@ for a in "$@"; do
   esac
 done
 if [ -z "$opp" ]; then
-  echo "[ops_custom] ASCEND_OPP_PATH is not set: source the toolkit's set_env.sh, or give --install-path=DIR" >&2
+  echo "[ops_custom] ASCEND_OPP_PATH is not set: source the toolkit's set_env.sh," \
+       "or give --install-path=DIR" >&2
   exit 1
 fi
 mkdir -p "$opp/vendors"
@@ -308,7 +308,8 @@ config="$opp/vendors/config.ini"
 if [ ! -f "$config" ]; then
   echo "load_priority=$vendor" > "$config"
 elif ! grep -q "^load_priority=\\(.*,\\)\\?$vendor\\(,.*\\)\\?$" "$config"; then
-  sed -i "s/^load_priority=\\(.\\)/load_priority=$vendor,\\1/;s/^load_priority=$/load_priority=$vendor/" "$config"
+  sed -i -e "s/^load_priority=\\(.\\)/load_priority=$vendor,\\1/" \
+         -e "s/^load_priority=$/load_priority=$vendor/" "$config"
   grep -q "^load_priority=" "$config" || echo "load_priority=$vendor" >> "$config"
 fi
 echo "[ops_custom] installed $vendor into $opp/vendors/$vendor"
