@@ -401,6 +401,13 @@ def cmd_rtc_compile(argv: Sequence[str]) -> int:
     return compile_dir(Path(argv[0]), argv[1:])
 
 
+def cmd_atc(argv: Sequence[str]) -> int:
+    """The toolkit's atc: --singleop=FILE --output=DIR (opgen/atc.py); not a user command."""
+    from opgen.atc import main as atc_main
+
+    return atc_main(argv)
+
+
 def cmd_npu_op(argv: Sequence[str]) -> int:
     """The steps behind CANN 9's op-package CMake functions (opgen/npu_op_package.py), run by
     the toolkit's find_package(ASC); not a user command."""
@@ -644,6 +651,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = argparse.Namespace(func=lambda _: cmd_rtc_compile(argv[1:]))
     elif argv[:1] == ["npu-op"]:  # the op-package CMake functions' steps
         args = argparse.Namespace(func=lambda _: cmd_npu_op(argv[1:]))
+    elif argv[:1] == ["atc"]:  # the toolkit's atc (single-op models)
+        args = argparse.Namespace(func=lambda _: cmd_atc(argv[1:]))
     else:
         args = build_parser().parse_args(argv)
     if args.func is not cmd_generate:  # generate builds nothing (and starts faster without)

@@ -116,9 +116,8 @@ def _descriptions(hosts: Sequence[Path], includes: Sequence[Path],
     for d in includes:
         if not d.is_dir():
             raise NpuOpError(f"{d}: include directory not found")
-    # the op_host's own directories first, as CANN's op_build compiles each source
-    incs = list(dict.fromkeys([*(h.parent.resolve() for h in hosts),
-                               *(d.resolve() for d in includes)]))
+    # (each source's own directory is on the op_host's include path already)
+    incs = list(dict.fromkeys(d.resolve() for d in includes))
     where = ", ".join(str(h) for h in hosts)
     try:
         return registered_ops([h.resolve() for h in hosts], incs, package or "ops", where)
@@ -266,10 +265,6 @@ def build(manifest: Path) -> Path:
     for stale in (out / "include").glob("aclnn_*.h"):
         if stale.name not in headers:
             stale.unlink()
-    # newer than what they were built from, so that make does not run the build again
-    for name in (OPS_API_OBJECT, KERNELS_OBJECT, LIBRARY_NAME):
-        if (out / name).is_file():
-            os.utime(out / name)
     return out
 
 

@@ -264,6 +264,14 @@ exec "$python" -m opgen npu-op "$$@"
 """
 
 
+# atc of single-op models (atc --singleop=FILE --output=DIR, opgen/atc.py).
+_ATC = """\
+#!/bin/sh
+# opgen simulator toolkit: atc --singleop=FILE --output=DIR (single-op models for aclopExecuteV2).
+exec "$python" -m opgen atc "$$@"
+"""
+
+
 # ccec, the CCE compiler of older samples' CMake (project(... LANGUAGES CCE)): opgen cxx as the
 # NPU build compiles, every source's <<<>>> launches rewritten.
 _CCEC = """\
@@ -360,6 +368,7 @@ def _files() -> dict[str, tuple[str, bool]]:
         f"{asc}/npu_op.cmake": (_NPU_OP_CMAKE.read_text(encoding="utf-8"), False),
         f"{asc}/npu_op_run.cmake": (fill(_NPU_OP_RUN), False),
         "bin/opgen-npu-op": (fill(_OPGEN_NPU_OP), True),
+        "bin/atc": (fill(_ATC), True),
         f"{asc}/modules/CMakeDetermineASCCompiler.cmake": (fill(_ASC_DETERMINE), False),
         f"{asc}/modules/CMakeASCCompiler.cmake.in": (_ASC_COMPILER_IN, False),
         f"{asc}/modules/CMakeASCInformation.cmake": (fill(_ASC_INFORMATION), False),

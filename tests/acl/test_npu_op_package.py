@@ -88,9 +88,10 @@ def test_static_package_links_into_an_application_found_by_find_package(tmp_path
                f'cmake --build "{app}/build" && "{app}/build/app"')
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "scale_add: 0 of 4096 wrong" in proc.stdout
-    # nothing changed: the package is not built again
+    # nothing changed: the package's objects stay as they are, and the library is not relinked
     again = _sh(f'cmake --build "{op}/build"')
-    assert again.returncode == 0 and "building the op package" not in again.stdout
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "Linking" not in again.stdout and "compiling" not in again.stderr, again.stdout
 
 
 def test_run_package_installs_with_its_run_file_and_serves_a_driver(tmp_path: Path) -> None:
@@ -118,6 +119,57 @@ def test_run_package_installs_with_its_run_file_and_serves_a_driver(tmp_path: Pa
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=120)
     assert run.returncode == 0 and "scale_add: 0 of 4096 wrong" in run.stdout, run.stdout
+    _single_op_model_runs_through_the_package(tmp_path, opp, toolkit)
+
+
+SINGLE_OP_JSON = """[{"op": "ScaleAddCustom",
+  "input_desc": [{"format": "ND", "shape": [4, 1024], "type": "float"},
+                 {"format": "ND", "shape": [4, 1024], "type": "float"}],
+  "output_desc": [{"format": "ND", "shape": [4, 1024], "type": "float"}]}]
+"""
+
+
+def _single_op_model_runs_through_the_package(tmp_path: Path, opp: Path, toolkit: str) -> None:
+    """atc --singleop writes the model; aclopExecuteV2 runs it through the installed package."""
+    import os
+
+    env = {**os.environ, "ASCEND_OPP_PATH": str(opp)}
+    (tmp_path / "ops.json").write_text(SINGLE_OP_JSON)
+    models = tmp_path / "models"
+    atc = subprocess.run([f"{toolkit}/bin/atc", f"--singleop={tmp_path}/ops.json",
+                          f"--output={models}", "--soc_version=Ascend910B1"],
+                         capture_output=True, text=True, check=False, timeout=120, env=env)
+    assert atc.returncode == 0 and "ATC run success" in atc.stdout, atc.stdout + atc.stderr
+    assert [p.name for p in models.iterdir()] == [
+        "0_ScaleAddCustom_0_2_4_1024_0_2_4_1024_0_2_4_1024.om"]
+    exe = tmp_path / "aclop_driver"
+    build = subprocess.run(["g++", "-std=c++11", "-Wall", "-Werror",
+                            str(SOURCES / "scale_add_aclop.cpp"), f"-I{toolkit}/include",
+                            "-o", str(exe), "-ldl", "-pthread"],
+                           capture_output=True, text=True, check=False, timeout=300)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe), str(models)], capture_output=True, text=True, check=False,
+                         timeout=120, env=env)
+    assert run.returncode == 0 and "scale_add (aclop): 0 of 4096 wrong" in run.stdout, (
+        run.stdout + run.stderr)
+    shape = subprocess.run([str(exe), str(models), "shape"], capture_output=True, text=True,
+                           check=False, timeout=120, env=env)
+    assert "aclopExecuteV2 returned 100024" in shape.stdout, shape.stdout + shape.stderr
+    assert ("no single-op model of ScaleAddCustom for inputs (dtype 0 format 2 [8,512]"
+            in shape.stderr), shape.stderr
+    attr = subprocess.run([str(exe), str(models), "attr"], capture_output=True, text=True,
+                          check=False, timeout=120, env=env)
+    assert attr.returncode == 1, attr.stdout + attr.stderr
+    assert ("attr 'alpha' is not set; set it with aclopSetAttrFloat(attr, \"alpha\", value)"
+            in attr.stderr), attr.stderr
+    # an op no installed package holds is refused by atc, located in the JSON
+    (tmp_path / "bad.json").write_text(SINGLE_OP_JSON.replace("ScaleAddCustom", "NoSuchOp"))
+    bad = subprocess.run([f"{toolkit}/bin/atc", f"--singleop={tmp_path}/bad.json",
+                          f"--output={models}"], capture_output=True, text=True, check=False,
+                         timeout=120, env=env)
+    assert bad.returncode == 2
+    assert f"bad.json:1:9: error: op NoSuchOp: no op package under {opp}/vendors holds it" in (
+        bad.stderr), bad.stderr
 
 
 def test_run_file_without_an_op_path_says_how_to_set_one(tmp_path: Path) -> None:

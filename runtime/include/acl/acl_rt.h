@@ -63,10 +63,14 @@ struct State {
     std::set<void*> host_blocks;  // aclrtMallocHost
 };
 
-inline State& Rt() {
+// The state this code uses: its own, or the program's once an op package's library loaded at
+// run time (aclopExecuteV2, acl/acl_op.h) is handed the program's.
+inline State*& RtPtr() {
     static State* state = new State();  // never destroyed: usable during exit
-    return *state;
+    return state;
 }
+
+inline State& Rt() { return *RtPtr(); }
 
 // The calling thread's device (-1: none set) and current context.
 inline int32_t& ThreadDevice() {

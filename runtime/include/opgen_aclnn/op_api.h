@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -501,6 +502,148 @@ inline aclnnStatus Run(const OpDesc& d, void* workspace, uint64_t workspace_size
     }
     if (!e->repeatable) delete e;
     return status == ACLNN_SUCCESS ? status : Fail(status, fn + ": " + err);
+}
+
+// -- single-operator execution (aclopExecuteV2, acl/acl_op.h) ------------------------------------
+// The driver's acl_op.h found a single-op model for op_type and calls the op package's
+// opgen_opapi_execute with each tensor as its aclTensorDesc and aclDataBuffer side by side and
+// the aclopAttr's attrs by name; the op runs through its aclnn two phases, the workspace
+// allocated and freed here.
+
+inline const OpDesc* FindOp(const OpDesc* const* ops, size_t n, const char* op_type) {
+    for (size_t k = 0; k < n; ++k) {
+        if (op_type != nullptr && std::strcmp(ops[k]->op_type, op_type) == 0) return ops[k];
+    }
+    return nullptr;
+}
+
+inline const char* AttrKindName(AttrKind k) {
+    switch (k) {
+        case AttrKind::kInt: return "Int";
+        case AttrKind::kFloat: return "Float";
+        case AttrKind::kBool: return "Bool";
+        case AttrKind::kString: return "String";
+        case AttrKind::kType: return "DataType";
+        case AttrKind::kListInt: return "ListInt";
+        case AttrKind::kListFloat: return "ListFloat";
+        case AttrKind::kListBool: return "ListBool";
+        case AttrKind::kListString: return "ListString";
+    }
+    return "?";
+}
+
+inline bool AttrKindMatches(AttrKind want, int got) {
+    switch (want) {
+        case AttrKind::kInt: return got == kOpgenAttrInt;
+        case AttrKind::kFloat: return got == kOpgenAttrFloat;
+        case AttrKind::kBool: return got == kOpgenAttrBool;
+        case AttrKind::kString: return got == kOpgenAttrString;
+        case AttrKind::kType: return got == kOpgenAttrDataType || got == kOpgenAttrInt;
+        case AttrKind::kListInt: return got == kOpgenAttrListInt;
+        case AttrKind::kListFloat: return got == kOpgenAttrListFloat;
+        case AttrKind::kListBool: return got == kOpgenAttrListBool;
+        case AttrKind::kListString: return false;
+    }
+    return false;
+}
+
+inline aclnnStatus ExecuteByType(const OpDesc* const* ops, size_t n_ops, const char* op_type,
+                                 const void* const* inputs, int ni, const void* const* outputs,
+                                 int no, const OpgenOpAttrView* attrs, int na, void* stream) {
+    const OpDesc* d = FindOp(ops, n_ops, op_type);
+    const std::string fn = std::string("aclopExecuteV2: ") + (op_type ? op_type : "(null)");
+    if (d == nullptr) return Fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, fn + ": not in this op package");
+    for (const TensorDesc& t : d->inputs) {
+        if (t.dynamic) {
+            return Fail(ACLNN_ERR_PARAM_INVALID, fn + ": input '" + t.name + "' is a dynamic (list) "
+                        "input, which single-op execution does not take here; call " +
+                        d->workspace_fn + " with an aclTensorList");
+        }
+    }
+    if (static_cast<size_t>(ni) != d->inputs.size() || static_cast<size_t>(no) != d->outputs.size()) {
+        return Fail(ACLNN_ERR_PARAM_INVALID, fn + ": " + std::to_string(ni) + " inputs and " +
+                    std::to_string(no) + " outputs given; the op takes " +
+                    std::to_string(d->inputs.size()) + " and " + std::to_string(d->outputs.size()));
+    }
+    std::vector<const aclTensor*> tensors;
+    auto make = [&](const void* desc, const void* buffer) -> const aclTensor* {
+        const aclTensorDesc* t = static_cast<const aclTensorDesc*>(desc);
+        const aclDataBuffer* b = static_cast<const aclDataBuffer*>(buffer);
+        if (t == nullptr || b == nullptr) return nullptr;
+        const uint64_t rank = t->num_dims < 0 ? 0 : static_cast<uint64_t>(t->num_dims);
+        return aclCreateTensor(t->dims, rank, t->dtype, nullptr, 0, t->format, t->dims, rank, b->data);
+    };
+    for (int k = 0; k < ni; ++k) tensors.push_back(make(inputs[2 * k], inputs[2 * k + 1]));
+    for (int k = 0; k < no; ++k) tensors.push_back(make(outputs[2 * k], outputs[2 * k + 1]));
+    std::vector<AttrIn> values(d->attrs.size());
+    std::vector<const aclIntArray*> int_arrays;
+    std::vector<const aclFloatArray*> float_arrays;
+    std::vector<const aclBoolArray*> bool_arrays;
+    std::vector<std::unique_ptr<bool[]>> bools;
+    auto release = [&]() {
+        for (const aclTensor* t : tensors) {
+            if (t != nullptr) aclDestroyTensor(t);
+        }
+        for (const aclIntArray* a : int_arrays) aclDestroyIntArray(a);
+        for (const aclFloatArray* a : float_arrays) aclDestroyFloatArray(a);
+        for (const aclBoolArray* a : bool_arrays) aclDestroyBoolArray(a);
+    };
+    for (size_t k = 0; k < d->attrs.size(); ++k) {
+        const AttrDesc& want = d->attrs[k];
+        const OpgenOpAttrView* got = nullptr;
+        for (int j = 0; j < na && got == nullptr; ++j) {
+            if (std::strcmp(attrs[j].name, want.name) == 0) got = &attrs[j];
+        }
+        const std::string setter = std::string("aclopSetAttr") + AttrKindName(want.kind);
+        if (got == nullptr) {
+            release();
+            return Fail(ACLNN_ERR_PARAM_INVALID, fn + ": attr '" + want.name + "' is not set; set "
+                        "it with " + setter + "(attr, \"" + want.name + "\", value)");
+        }
+        if (!AttrKindMatches(want.kind, got->kind)) {
+            release();
+            return Fail(ACLNN_ERR_PARAM_INVALID, fn + ": attr '" + want.name + "' is a " +
+                        AttrKindName(want.kind) + "; set it with " + setter);
+        }
+        switch (want.kind) {
+            case AttrKind::kInt:
+            case AttrKind::kType: values[k] = AttrIn::Int(got->i); break;
+            case AttrKind::kBool: values[k] = AttrIn::Bool(got->i != 0); break;
+            case AttrKind::kFloat: values[k] = AttrIn::Float(got->f); break;
+            case AttrKind::kString: values[k] = AttrIn::String(got->s); break;
+            case AttrKind::kListInt:
+                int_arrays.push_back(aclCreateIntArray(got->ints, got->n));
+                values[k] = AttrIn::Ints(int_arrays.back());
+                break;
+            case AttrKind::kListFloat:
+                float_arrays.push_back(aclCreateFloatArray(got->floats, got->n));
+                values[k] = AttrIn::Floats(float_arrays.back());
+                break;
+            case AttrKind::kListBool: {
+                bools.emplace_back(new bool[got->n + 1]);
+                for (size_t j = 0; j < got->n; ++j) bools.back()[j] = got->bools[j] != 0;
+                bool_arrays.push_back(aclCreateBoolArray(bools.back().get(), got->n));
+                values[k] = AttrIn::Bools(bool_arrays.back());
+                break;
+            }
+            case AttrKind::kListString: break;
+        }
+    }
+    uint64_t workspace_size = 0;
+    aclOpExecutor* executor = nullptr;
+    aclnnStatus status = GetWorkspaceSize(*d, tensors.data(), nullptr,
+                                          values.empty() ? nullptr : values.data(),
+                                          &workspace_size, &executor);
+    void* workspace = nullptr;
+    if (status == ACLNN_SUCCESS && workspace_size > 0 &&
+        aclrtMalloc(&workspace, workspace_size, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+        status = Fail(ACLNN_ERR_RUNTIME_ERROR, fn + ": cannot allocate the workspace of " +
+                      std::to_string(workspace_size) + " bytes");
+    }
+    if (status == ACLNN_SUCCESS) status = Run(*d, workspace, workspace_size, executor, stream);
+    if (workspace != nullptr) aclrtFree(workspace);
+    release();
+    return status;
 }
 
 }  // namespace opgen_aclnn
