@@ -40,7 +40,15 @@ class ProjectOp:
 
 
 def _sources(host_dir: Path) -> list[Path]:
-    return sorted(p for p in host_dir.iterdir() if p.suffix in (".cpp", ".cc") and p.is_file())
+    """op_host/*.cpp, and op_host/<op>/*.cpp of CANN 9's layout (one folder per op)."""
+    return sorted(p for p in host_dir.rglob("*") if p.suffix in (".cpp", ".cc") and p.is_file())
+
+
+def kernel_candidates(directory: Path, stem: str) -> list[Path]:
+    """Where an op's kernel may be, in this order: msopgen's <stem>.cpp, then CANN 9's layouts
+    (<stem>/<stem>.cpp, <stem>/<stem>_kernel.cpp, <stem>_kernel.cpp)."""
+    return [directory / f"{stem}.cpp", directory / stem / f"{stem}.cpp",
+            directory / stem / f"{stem}_kernel.cpp", directory / f"{stem}_kernel.cpp"]
 
 
 def _tensor(p: dict[str, Any], where: str) -> dict[str, Any]:
@@ -121,10 +129,12 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
     for op_type, description in registered_ops(sources, incs, root.resolve().name,
                                                str(host_dir)).items():
         stem = snake_from_camel(op_type)
-        kernel = kernel_dir / f"{stem}.cpp"
-        if not kernel.is_file():
-            raise ProjectError(f"{root}: op {op_type} has no kernel {kernel} (msopgen names "
-                               f"the kernel of {op_type} op_kernel/{stem}.cpp)")
+        found = [k for k in kernel_candidates(kernel_dir, stem) if k.is_file()]
+        if not found:
+            raise ProjectError(f"{root}: op {op_type} has no kernel {kernel_dir / stem}.cpp "
+                               f"(msopgen names the kernel of {op_type} op_kernel/{stem}.cpp; "
+                               f"CANN 9's projects op_kernel/{stem}/{stem}_kernel.cpp)")
+        kernel = found[0]
         header = host_dir / f"{stem}_tiling.h"
         ops.append(ProjectOp(description, kernel, tuple(sources),
                              header if header.is_file() else None, incs))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from opgen.diagnostics import DiagnosticError, DiagnosticSink, OpgenError
-from opgen.msopgen_project import ProjectError, registered_ops
+from opgen.msopgen_project import ProjectError, kernel_candidates, registered_ops
 from opgen.naming import snake_from_camel
 
 PACKAGE_TYPES = ("RUN", "STATIC", "SHARED")
@@ -183,9 +183,7 @@ def _kernel_for(op_type: str, m: Manifest) -> Path:
                              f"OP_TYPE {op_type} KERNEL_FILE)")
         return k
     stem = snake_from_camel(op_type)
-    tried = [d / name for d in m.kernel_dirs
-             for name in (f"{stem}.cpp", f"{stem}/{stem}.cpp", f"{stem}/{stem}_kernel.cpp",
-                          f"{stem}_kernel.cpp")]
+    tried = [k for d in m.kernel_dirs for k in kernel_candidates(d, stem)]
     for k in tried:
         if k.is_file():
             return k

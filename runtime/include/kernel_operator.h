@@ -9,6 +9,7 @@
 #include "opgen_sim/vector.h"
 #include "opgen_sim/vector_masked.h"
 #include "opgen_sim/vector_more.h"
+#include "opgen_sim/math_more.h"
 #include "opgen_sim/softmax.h"
 #include "opgen_sim/norm.h"
 #include "opgen_sim/quant.h"

@@ -95,3 +95,37 @@ def test_output_shape_left_to_the_caller_needs_a_spec_rule(
     y = reg.call("clamp_scale", x, gain=2.0)
     assert y.shape == (4, 24)
     np.testing.assert_array_equal(y, np.clip(x * np.float32(2.0), -6, 6))
+
+
+def test_import_of_a_cann9_layout_one_folder_per_op(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # CANN 9's projects keep each op in its own folder: op_host/<op>/<op>_host.cpp and
+    # op_kernel/<op>/<op>_kernel.cpp (asc-devkit's 99_acl_based/00_acl_compilation/custom_op)
+    sources = ROOT / "tests" / "acl" / "programs" / "npu_op"
+    project = tmp_path / "custom_op"
+    (project / "op_host" / "scale_add_custom").mkdir(parents=True)
+    (project / "op_kernel" / "scale_add_custom").mkdir(parents=True)
+    shutil.copy(sources / "scale_add_host.cpp", project / "op_host" / "scale_add_custom")
+    shutil.copy(sources / "scale_add_tiling.h", project / "op_host" / "scale_add_custom")
+    shutil.copy(sources / "scale_add_tiling.h", project / "op_kernel" / "scale_add_custom")
+    shutil.copy(sources / "scale_add_kernel.cpp",
+                project / "op_kernel" / "scale_add_custom" / "scale_add_custom_kernel.cpp")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    spec = yaml.safe_load((work / "specs" / "scale_add_custom.yaml").read_text())
+    assert spec["kernel"] == {
+        "source": "../../custom_op/op_kernel/scale_add_custom/scale_add_custom_kernel.cpp",
+        "op_host": ["../../custom_op/op_host/scale_add_custom/scale_add_host.cpp"],
+    }
+    # its op_host registers no InferShape (an aclnn caller passes the output): the spec says
+    spec_file = work / "specs" / "scale_add_custom.yaml"
+    spec["output_desc"][0]["infer"] = "same_as(x)"
+    spec_file.write_text(yaml.safe_dump(spec, sort_keys=False))
+    reg = built_ops.registered(work, "scale_add_custom")
+    x = np.linspace(-8, 8, 4096, dtype=np.float32).reshape(4, 1024)
+    y = np.full((4, 1024), 3.0, np.float32)
+    np.testing.assert_array_equal(reg.call("scale_add_custom", x, y, alpha=0.5),
+                                  x * np.float32(0.5) + y)

@@ -1,6 +1,6 @@
 // opgen: the kernel-side tiling structs of the normalization advanced APIs (CANN's
-// kernel_tiling/kernel_tiling.h): RmsNormTiling, LayerNormTiling, LayerNormGradTiling and
-// LayerNormGradBetaTiling. Fields in the order and of the types the reference pages
+// kernel_tiling/kernel_tiling.h): RmsNormTiling, LayerNormTiling, LayerNormGradTiling,
+// LayerNormGradBetaTiling, DeepNormTiling and LayerNormSeparateTiling (LayerNorm's [A, R] form). Fields in the order and of the types the reference pages
 // (RmsNorm-Tiling.md, LayerNorm-Tiling.md, LayerNormGrad-Tiling.md, LayerNormGradBeta-Tiling.md)
 // list, at the offsets of the host classes in tiling/norm_tiling.h, so the bytes SaveToBuffer
 // writes are these structs. Each struct is a multiple of 8 bytes, so one nested in a host
@@ -118,8 +118,74 @@ struct LayerNormGradBetaTiling {
     uint32_t reserved = 0;
 };
 
+// DeepNorm: LayerNorm's plan (passes of bsCurLength rows, three temporaries of oneTmpSize floats,
+// for half the mean and variance in float first).
+struct DeepNormTiling {
+    uint32_t bLength = 0;
+    uint32_t sLength = 0;
+    uint32_t hLength = 0;
+    uint32_t originalHLength = 0;
+    uint32_t inputXSize = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t meanTmpTensorPos = 0;
+    uint32_t meanTmpTensorSize = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t varianceTmpTensorSize = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputRoundSize = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarRoundSize = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t bshCurLength = 0;
+    uint32_t bsCurLength = 0;
+    float lastDimValueBack = 0;
+};
+
+// LayerNorm's [A, R] form (LayerNormPara, mean and rstd outputs): passes of aCurLength rows of
+// rLengthWithPadding, the variance at varianceTmpTensorPos, two temporaries of oneTmpSize floats.
+// halfAddRepeatTimes, rHeadLength, k2Rec, k2RRec and thirdTmpStartPos are the Ascend 950's.
+struct LayerNormSeparateTiling {
+    uint32_t aLength = 0;
+    uint32_t rLength = 0;
+    uint32_t halfAddRepeatTimes = 0;
+    uint32_t rHeadLength = 0;
+    float k2Rec = 0;
+    float k2RRec = 0;
+    uint32_t inputXSize = 0;
+    uint32_t meanVarSize = 0;
+    uint32_t numberOfTmpBuf = 0;
+    uint32_t varianceTmpTensorPos = 0;
+    uint32_t varianceTmpTensorSize = 0;
+    uint32_t tmpBufSize = 0;
+    uint32_t oneTmpSize = 0;
+    uint32_t firstTmpStartPos = 0;
+    uint32_t secondTmpStartPos = 0;
+    uint32_t thirdTmpStartPos = 0;
+    uint32_t loopRound = 0;
+    uint32_t inputRoundSize = 0;
+    uint32_t inputTailSize = 0;
+    uint32_t inputTailPos = 0;
+    uint32_t meanVarRoundSize = 0;
+    uint32_t meanVarTailSize = 0;
+    uint32_t meanVarTailPos = 0;
+    uint32_t arCurLength = 0;
+    uint32_t aCurLength = 0;
+    float rValueBack = 0;
+};
+
 }  // namespace tiling
 }  // namespace AscendC
+
+using AscendC::tiling::DeepNormTiling;
+using AscendC::tiling::LayerNormSeparateTiling;
 
 using AscendC::tiling::LayerNormGradBetaTiling;
 using AscendC::tiling::LayerNormGradTiling;

@@ -588,3 +588,5 @@ inline void LayerNormGradBeta(const LocalTensor<T>& outputPdGamma, const LocalTe
 }
 
 }  // namespace AscendC
+
+#include "norm_more.h"  // WelfordUpdate, WelfordFinalize, DeepNorm, Normalize, LayerNorm [A, R]

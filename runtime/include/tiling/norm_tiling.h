@@ -493,3 +493,5 @@ inline void GetLayerNormGradBetaNDTilingInfo(const ge::Shape srcShape, const uin
 }
 
 }  // namespace AscendC
+
+#include "norm_more_tiling.h"

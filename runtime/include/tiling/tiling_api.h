@@ -36,6 +36,7 @@
 #endif
 #include "platform/platform_ascendc.h"
 #include "math_tmp_size.h"
+#include "math_more_tiling.h"
 #include "softmax_tiling.h"
 #include "norm_tiling.h"
 #include "quant_tiling.h"
