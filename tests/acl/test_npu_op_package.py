@@ -1,9 +1,9 @@
 """CANN 9's op-package projects (asc-devkit's 99_acl_based/00_acl_compilation samples): a
 CMakeLists that builds its ops with find_package(ASC) and npu_op_package, npu_op_code_gen,
 npu_op_library, npu_op_kernel_sources, npu_op_kernel_library and npu_op_package_add. The aclnn
-sources are generated at configure time; the package is built for the simulator, as a static
-library an application finds with find_package(<package>), or as a .run installer that puts it
-under an op path, where an aclnn driver links it."""
+sources are generated at configure time; the package is built for the simulator, as a static or
+shared library an application finds with find_package(<package>), or as a .run installer that
+puts it under an op path, where an aclnn driver links it."""
 
 from __future__ import annotations
 
@@ -67,8 +67,11 @@ def _sh(script: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str
                           capture_output=True, text=True, check=False, timeout=900)
 
 
-def test_static_package_links_into_an_application_found_by_find_package(tmp_path: Path) -> None:
-    op = _project(tmp_path / "op", "STATIC")
+@pytest.mark.parametrize(("kind", "library"), [("STATIC", "libmy_ops.a"),
+                                               ("SHARED", "libcust_opapi.so")])
+def test_package_links_into_an_application_found_by_find_package(tmp_path: Path, kind: str,
+                                                                 library: str) -> None:
+    op = _project(tmp_path / "op", kind)
     prefix = tmp_path / "install"
     proc = _sh(f'cmake -S "{op}" -B "{op}/build" -DCMAKE_INSTALL_PREFIX="{prefix}" && '
                f'cmake --build "{op}/build" && cmake --install "{op}/build"')
@@ -77,15 +80,16 @@ def test_static_package_links_into_an_application_found_by_find_package(tmp_path
     autogen = op / "build" / "autogen"
     assert {"aclnn_scale_add_custom.h", "aclnn_scale_add_custom.cpp", "op_proto.h",
             "op_proto.cc"} <= {p.name for p in autogen.iterdir()}
-    assert (prefix / "lib" / "libmy_ops.a").is_file()
+    assert (prefix / "lib" / library).is_file()
     assert (prefix / "include" / "aclnn_scale_add_custom.h").is_file()
     assert (prefix / "lib" / "cmake" / "my_ops" / "my_ops-config.cmake").is_file()
     app = tmp_path / "app"
     app.mkdir()
     shutil.copy(SOURCES / "scale_add_main.cpp", app)
     (app / "CMakeLists.txt").write_text(APP_CMAKELISTS)
+    # (a shared package is found through the build tree's RPATH, not LD_LIBRARY_PATH)
     proc = _sh(f'cmake -S "{app}" -B "{app}/build" -DCMAKE_PREFIX_PATH="{prefix}" && '
-               f'cmake --build "{app}/build" && "{app}/build/app"')
+               f'cmake --build "{app}/build" && env -u LD_LIBRARY_PATH "{app}/build/app"')
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "scale_add: 0 of 4096 wrong" in proc.stdout
     # nothing changed: the package's objects stay as they are, and the library is not relinked
