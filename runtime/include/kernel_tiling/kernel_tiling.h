@@ -7,6 +7,7 @@
 #include <cstdint>
 #include "softmax_tiling_data.h"
 #include "norm_tiling_data.h"
+#include "transform_tiling_data.h"
 
 namespace AscendC {
 namespace tiling {

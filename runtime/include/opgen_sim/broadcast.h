@@ -2,8 +2,12 @@
 // (CANN's tensor-transform APIs). Also spelled BroadCast, the name CANN's implementation and
 // older samples call it by.
 //
-// The simulated vector core is the 910B family's: int8_t, uint8_t, half and float; a dim of 1 or
-// 2 and an axis of 0 or 1. The result is dstShape's elements, dense (row stride dstShape[1]).
+// The simulated vector core is the 910B family's: a dim of 1 or 2 and an axis of 0 or 1. The
+// reference lists int8_t, uint8_t, half and float for the Atlas A2/A3, and the documentation
+// decides: another 1-, 2- or 4-byte type compiles (CANN's implementation would move it bit for
+// bit, and samples instantiate kernels they never run with it) but a call with it is an error;
+// an 8-byte type does not compile. The result is dstShape's elements, dense (row stride
+// dstShape[1]).
 // A sharedTmpBuffer must hold GetBroadCastMaxMinTmpSize's minimum (the one rule, in
 // opgen_host/broadcast_tmp_size.h); the form without one stands for the stack buffer the
 // framework reserves, so it is not checked.
@@ -18,8 +22,10 @@
 namespace opgen_sim {
 
 template <typename T>
-constexpr bool kBroadcastType = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
-                                std::is_same_v<T, half> || std::is_same_v<T, float>;
+constexpr bool kBroadcastType = sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4;
+template <typename T>
+constexpr bool kBroadcastDocumented = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                                      std::is_same_v<T, half> || std::is_same_v<T, float>;
 
 template <typename T>
 inline void CheckBroadcastHolds(const char* api, const char* what, const AscendC::LocalTensor<T>& t,
@@ -35,7 +41,14 @@ template <typename T, int32_t dim, int32_t axis>
 inline void BroadcastRun(const char* api, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
                          const uint32_t* dstShape, const uint32_t* srcShape,
                          const AscendC::LocalTensor<uint8_t>* tmp) {
-    static_assert(kBroadcastType<T>, "Broadcast takes int8_t, uint8_t, half or float");
+    static_assert(kBroadcastType<T>,
+                  "Broadcast takes a 1-, 2- or 4-byte type on the Atlas A2/A3 (b64 is the Ascend 950's)");
+    if constexpr (!kBroadcastDocumented<T>) {
+        Fail(ErrorKind::Generic, api,
+             "a " + std::to_string(sizeof(T)) + "-byte element type other than half and float: "
+             "the reference lists int8_t, uint8_t, half and float for the Atlas A2/A3 (CANN's "
+             "implementation would copy it bit for bit; the simulator follows the documentation)");
+    }
     if (dim != 1 && dim != 2) {
         Fail(ErrorKind::Generic, api, "dim " + std::to_string(dim) + " is not supported: 1 or 2");
     }

@@ -40,6 +40,8 @@
 #include "softmax_tiling.h"
 #include "norm_tiling.h"
 #include "quant_tiling.h"
+#include "reduce_filter_tiling.h"
+#include "transform_more_tiling.h"
 
 namespace optiling {
 
