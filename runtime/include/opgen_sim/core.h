@@ -170,6 +170,8 @@ struct Pending {
 };
 constexpr int32_t kMaxPending = 32;
 
+struct CubeMem;  // the cube core's L1/L0A/L0B/L0C/bias table (cube_mem.h)
+
 // State of one simulated AI Core (vector core) while it runs one block.
 struct Core {
     int64_t block_idx = 0;
@@ -218,6 +220,8 @@ struct Core {
     // ... NonTemporalFootprint() or more: its copies to GM store past the cache (copy_bytes.h)
     bool stream_stores = false;
     Detail* detail = nullptr;  // launch detail for `opgen profile` (detail.h), null if not asked
+    // The cube memories, bound the first time the block uses one (cube_mem.h, CubeOf).
+    CubeMem* cube = nullptr;
 };
 
 enum AtomicOp : int32_t { kAtomicNone = 0, kAtomicAdd, kAtomicMax, kAtomicMin };
@@ -322,6 +326,8 @@ constexpr int32_t MAX_REPEAT_TIMES = 255;
 inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
 inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
 inline int64_t GetSubBlockIdx() { return 0; }
+// GetDataBlockSizeInBytes: the bytes of one DataBlock (32 on the Atlas A2/A3).
+constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
 inline int64_t GetTaskRation() { return 1; }
 // GetSystemCycle: the system counter, which the reference converts to time at 50 MHz on the
 // Atlas A2 and A3 products (time = cycles / 50 us): here the host's monotonic clock in those units.

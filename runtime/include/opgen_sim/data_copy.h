@@ -58,10 +58,8 @@ struct DataCopyPadExtParams {
     T paddingValue = 0;
 };
 
-// ND -> NZ copies (GM or UB to L1, the cube core's input buffer): declared, with the A2/A3
-// field widths, so that a program which also holds cube code compiles and runs its vector
-// kernels. The copy itself stops the build where a kernel uses it: the simulator runs AI Vector
-// cores only (docs/simulator.md, "What is not simulated").
+// ND -> NZ copies (GM or UB to L1, the cube core's input buffer): the parameters, with the A2/A3
+// field widths; the copy itself is opgen_sim/cube.h's.
 struct Nd2NzParams {
     Nd2NzParams() {}
     Nd2NzParams(const uint16_t ndNumIn, const uint16_t nValueIn, const uint16_t dValueIn,
@@ -81,24 +79,6 @@ struct Nd2NzParams {
     uint16_t dstNzNStride = 0;
     uint16_t dstNzMatrixStride = 0;
 };
-
-namespace data_copy_detail {
-template <typename T>
-inline constexpr bool kCubeCopyNotSimulated = sizeof(T) == 0;
-}  // namespace data_copy_detail
-
-template <typename T>
-inline void DataCopy(const LocalTensor<T>&, const GlobalTensor<T>&, const Nd2NzParams&) {
-    static_assert(data_copy_detail::kCubeCopyNotSimulated<T>,
-                  "DataCopy with Nd2NzParams (ND -> NZ into L1) is cube-core data movement, which "
-                  "the simulator does not run: it simulates the AI Vector cores");
-}
-template <typename T>
-inline void DataCopy(const LocalTensor<T>&, const LocalTensor<T>&, const Nd2NzParams&) {
-    static_assert(data_copy_detail::kCubeCopyNotSimulated<T>,
-                  "DataCopy with Nd2NzParams (ND -> NZ into L1) is cube-core data movement, which "
-                  "the simulator does not run: it simulates the AI Vector cores");
-}
 
 enum class PaddingMode : uint8_t { Normal = 0, Compact };
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core.h"
+#include "cube_mem.h"
 #include "deferred.h"
 #include "image_gm.h"
 
@@ -224,6 +225,27 @@ enum class TPosition : uint8_t {
 };
 using QuePosition = TPosition;
 enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
+}  // namespace AscendC
+
+namespace opgen_sim {
+// The cube memory a position lies in on the Atlas A2/A3 (cube_mem.h), or -1 for the Unified
+// Buffer and GM: A1/B1/C1 (and TSCM) are L1, A2 L0A, B2 L0B, CO1 L0C, C2 the bias table.
+constexpr int32_t CubeBufOfPos(AscendC::TPosition p) {
+    using P = AscendC::TPosition;
+    return p == P::A1 || p == P::B1 || p == P::C1 || p == P::TSCM ? kCubeL1
+           : p == P::A2                                           ? kCubeL0A
+           : p == P::B2                                           ? kCubeL0B
+           : p == P::CO1                                          ? kCubeL0C
+           : p == P::C2                                           ? kCubeBias
+                                                                  : -1;
+}
+// Where a queue's buffers lie: its source position, or its destination when it comes from GM.
+constexpr int32_t CubeBufOfQue(AscendC::TPosition src, AscendC::TPosition dst) {
+    return CubeBufOfPos(src == AscendC::TPosition::GM ? dst : src);
+}
+}  // namespace opgen_sim
+
+namespace AscendC {
 
 // The tensor format tag and the shape a LocalTensor may carry (kernel_tensor.h, "ShapeInfo"); the
 // normalization APIs (opgen_sim/norm.h) read it. Same guard as CANN's, so one definition wins.
@@ -286,6 +308,25 @@ public:
     LocalTensor(TPosition pos, uint32_t addr, uint32_t tileSize) {
         constexpr const char* api = "LocalTensor(pos, addr, tileSize)";
         opgen_sim::Core& c = opgen_sim::CurrentCore();
+        const int32_t cube = opgen_sim::CubeBufOfPos(pos);
+        if (cube >= 0) {  // a cube memory (cube_mem.h): addr is an offset into it
+            const uint64_t cap = opgen_sim::kCubeBufBytes[cube];
+            const uint64_t end = static_cast<uint64_t>(addr) + static_cast<uint64_t>(tileSize) * sizeof(T);
+            if (addr % opgen_sim::kBlockBytes != 0) {
+                opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
+                                "addr " + opgen_sim::Str(addr) + " in " + opgen_sim::CubeBufName(cube) +
+                                    " is not 32-byte aligned");
+            }
+            if (end > cap) {
+                opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, api,
+                                "bytes [" + opgen_sim::Str(addr) + ", " + opgen_sim::Str(end) + ") run past " +
+                                    opgen_sim::CubeBufName(cube) + " of " + opgen_sim::Str(cap) + " bytes");
+            }
+            ptr_ = reinterpret_cast<T*>(opgen_sim::CubeOf(c).base[cube] + addr);
+            size_ = tileSize;
+            pos_ = pos;
+            return;
+        }
         if (addr % opgen_sim::kBlockBytes != 0) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
                             "addr " + opgen_sim::Str(addr) + " is not 32-byte aligned");
@@ -409,6 +450,8 @@ public:
         size_ = size;
     }
     uint64_t GetPhyAddr() const {
+        uint64_t off = 0;  // a tensor in a cube memory: its offset there (cube_mem.h)
+        if (opgen_sim::CubeBufAt(opgen_sim::tls_core, ptr_, &off) >= 0) return off;
         opgen_sim::StopDeferring();  // an address into UB, as for operator()
         return UbOffset();
     }
@@ -768,14 +811,17 @@ public:
                                 std::to_string(TQueBind<src, dst, depth, mask>::kMaxBuffers));
         }
         const uint32_t bytes = static_cast<uint32_t>(opgen_sim::RoundUp(len, opgen_sim::kBlockBytes));
-        uint8_t* addr = Reserve(static_cast<uint64_t>(num) * bytes, num, len);
+        constexpr int32_t cube = opgen_sim::CubeBufOfQue(src, dst);
+        uint8_t* addr = cube >= 0 ? ReserveCube(cube, static_cast<uint64_t>(num) * bytes, num, len)
+                                  : Reserve(static_cast<uint64_t>(num) * bytes, num, len);
         que.Init(addr, num, bytes);
         return true;
     }
     template <TPosition pos>
     bool InitBuffer(TBuf<pos>& buf, uint32_t len) {
         const uint32_t bytes = static_cast<uint32_t>(opgen_sim::RoundUp(len, opgen_sim::kBlockBytes));
-        buf.Init(Reserve(bytes, 1, len), bytes);
+        constexpr int32_t cube = opgen_sim::CubeBufOfPos(pos);
+        buf.Init(cube >= 0 ? ReserveCube(cube, bytes, 1, len) : Reserve(bytes, 1, len), bytes);
         return true;
     }
     // Pools of the pipe's Unified Buffer (opgen_sim/buf_pool.h).
@@ -789,12 +835,14 @@ public:
         opgen_sim::Core* c = opgen_sim::tls_core;
         if (c != nullptr && !destroyed_ && c->ub_used >= start_ + used_) c->ub_used -= used_;
         used_ = 0;
+        ReleaseCube(c);
     }
     void Destroy() {
         opgen_sim::Core* c = opgen_sim::tls_core;
         if (c != nullptr && !destroyed_) {
             if (c->ub_used >= start_ + used_) c->ub_used -= used_;
             used_ = 0;
+            ReleaseCube(c);
         }
         destroyed_ = true;
         if (tls_pipe == this) tls_pipe = nullptr;
@@ -810,6 +858,18 @@ public:
 
 private:
     uint8_t* Reserve(uint64_t bytes, uint32_t num, uint32_t len);
+    // A queue's or TBuf's buffers in a cube memory (cube_mem.h), given back with the pipe's.
+    uint8_t* ReserveCube(int32_t cube, uint64_t bytes, uint32_t num, uint32_t len) {
+        cube_used_[cube] += bytes;
+        return opgen_sim::ReserveCube(cube, bytes, num, len);
+    }
+    void ReleaseCube(opgen_sim::Core* c) {
+        for (int32_t i = 0; i < opgen_sim::kNumCubeBufs; ++i) {
+            opgen_sim::ReleaseCube(c, i, cube_used_[i]);
+            cube_used_[i] = 0;
+        }
+    }
+    uint64_t cube_used_[opgen_sim::kNumCubeBufs] = {};
     uint64_t start_ = 0;
     uint64_t used_ = 0;
     bool destroyed_ = false;
@@ -849,12 +909,28 @@ namespace AscendC {
 using ::GetTPipePtr;
 
 // LocalMemAllocator: static-tensor programming without TPipe. Each Alloc cuts the next bytes of
-// the Unified Buffer (no rounding, as CANN's head_ += bytes); the UB capacity is enforced.
+// its memory (no rounding, as CANN's head_ += bytes): the Unified Buffer, or a cube memory
+// (Hardware::L1/L0A/L0B/L0C/BIAS, cube_mem.h); the memory's capacity is enforced. Alloc without a
+// position gives the memory's own: VECCALC, A1, A2, B2, CO1, C2.
 template <Hardware hard = Hardware::UB>
 class LocalMemAllocator {
+    static constexpr int32_t kCube = hard == Hardware::L1    ? opgen_sim::kCubeL1
+                                     : hard == Hardware::L0A ? opgen_sim::kCubeL0A
+                                     : hard == Hardware::L0B ? opgen_sim::kCubeL0B
+                                     : hard == Hardware::L0C ? opgen_sim::kCubeL0C
+                                     : hard == Hardware::BIAS ? opgen_sim::kCubeBias
+                                                              : -1;
+    static constexpr TPosition kPos = hard == Hardware::L1    ? TPosition::A1
+                                      : hard == Hardware::L0A ? TPosition::A2
+                                      : hard == Hardware::L0B ? TPosition::B2
+                                      : hard == Hardware::L0C ? TPosition::CO1
+                                      : hard == Hardware::BIAS ? TPosition::C2
+                                                               : TPosition::VECCALC;
+
 public:
     LocalMemAllocator() {
-        static_assert(hard == Hardware::UB, "the simulator models the Unified Buffer only");
+        static_assert(hard == Hardware::UB || kCube >= 0,
+                      "the simulator models the Unified Buffer, L1, L0A, L0B, L0C and the bias table");
     }
     uint32_t GetCurAddr() const { return head_; }
     template <TPosition pos, class DataType, uint32_t tileSize>
@@ -862,35 +938,47 @@ public:
     template <TPosition pos, class DataType>
     LocalTensor<DataType> Alloc(uint32_t tileSize) { return Take<DataType>(tileSize, pos); }
     template <class DataType, uint32_t tileSize>
-    LocalTensor<DataType> Alloc() { return Take<DataType>(tileSize, TPosition::VECCALC); }
+    LocalTensor<DataType> Alloc() { return Take<DataType>(tileSize, kPos); }
     template <class DataType>
-    LocalTensor<DataType> Alloc(uint32_t tileSize) { return Take<DataType>(tileSize, TPosition::VECCALC); }
+    LocalTensor<DataType> Alloc(uint32_t tileSize) { return Take<DataType>(tileSize, kPos); }
     template <class DataType>
     LocalTensor<DataType> Alloc() {
-        const opgen_sim::Core& c = opgen_sim::CurrentCore();
-        const uint64_t rest = c.ub_capacity > head_ ? c.ub_capacity - head_ : 0;
-        return Take<DataType>(static_cast<uint32_t>(rest / sizeof(DataType)), TPosition::VECCALC);
+        const uint64_t cap = Capacity(opgen_sim::CurrentCore());
+        const uint64_t rest = cap > head_ ? cap - head_ : 0;
+        return Take<DataType>(static_cast<uint32_t>(rest / sizeof(DataType)), kPos);
     }
 
 private:
+    static uint64_t Capacity(const opgen_sim::Core& c) {
+        if constexpr (kCube >= 0) {
+            return opgen_sim::kCubeBufBytes[kCube];
+        } else {
+            return c.ub_capacity;
+        }
+    }
     template <class DataType>
     LocalTensor<DataType> Take(uint32_t count, TPosition pos) {
         opgen_sim::Core& c = opgen_sim::CurrentCore();
         const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(DataType);
-        if (head_ + bytes > c.ub_capacity) {
+        const uint64_t cap = Capacity(c);
+        if (head_ + bytes > cap) {
             opgen_sim::Fail(opgen_sim::ErrorKind::UnifiedBufferOverflow, "LocalMemAllocator::Alloc",
-                            "Unified Buffer overflow: Alloc of " + std::to_string(count) + " x " +
+                            std::string(kCube >= 0 ? opgen_sim::CubeBufName(kCube) : "Unified Buffer") +
+                                " overflow: Alloc of " + std::to_string(count) + " x " +
                                 opgen_sim::TypeName<DataType>() + " (" + opgen_sim::Str(bytes) +
-                                " bytes) at UB offset " + opgen_sim::Str(head_) + " needs " +
-                                opgen_sim::Str(head_ + bytes) + " > " +
-                                opgen_sim::Str(c.ub_capacity) + " bytes");
+                                " bytes) at offset " + opgen_sim::Str(head_) + " needs " +
+                                opgen_sim::Str(head_ + bytes) + " > " + opgen_sim::Str(cap) + " bytes");
         }
         LocalTensor<DataType> t;
-        t.ptr_ = reinterpret_cast<DataType*>(c.ub + head_);
+        if constexpr (kCube >= 0) {
+            t.ptr_ = reinterpret_cast<DataType*>(opgen_sim::CubeOf(c).base[kCube] + head_);
+        } else {
+            t.ptr_ = reinterpret_cast<DataType*>(c.ub + head_);
+        }
         t.size_ = count;
         t.pos_ = pos;
         head_ += static_cast<uint32_t>(bytes);
-        if (static_cast<int64_t>(head_) > c.counters[opgen_sim::kPeakUbBytes]) {
+        if (kCube < 0 && static_cast<int64_t>(head_) > c.counters[opgen_sim::kPeakUbBytes]) {
             c.counters[opgen_sim::kPeakUbBytes] = static_cast<int64_t>(head_);
         }
         return t;

@@ -1,0 +1,327 @@
+"""The basic cube data path of the Atlas A2/A3 (opgen_sim/cube_mem.h, cube.h): ND -> NZ DataCopy
+into L1, LoadData (2D) into L0A/L0B with and without transposing, Mmad into L0C (fresh and
+accumulating) and Fixpipe to GM (NZ -> ND with F322F16 or NoQuant, and NZ -> NZ), against numpy
+models of the layouts the reference documents (NZ/Zz/Zn fractals, the load2d.py pseudo-code, the
+NZ2ND/NZ2NZ pseudo-code) and of the float accumulation order the simulator documents (each K block
+of 16 halves summed in float in order, then added to the running value); and the rules the cube
+APIs enforce."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import opgen_runtime as rt
+
+KERNEL_CPP = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+using u8 = uint8_t;
+using u16 = uint16_t;
+
+struct CubeTiling {
+    int32_t mode;
+    uint32_t m;
+    uint32_t k;
+    uint32_t n;
+    uint32_t quant;
+};
+REGISTER_TILING_DEFAULT(CubeTiling);
+
+template <typename T>
+__aicore__ inline void FillL(const LocalTensor<T>& t, uint32_t count, float v)
+{
+    for (uint32_t i = 0; i < count; ++i) t.SetValue(i, static_cast<T>(v));
+}
+template <typename T>
+__aicore__ inline void Dump(GM_ADDR out, const LocalTensor<T>& t, uint32_t count)
+{
+    GlobalTensor<T> o;
+    o.SetGlobalBuffer((__gm__ T*)out, count);
+    for (uint32_t i = 0; i < count; ++i) o.SetValue(i, t.GetValue(i));
+}
+
+// C = A (m x k, half, ND) x B (k x n, half, ND), through L1, L0A/L0B and L0C, out by Fixpipe.
+__aicore__ inline void Matmul(GM_ADDR a, GM_ADDR b, GM_ADDR out, const CubeTiling& t)
+{
+    const uint32_t m = t.m, k = t.k, n = t.n;
+    const uint32_t m1 = (m + 15) / 16, k1 = (k + 15) / 16, n1 = (n + 15) / 16;
+    TPipe pipe;
+    TQue<TPosition::A1, 1> qa1;
+    TQue<TPosition::B1, 1> qb1;
+    TBuf<TPosition::A2> ba2;
+    TBuf<TPosition::B2> bb2;
+    TBuf<TPosition::CO1> bc;
+    pipe.InitBuffer(qa1, 1, m1 * k1 * 512);
+    pipe.InitBuffer(qb1, 1, k1 * n1 * 512);
+    pipe.InitBuffer(ba2, m1 * k1 * 512);
+    pipe.InitBuffer(bb2, k1 * n1 * 512);
+    pipe.InitBuffer(bc, m1 * n1 * 1024);
+    GlobalTensor<half> aGm, bGm;
+    aGm.SetGlobalBuffer((__gm__ half*)a, m * k);
+    bGm.SetGlobalBuffer((__gm__ half*)b, k * n);
+    LocalTensor<half> a1 = qa1.AllocTensor<half>();
+    LocalTensor<half> b1 = qb1.AllocTensor<half>();
+    DataCopy(a1, aGm, Nd2NzParams{1, (u16)m, (u16)k, 0, (u16)k, (u16)(m1 * 16), 1, 0});
+    DataCopy(b1, bGm, Nd2NzParams{1, (u16)k, (u16)n, 0, (u16)n, (u16)(k1 * 16), 1, 0});
+    qa1.EnQue(a1);
+    qb1.EnQue(b1);
+    a1 = qa1.DeQue<half>();
+    b1 = qb1.DeQue<half>();
+    SetFlag<HardEvent::MTE2_MTE1>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE2_MTE1>(EVENT_ID0);
+    LocalTensor<half> a2 = ba2.Get<half>();
+    LocalTensor<half> b2 = bb2.Get<half>();
+    const LoadData2DParams la{0, (u8)k1, (u16)m1, 0, 0, false, 0};
+    const LoadData2DParams lb{0, (u8)n1, (u16)k1, 0, 0, true, 0};
+    for (uint32_t i = 0; i < m1; ++i) LoadData(a2[i * k1 * 256], a1[i * 256], la);
+    for (uint32_t i = 0; i < k1; ++i) LoadData(b2[i * n1 * 256], b1[i * 256], lb);
+    qa1.FreeTensor(a1);
+    qb1.FreeTensor(b1);
+    SetFlag<HardEvent::MTE1_M>(EVENT_ID0);
+    WaitFlag<HardEvent::MTE1_M>(EVENT_ID0);
+    LocalTensor<float> c = bc.Get<float>();
+    Mmad(c, a2, b2, MmadParams{(uint16_t)m, (uint16_t)n, (uint16_t)k, 0, false, true});
+    if (t.mode == 4) {  // accumulate a second product onto L0C
+        Mmad(c, a2, b2, MmadParams{(uint16_t)m, (uint16_t)n, (uint16_t)k, 0, false, false});
+    }
+    SetFlag<HardEvent::M_FIX>(EVENT_ID0);
+    WaitFlag<HardEvent::M_FIX>(EVENT_ID0);
+    if (t.mode == 5) {  // NZ -> NZ, float
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, m1 * n1 * 256);
+        const FixpipeParamsV220 p{(u16)(n1 * 16), (u16)(m1 * 16), (u16)(m1 * 16), m1 * 16 * 64 / 32,
+                                  false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0};
+        Fixpipe<float, float, CFG_NZ>(o, c, p);
+    } else if (t.quant == 1) {
+        GlobalTensor<half> o;
+        o.SetGlobalBuffer((__gm__ half*)out, m * n);
+        Fixpipe(o, c, FixpipeParamsV220{(uint16_t)n, (uint16_t)m, (uint16_t)(m1 * 16), n, false,
+                                        QuantMode_t::F322F16, 0, 1, 0, 0, 0});
+    } else {
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, m * n);
+        Fixpipe(o, c, FixpipeParamsV220{(uint16_t)n, (uint16_t)m, (uint16_t)(m1 * 16), n, false,
+                                        QuantMode_t::NoQuant, 0, 1, 0, 0, 0});
+    }
+    PipeBarrier<PIPE_ALL>();
+}
+
+extern "C" __global__ __aicore__ void cube_k(GM_ADDR a, GM_ADDR b, GM_ADDR out, GM_ADDR workspace,
+                                             GM_ADDR tiling)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);
+    GET_TILING_DATA(t, tiling);
+    const int32_t mode = t.mode;
+    GlobalTensor<half> aGm;
+    aGm.SetGlobalBuffer((__gm__ half*)a);
+    if (mode == 0) {  // ND -> NZ into L1, dumped raw
+        LocalMemAllocator<Hardware::L1> l1;
+        const uint32_t m16 = (t.m + 15) / 16 * 16, kb = (t.k + 15) / 16;
+        LocalTensor<half> a1 = l1.Alloc<TPosition::A1, half>(kb * m16 * 16);
+        FillL(a1, kb * m16 * 16, -1.0f);
+        DataCopy(a1, aGm, Nd2NzParams{1, (u16)t.m, (u16)t.k, 0, (u16)t.k, (u16)m16, 1, 0});
+        Dump(out, a1, kb * m16 * 16);
+    } else if (mode == 1 || mode == 2) {  // LoadData of fractals 1, 3, 5 (gap 1), maybe transposed
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalTensor<half> a1 = l1.Alloc<half>(8 * 256);
+        DataCopy(a1, aGm, 8 * 256);
+        LocalTensor<half> l0;
+        if (mode == 1) {
+            LocalMemAllocator<Hardware::L0A> l0a;
+            l0 = l0a.Alloc<half>(6 * 256);
+        } else {
+            LocalMemAllocator<Hardware::L0B> l0b;
+            l0 = l0b.Alloc<half>(6 * 256);
+        }
+        FillL(l0, 6 * 256, -1.0f);
+        LoadData(l0, a1, LoadData2DParams{1, 3, 2, 0, 1, mode == 2, 0});
+        Dump(out, l0, 6 * 256);
+    } else if (mode >= 3 && mode <= 5) {
+        Matmul(a, b, out, t);
+    } else if (mode == 10) {  // LoadData into a UB tensor
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::UB> ub;
+        LocalTensor<half> a1 = l1.Alloc<half>(256);
+        LocalTensor<half> u = ub.Alloc<half>(256);
+        LoadData(u, a1, LoadData2DParams{0, 1, 0, 0, 0, false, 0});
+    } else if (mode == 11) {  // more than L0A holds
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalTensor<half> big = l0a.Alloc<half>(40000);
+    } else if (mode == 12) {  // k past what fm holds
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalTensor<half> fa = l0a.Alloc<half>(256);
+        LocalTensor<half> fb = l0b.Alloc<half>(512);
+        LocalTensor<float> fc = l0c.Alloc<float>(256);
+        Mmad(fc, fa, fb, MmadParams{16, 16, 32, 0, false, true});
+    } else if (mode == 13) {  // an L0A address off the 512-byte fractal grid
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalTensor<half> a1 = l1.Alloc<half>(256);
+        LocalTensor<half> a2 = l0a.Alloc<half>(512);
+        LoadData(a2[16], a1, LoadData2DParams{0, 1, 0, 0, 0, false, 0});
+    } else if (mode == 14) {  // half output without F322F16
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalTensor<float> fc = l0c.Alloc<float>(256);
+        GlobalTensor<half> o;
+        o.SetGlobalBuffer((__gm__ half*)out, 256);
+        Fixpipe(o, fc, FixpipeParamsV220{16, 16, 16, 16, false, NoQuant, 0, 1, 0, 0, 0});
+    } else if (mode == 15) {  // queues past L0C
+        TPipe pipe;
+        TQue<TPosition::CO1, 1> q;
+        pipe.InitBuffer(q, 2, 96 * 1024);
+    } else if (mode == 16) {  // fm in L0B
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalTensor<half> fb = l0b.Alloc<half>(512);
+        LocalTensor<float> fc = l0c.Alloc<float>(256);
+        Mmad(fc, fb, fb[256], MmadParams{16, 16, 16, 0, false, true});
+    } else if (mode == 17) {  // ND -> NZ past its L1 tensor
+        LocalTensor<half> a1(TPosition::A1, 0, 256);
+        DataCopy(a1, aGm, Nd2NzParams{1, 32, 16, 0, 16, 32, 1, 0});
+    } else if (mode == 18) {  // transposing a b32 fractal
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalTensor<float> s = l1.Alloc<float>(128);
+        LocalTensor<float> d = l0b.Alloc<float>(128);
+        LoadData(d, s, LoadData2DParams{0, 1, 0, 0, 0, true, 0});
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
+    src = Path(tmp_path_factory.mktemp("cube")) / "cube.cpp"
+    src.write_text(KERNEL_CPP)
+    return rt.build_kernel(src, entry="cube_k")
+
+
+def run(lib: rt.KernelLibrary, mode: int, a: np.ndarray, b: np.ndarray, out_n: int, out_dtype: str,
+        m: int = 0, k: int = 0, n: int = 0, quant: int = 0) -> np.ndarray:
+    ga, gb = rt.gm_empty(max(a.size, 16), "float16"), rt.gm_empty(max(b.size, 16), "float16")
+    ga[: a.size], gb[: b.size] = a.reshape(-1), b.reshape(-1)
+    go = rt.gm_empty(out_n, out_dtype)
+    rt.launch(lib, "cube_k", [ga, gb, go], block_dim=1,
+              tiling=struct.pack("<i4I", mode, m, k, n, quant))
+    return np.asarray(go).copy()
+
+
+def rand_half(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).uniform(-2, 2, shape).astype(np.float16)
+
+
+def nz(x: np.ndarray) -> np.ndarray:
+    """ND (rows x cols) -> NZ: blocks of 16 columns of rows (rounded up to 16) x 16, zero-padded."""
+    rows, cols = x.shape
+    r16, c16 = -(-rows // 16) * 16, -(-cols // 16) * 16
+    p = np.zeros((r16, c16), x.dtype)
+    p[:rows, :cols] = x
+    return p.reshape(r16, c16 // 16, 16).transpose(1, 0, 2).reshape(-1)
+
+
+def test_nd2nz_layout_pads_the_last_block_with_zeros(lib: rt.KernelLibrary) -> None:
+    m, k = 20, 40
+    a = rand_half((m, k), 1)
+    got = run(lib, 0, a, a, 3 * 32 * 16, "float16", m=m, k=k)
+    want = np.full((3, 32, 16), -1, np.float16)  # rows 20..31 of each block are not written
+    want[:, :m, :] = nz(a).reshape(3, 32, 16)[:, :m, :]
+    np.testing.assert_array_equal(got, want.reshape(-1))
+    assert (want[2, :m, 8:] == 0).all()  # columns 40..47: the documented zero padding
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_load_data_2d_fractals_strides_and_transpose(lib: rt.KernelLibrary,
+                                                     transpose: bool) -> None:
+    src = np.arange(8 * 256).astype(np.float16)  # exact in half
+    got = run(lib, 2 if transpose else 1, src, src, 6 * 256, "float16").reshape(6, 256)
+    want = np.full((6, 256), -1, np.float16)
+    for i in range(3):  # startIndex 1, srcStride 2, dstGap 1
+        f = src.reshape(8, 256)[1 + 2 * i]
+        want[2 * i] = f.reshape(16, 16).T.reshape(-1) if transpose else f
+    np.testing.assert_array_equal(got, want)
+
+
+def model_mmad(a: np.ndarray, b: np.ndarray, c0: np.ndarray | None = None) -> np.ndarray:
+    """C (+)= A x B in float32: each block of 16 K products summed in order, then added to C."""
+    m, k = a.shape
+    af, bf = a.astype(np.float32), b.astype(np.float32)
+    acc = np.zeros((m, b.shape[1]), np.float32) if c0 is None else c0.astype(np.float32).copy()
+    for kb in range(0, k, 16):
+        s = np.zeros_like(acc)
+        for q in range(kb, min(kb + 16, k)):
+            s = s + af[:, q, None] * bf[None, q, :]
+        acc = acc + s
+    return acc
+
+
+@pytest.mark.parametrize("m,k,n", [(32, 32, 32), (20, 40, 24), (16, 64, 48)])
+def test_matmul_f322f16_matches_the_float_accumulation(lib: rt.KernelLibrary, m: int, k: int,
+                                                       n: int) -> None:
+    a, b = rand_half((m, k), 2), rand_half((k, n), 3)
+    got = run(lib, 3, a, b, m * n, "float16", m=m, k=k, n=n, quant=1).reshape(m, n)
+    want = model_mmad(a, b)
+    np.testing.assert_array_equal(got.view(np.uint16), want.astype(np.float16).view(np.uint16))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(got.astype(np.float64), ref, rtol=2e-3, atol=2e-3)
+
+
+def test_matmul_32_cubed_noquant_equals_numpy_float32(lib: rt.KernelLibrary) -> None:
+    a, b = rand_half((32, 32), 4), rand_half((32, 32), 5)
+    got = run(lib, 3, a, b, 32 * 32, "float32", m=32, k=32, n=32, quant=0).reshape(32, 32)
+    np.testing.assert_array_equal(got.view(np.uint32), model_mmad(a, b).view(np.uint32))
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+
+
+def test_mmad_accumulates_without_init(lib: rt.KernelLibrary) -> None:
+    a, b = rand_half((32, 48), 6), rand_half((48, 16), 7)
+    got = run(lib, 4, a, b, 32 * 16, "float32", m=32, k=48, n=16).reshape(32, 16)
+    once = model_mmad(a, b)
+    np.testing.assert_array_equal(got.view(np.uint32), model_mmad(a, b, once).view(np.uint32))
+
+
+def test_fixpipe_nz_keeps_the_l0c_layout(lib: rt.KernelLibrary) -> None:
+    a, b = rand_half((32, 16), 8), rand_half((16, 32), 9)
+    got = run(lib, 5, a, b, 2 * 2 * 256, "float32", m=32, k=16, n=32)
+    np.testing.assert_array_equal(got.view(np.uint32), nz(model_mmad(a, b)).view(np.uint32))
+
+
+@pytest.mark.parametrize(
+    "mode,error,text",
+    [
+        (10, rt.SimulatorError,
+         "LoadData(L1->L0, LoadData2DParams): dst is a LocalTensor<half> in the Unified Buffer "
+         "(TPosition::VECCALC); LoadData from L1 writes L0A (TPosition A2) or L0B"),
+        (11, rt.UnifiedBufferOverflow,
+         "LocalMemAllocator::Alloc: L0A overflow: Alloc of 40000 x half (80000 bytes) at offset 0 "
+         "needs 80000 > 65536 bytes"),
+        (12, rt.LocalMemoryOutOfBounds,
+         "Mmad: fm: the call reaches 1024 bytes from byte 0 of L0A, past the LocalTensor<half> of "
+         "256 elements (512 bytes)"),
+        (13, rt.AlignmentError, "dst starts at byte 32 of L0A, which is not 512-byte aligned"),
+        (14, rt.SimulatorError,
+         "quantPre 0 with a LocalTensor<float> source and a GlobalTensor<half>"),
+        (15, rt.UnifiedBufferOverflow,
+         "TPipe::InitBuffer: L0C overflow: InitBuffer(num=2, len=98304) needs 196608 bytes"),
+        (16, rt.SimulatorError,
+         "Mmad: fm is a LocalTensor<half> in L0B (TPosition::B2); Mmad's left matrix A must be "
+         "in L0A (TPosition A2)"),
+        (17, rt.LocalMemoryOutOfBounds,
+         "DataCopy(GM->L1, Nd2NzParams): dst: the call reaches 1024 bytes"),
+        (18, rt.SimulatorError,
+         "ifTranspose with LocalTensor<float>: the 2D load transposes b16 fractals only"),
+    ],
+)
+def test_cube_misuse_is_reported(lib: rt.KernelLibrary, mode: int, error: type[Exception],
+                                 text: str) -> None:
+    a = rand_half((64, 64), 10)
+    with pytest.raises(error) as info:
+        run(lib, mode, a, a, 256, "float16")
+    assert text in str(info.value)
+    assert "kernel 'cube_k', block 0" in str(info.value)
