@@ -11,6 +11,7 @@
 #include "opgen_sim/vector_masked.h"
 #include "opgen_sim/vector_more.h"
 #include "opgen_sim/math_more.h"
+#include "opgen_sim/random.h"
 #include "opgen_sim/reduce_more.h"
 #include "opgen_sim/filter_more.h"
 #include "opgen_sim/transform_more.h"

@@ -791,3 +791,278 @@ def test_host_sizes_and_tiling_as_cann_computes_them(tmp_path: Path) -> None:
     assert lines[10] == f"0 {log_row(128, 4) * 4 - 8 * 4 + (32 // 3) * 4}"
     assert "[ERROR][opgen][tiling] GetSoftMaxGradMinTmpSize: dataTypeSize is 3" in out.stderr
     assert "[ERROR][opgen][tiling] GetLogSoftMaxMinTmpSize: dataTypeSize is 3" in out.stderr
+
+
+# ---- SoftmaxFlashV3 ------------------------------------------------------------------------------
+V3_KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+struct V3Test {
+    int32_t mode;
+    uint32_t m;
+    uint32_t k;
+    uint32_t tmpBytes;
+    uint32_t loopCnt;
+    uint32_t splitMeanCnt;
+    float alpha;
+    uint32_t pad;
+    SoftMaxTiling tl;
+};
+
+extern "C" __global__ __aicore__ void flash_v3(GM_ADDR x, GM_ADDR y, GM_ADDR st, GM_ADDR em,
+                                               GM_ADDR ws, GM_ADDR tiling)
+{
+    const V3Test& t = *reinterpret_cast<const V3Test*>(tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx, by, bst, bem, btmp;
+    const uint32_t n = t.m * t.k, slots = t.m * 8;
+    pipe.InitBuffer(bx, n * 2);
+    pipe.InitBuffer(by, n * 2);
+    pipe.InitBuffer(bst, 6 * slots * 4);
+    pipe.InitBuffer(bem, slots * 4);
+    pipe.InitBuffer(btmp, t.tmpBytes);
+    GlobalTensor<half> xGm, yGm, emGm;
+    GlobalTensor<float> stGm;
+    xGm.SetGlobalBuffer((__gm__ half*)x, n);
+    yGm.SetGlobalBuffer((__gm__ half*)y, n);
+    stGm.SetGlobalBuffer((__gm__ float*)st, 6 * slots);
+    emGm.SetGlobalBuffer((__gm__ half*)em, 2 * slots);
+    LocalTensor<half> src = bx.Get<half>(), dst = by.Get<half>(), eml = bem.Get<half>();
+    LocalTensor<float> stl = bst.Get<float>();
+    LocalTensor<float> mean = stl, sum = stl[slots], max = stl[2 * slots];
+    LocalTensor<float> inMean = stl[3 * slots], inSum = stl[4 * slots], inMax = stl[5 * slots];
+    LocalTensor<uint8_t> tmp = btmp.Get<uint8_t>();
+    DataCopy(src, xGm, n);
+    DataCopy(stl, stGm, 6 * slots);
+    DataCopy(eml, emGm, 2 * slots);
+    const SoftMaxParams params = {t.m, t.k, t.m, t.k, t.loopCnt, t.splitMeanCnt, t.alpha};
+    if (t.mode == 0) {
+        SoftmaxFlashV3<half, float, false>(dst, mean, sum, max, src, eml, inMean, inSum, inMax,
+                                           tmp, t.tl, params);
+    }
+    if (t.mode == 1) {
+        SoftmaxFlashV3<half, float, true>(dst, mean, sum, max, src, eml, inMean, inSum, inMax,
+                                          tmp, t.tl, params);
+    }
+    if (t.mode == 2) {  // the outputs over the inputs, without sharedTmpBuffer (the K loop's form)
+        SoftmaxFlashV3<half, float, true>(dst, inMean, inSum, inMax, src, eml, inMean, inSum,
+                                          inMax, t.tl, params);
+    }
+    if (t.mode == 3) {  // the shape from the source's ShapeInfo
+        const uint32_t dims[2] = {t.m, t.k};
+        src.SetShapeInfo(ShapeInfo(2, dims));
+        const SoftMaxParams p0 = {0, 0, 0, 0, t.loopCnt, t.splitMeanCnt, t.alpha};
+        SoftmaxFlashV3<half, float, true>(dst, mean, sum, max, src, eml, inMean, inSum, inMax,
+                                          tmp, t.tl, p0);
+    }
+    if (t.mode == 4) {  // the kernel's shape not the tiling's
+        const SoftMaxParams p2 = {t.m / 2, t.k, t.m / 2, t.k, t.loopCnt, t.splitMeanCnt, t.alpha};
+        SoftmaxFlashV3<half, float, true>(dst, mean, sum, max, src, eml, inMean, inSum, inMax,
+                                          tmp, t.tl, p2);
+    }
+    DataCopy(yGm, dst, n);
+    DataCopy(stGm, stl, 6 * slots);
+    DataCopy(emGm, eml, 2 * slots);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def v3_lib(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
+    src = Path(tmp_path_factory.mktemp("flash_v3")) / "flash_v3.cpp"
+    src.write_text(V3_KERNEL)
+    return rt.build_kernel(src, entry="flash_v3")
+
+
+def v3_row_floats(k: int) -> int:
+    return 5 * 8 + 2 * k + 64
+
+
+def v3_host_plan(m: int, k: int, ws: int) -> dict[str, int]:
+    rows = min(ws // 4 // v3_row_floats(k), m)
+    if 8 < rows < m:
+        rows = rows // 8 * 8
+    return fields(m, k, rows, 8)
+
+
+def v3_model(x: np.ndarray, in_mean: np.ndarray, in_sum: np.ndarray, in_max: np.ndarray,
+             update: bool, loop_cnt: int, alpha: float) -> dict[str, np.ndarray]:
+    """SoftmaxFlashV3.md's formula with the float steps of CANN's A2 kernel: block sums of the
+    first 512 columns and later repeats added lane by lane, local means times 1 / baseK, the row
+    mean their block sum times 1/8; x shifted by (mean - local) * a / (1 - a) per segment; SoftMax's
+    max and sum; the update of mean, max, sum and expMax as the reference writes it."""
+    m, k = x.shape
+    base_k = k // 8
+    sc = F32(F32(alpha) / (F32(1.0) - F32(alpha)))
+    res = {n: np.zeros(m * 8, F32) for n in ("mean", "sum", "max")}
+    res["dst"] = np.zeros_like(x)
+    res["exp"] = np.zeros(m * 16, np.float16)
+    loops = F32(loop_cnt)
+    for r in range(m):
+        xf = x[r].astype(F32)
+        acc = np.array([tree(xf[8 * b:8 * b + 8]) for b in range(64)], F32)
+        for q in range(8, k // 64):
+            acc = (xf[64 * q:64 * q + 64] + acc).astype(F32)
+        inv = F32(F32(1.0) / F32(base_k))
+        local = (np.array([tree(acc[8 * b:8 * b + 8]) for b in range(8)], F32) * inv).astype(F32)
+        mean = F32(tree(local) * F32(0.125))
+        shift = ((mean - local) * sc).astype(F32)
+        xf = (xf - shift[np.arange(k) // base_k]).astype(F32)
+        rmax = row_fold(xf, k, m, False, True)
+        at = slice(8 * r, 8 * r + 8)
+        if update:
+            inm, inx, ins = in_mean[at], in_max[at], in_sum[at]
+            nmean = ((inm * (loops - F32(1)) + mean).astype(F32) * F32(F32(1) / loops)).astype(F32)
+        else:
+            nmean = np.full(8, mean, F32)
+        shift_curr = ((mean - nmean) * sc).astype(F32)
+        nmax = (rmax + shift_curr).astype(F32)
+        if update:
+            shift_prev = ((inm - nmean) * sc).astype(F32)
+            nmax = max_of(nmax, (inx + shift_prev).astype(F32))
+            em = expf((shift_prev + (inx - nmax).astype(F32)).astype(F32))
+        e = expf((xf - (nmax - shift_curr).astype(F32)[np.arange(k) % 8]).astype(F32))
+        res["dst"][r] = cast_round(e)
+        rsum = row_fold(e, k, m, False, False)
+        res["mean"][at] = nmean
+        res["max"][at] = nmax
+        res["sum"][at] = ((em * ins).astype(F32) + rsum).astype(F32) if update else rsum
+        if update:
+            res["exp"][16 * r:16 * r + 16] = cast_round(em[np.arange(16) % 8])
+    return res
+
+
+def run_v3(lib: rt.KernelLibrary, mode: int, x: np.ndarray, tl: dict[str, int], tmp_bytes: int,
+           stats: np.ndarray, loop_cnt: int = 2, split: int = 8,
+           alpha: float = 0.9375) -> dict[str, np.ndarray]:
+    m, k = x.shape
+    gx, gy = rt.gm_empty(m * k, "float16"), rt.gm_empty(m * k, "float16")
+    gst, gem = rt.gm_empty(6 * m * 8, "float32"), rt.gm_empty(m * 16, "float16")
+    gx[:] = x.ravel()
+    gy[:] = 0
+    gst[:] = stats
+    gem[:] = 0
+    head = np.array([mode, m, k, tmp_bytes, loop_cnt, split], np.uint32).tobytes()
+    blob = head + np.array([alpha], np.float32).tobytes() + np.zeros(1, np.uint32).tobytes()
+    blob += np.array([tl.get(f, 0) for f in FIELDS], np.uint32).tobytes()
+    rt.launch(lib, "flash_v3", [gx, gy, gst, gem], block_dim=1, tiling=blob)
+    st = np.asarray(gst).copy().reshape(6, m * 8)
+    return {"dst": np.asarray(gy).copy().reshape(m, k), "mean": st[0], "sum": st[1], "max": st[2],
+            "inmean": st[3], "insum": st[4], "inmax": st[5], "exp": np.asarray(gem).copy()}
+
+
+def v3_inputs(m: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0, 10, (m, k)).astype(np.float16)
+    stats = np.zeros((6, m * 8), F32)
+    stats[3] = np.repeat(rng.uniform(0, 3, m).astype(F32), 8)   # inMean
+    stats[4] = np.repeat(rng.uniform(0.5, 4, m).astype(F32), 8)  # inSum
+    stats[5] = np.repeat(rng.uniform(20, 60, m).astype(F32), 8)  # inMax: some rows keep theirs
+    return x, stats.ravel()
+
+
+@pytest.mark.parametrize("update", [False, True])
+@pytest.mark.parametrize(("m", "k", "ws"),
+                         [(8, 512, 1 << 16), (16, 1024, 70000), (16, 2048, 40000)])
+def test_flash_v3_follows_the_formula_and_canns_float_steps(v3_lib: rt.KernelLibrary, update: bool,
+                                                            m: int, k: int, ws: int) -> None:
+    """SoftmaxFlashV3.md: dst, mean, max, sum (and expMax with update) bit for bit against the
+    model, the passes of SoftMaxFlashV3TilingFunc's plan (16 x 1024 in passes of 8, 16 x 2048
+    of 2)."""
+    x, stats = v3_inputs(m, k, m + k)
+    tl = v3_host_plan(m, k, ws)
+    got = run_v3(v3_lib, int(update), x, tl, ws, stats)
+    st = stats.reshape(6, m * 8)
+    want = v3_model(x, st[3], st[4], st[5], update, 2, 0.9375)
+    assert_bits(got["dst"], want["dst"])
+    for name in ("mean", "max", "sum"):
+        assert_bits(got[name], want[name])
+    if update:
+        assert_bits(got["exp"], want["exp"])
+        assert (want["max"] != (np.repeat(want["max"][::8], 8))).sum() == 0
+    if k == 1024:
+        assert tl["splitM"] == 8 and tl["rangeM"] == 2
+    if k == 2048:
+        assert tl["splitM"] == 2 and tl["rangeM"] == 8
+
+
+def test_flash_v3_shared_outputs_read_the_inputs_first(v3_lib: rt.KernelLibrary) -> None:
+    """SoftmaxFlashV3.md, 约束说明: meanTensor/inMeanTensor, maxTensor/inMaxTensor and
+    expSumTensor/inExpSumTensor may share a tensor; the result is the formula's on the inputs (the
+    K loop of the sample), and the ShapeInfo form gives the same."""
+    m, k = 8, 1024
+    x, stats = v3_inputs(m, k, 5)
+    tl = v3_host_plan(m, k, 1 << 16)
+    st = stats.reshape(6, m * 8)
+    want = v3_model(x, st[3], st[4], st[5], True, 3, 0.96889)
+    got = run_v3(v3_lib, 2, x, tl, 1 << 16, stats, loop_cnt=3, alpha=0.96889)
+    assert_bits(got["dst"], want["dst"])
+    for name in ("mean", "sum", "max"):
+        assert_bits(got["in" + name], want[name])
+    got3 = run_v3(v3_lib, 3, x, tl, 1 << 16, stats, loop_cnt=3, alpha=0.96889)
+    assert_bits(got3["dst"], want["dst"])
+    assert_bits(got3["max"], want["max"])
+
+
+@pytest.mark.parametrize(("mode", "shape", "tmp", "kw", "error", "text"), [
+    (1, (8, 256), 1 << 16, {}, rt.TilingError,
+     "SoftmaxFlashV3: the shape [8, 256] must have srcK >= 512, a multiple of 64, and srcM a "
+     "multiple of 8"),
+    (1, (8, 512), 1 << 16, {"split": 4}, rt.TilingError,
+     "SoftmaxFlashV3: params.splitMeanCnt is 4; only 8 is supported"),
+    (1, (8, 512), 1 << 16, {"loop_cnt": 0}, rt.TilingError,
+     "SoftmaxFlashV3: params.loopCnt is 0; with isUpdate it must be at least 1"),
+    (4, (16, 512), 1 << 16, {}, rt.TilingError,
+     "SoftmaxFlashV3: the tiling is for [16, 512] (splitK 512) and the shape is [8, 512]"),
+    (1, (8, 512), 4096, {}, rt.LocalMemoryOutOfBounds,
+     "SoftmaxFlashV3: sharedTmpBuffer holds 4096 bytes; passes of 8 rows of [8, 512] need"),
+])
+def test_flash_v3_misuse_is_an_error(v3_lib: rt.KernelLibrary, mode: int, shape: tuple[int, int],
+                                     tmp: int, kw: dict[str, int], error: type[Exception],
+                                     text: str) -> None:
+    """SoftmaxFlashV3.md: srcK >= 512 and a multiple of 64, srcM a multiple of 8, splitMeanCnt 8,
+    loopCnt >= 1; the tiling of the call's shape; a buffer for the tiling's passes."""
+    m, k = shape
+    x, stats = v3_inputs(m, k, 1)
+    with pytest.raises(error, match="block 0: " + re.escape(text)):
+        run_v3(v3_lib, mode, x, v3_host_plan(m, k, 1 << 16), tmp, stats, **kw)
+
+
+V3_HOST_CPP = r"""
+#include <cstdio>
+#include <cstring>
+#include "graph/tensor.h"
+#include "tiling/tiling_api.h"
+
+int main() {
+    uint32_t mx = 0, mn = 0;
+    const ge::Shape a(std::vector<int64_t>{2, 4, 2048});
+    AscendC::GetSoftMaxFlashV3MaxMinTmpSize(a, 2, 4, mx, mn, true);
+    std::printf("%u %u\n", mx, mn);
+    AscendC::tiling::SoftMaxTiling t;
+    const ge::Shape b(std::vector<int64_t>{40, 1024});
+    AscendC::SoftMaxFlashV3TilingFunc(b, 2, 4, 70000, t, true);
+    uint32_t p[16];
+    std::memcpy(static_cast<void*>(p), static_cast<const void*>(&t), sizeof(p));
+    for (int i = 0; i < 16; ++i) std::printf("%u%s", p[i], i == 15 ? "\n" : " ");
+    mx = mn = 7;
+    const ge::Shape c(std::vector<int64_t>{8, 512});
+    AscendC::GetSoftMaxFlashV3MaxMinTmpSize(c, 4, 4, mx, mn, false);
+    std::printf("%u %u\n", mx, mn);
+}
+"""
+
+
+def test_flash_v3_host_sizes_and_tiling(tmp_path: Path) -> None:
+    """SoftmaxFlashV3-Tiling接口.md with softmax_tiling.cpp's A2/A3 rule: a row of 5 * 8 + 2 k + 64
+    floats, the minimum one row and the maximum all; the plan's rows a multiple of 8 below m; only
+    half/float (an error naming the function, nothing set)."""
+    out = run_host_program(tmp_path, V3_HOST_CPP)
+    lines = out.stdout.splitlines()
+    assert lines[0] == f"{8 * v3_row_floats(2048) * 4} {v3_row_floats(2048) * 4}"
+    assert lines[0].split()[1] == "16800"  # the sample's 10 * 1024 / (8 * 5 + 2048 * 2 + 64) rule
+    assert lines[1] == " ".join(str(v) for v in v3_host_plan(40, 1024, 70000).values())
+    assert lines[1].split()[6] == "8"
+    assert lines[2] == "7 7"
+    assert "[ERROR][opgen][tiling] GetSoftMaxFlashV3MaxMinTmpSize: dataTypeSize1 is 4" in out.stderr

@@ -256,3 +256,10 @@ inline T sqrt(const T src) {
 
 }  // namespace Std
 }  // namespace AscendC
+
+// The NPU compiler lets kernel code call min/max of two scalars unqualified (the asc-devkit
+// samples do, e.g. softmaxflashv3's `min(baseM, rowNum)`): the same functions at global scope.
+// A kernel's `using namespace std;` keeps std::min/std::max for two values of one type (the more
+// specialised template).
+using AscendC::Std::max;
+using AscendC::Std::min;

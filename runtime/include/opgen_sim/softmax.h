@@ -1,8 +1,8 @@
 // opgen NPU simulator: the SoftMax advanced APIs (adv_api/activation/softmax.h, simplesoftmax.h,
-// logsoftmax.h, softmaxgrad.h, softmaxflashv2.h): SoftMax (with or without sumTensor/maxTensor,
+// logsoftmax.h, softmaxgrad.h, softmaxflashv2.h, softmaxflashv3.h): SoftMax (with or without sumTensor/maxTensor,
 // with or without sharedTmpBuffer, half/float and half with float max/sum), SimpleSoftMax,
-// AdjustSoftMaxRes, LogSoftMax, SoftmaxGrad, SoftmaxGradFront and SoftmaxFlashV2 (with the
-// kernel-side SoftMaxFlashV2TilingFunc), with SoftMaxShapeInfo, SoftmaxConfig and the kernel
+// AdjustSoftMaxRes, LogSoftMax, SoftmaxGrad, SoftmaxGradFront, SoftmaxFlashV2 (with the
+// kernel-side SoftMaxFlashV2TilingFunc) and SoftmaxFlashV3, with SoftMaxShapeInfo, SoftmaxConfig and the kernel
 // structs SoftMaxTiling and LogSoftMaxTiling (kernel_tiling/softmax_tiling_data.h).
 //
 // The reference (SoftMax.md) gives the steps per row of [m, k]: reduce max, subtract, exp, reduce
@@ -57,6 +57,24 @@
 //   rowsum. The float basic-block path leaves x - max in srcTensor (no update) and expMax * inSum
 //   in inExpSumTensor (update), as CANN's does. A half source with float max/sum writes expMax
 //   as 16 halves a row (the 8 floats' values twice).
+// - SoftmaxFlashV3 (T half, U float; the PASA form, membase/v220/softmax_flashv3_impl.h): per row
+//   in float, the 64 block sums of the first 512 columns with each further repeat added lane by
+//   lane, 8 block sums of those times the float 1 / baseK (baseK = srcK / 8: the local means), their
+//   block sum times 1/8 (the row mean); x -= (mean - local mean of segment c / baseK) * s, s the
+//   float alpha / (1 - alpha); then SoftMax's max (generic path); without isUpdate mean = row mean,
+//   max = rowmax + (mean - mean) * s; with isUpdate mean = (inMean * (loopCnt - 1) + row mean) *
+//   (1 / loopCnt), shiftCurr = (row mean - mean) * s, shiftPrev = (inMean - mean) * s,
+//   max = Max(rowmax + shiftCurr, inMax + shiftPrev), expMax = exp(shiftPrev + (inMax - max)),
+//   sum = expMax * inSum + rowsum; dst = exp(x - (max - shiftCurr)[c % 8]) cast with CAST_ROUND,
+//   expMax 16 halves a row. Two places follow the reference where CANN's A2 code differs: the
+//   segment shift is the formula's for every column (CANN broadcasts it with a counter-mode Copy of
+//   baseK elements and 8 repeats; in counter mode the repeat count is ignored (SetMaskCount.md), so
+//   that instruction covers ceil(baseK / 64) repeats of 64 columns and leaves the rest of its
+//   buffer as it was), and the inputs are read before the outputs are written (the reference lets
+//   mean/inMean, max/inMax, sum/inSum share a tensor; CANN's sequence would read the new mean and
+//   max as the old). The tiling is used as it is (CANN does not re-plan): it must be for the call's
+//   shape; srcK >= 512 and a multiple of 64, srcM a multiple of 8, splitMeanCnt 8 and the aligned
+//   case (oriSrcM/K = srcM/K) only, each an error naming the API otherwise.
 // A shape other than the tiling's is re-planned as CANN's kernel-side tiling functions do
 // (CalculateNDSplitM, SoftMaxGradTilingFunc, SoftMaxFlashV2TilingFuncImpl); a sharedTmpBuffer
 // smaller than the plan's passes use, an isBasicBlock shape CANN's path does not cover (it runs
@@ -932,6 +950,160 @@ inline void RunFlashV2(const AscendC::LocalTensor<T1>& dst, const AscendC::Local
     }
 }
 
+
+// ---- SoftmaxFlashV3 (the PASA form) ---------------------------------------------------------------
+// The work space of a pass of `rows` rows as CANN's A2/A3 kernel carves it from sharedTmpBuffer
+// (membase/v220/softmax_flashv3_impl.h): the rows in float, the row means, one repeat of 64 floats
+// a row, 3 (4 with isUpdate) more blocks of 8 floats a row and one row of srcK floats.
+inline uint64_t FlashV3PassFloats(uint32_t rows, uint32_t k, bool update) {
+    return static_cast<uint64_t>(rows) * (k + kLanes + (update ? 5u : 4u) * kBlock) + k;
+}
+
+template <bool isUpdate>
+inline void RunFlashV3(const AscendC::LocalTensor<half>& dst, const AscendC::LocalTensor<float>& mean,
+                       const AscendC::LocalTensor<float>& sum, const AscendC::LocalTensor<float>& max,
+                       const AscendC::LocalTensor<half>& src, const AscendC::LocalTensor<half>& expMax,
+                       const AscendC::LocalTensor<float>& inMean, const AscendC::LocalTensor<float>& inSum,
+                       const AscendC::LocalTensor<float>& inMax, const AscendC::LocalTensor<uint8_t>* tmp,
+                       const AscendC::tiling::SoftMaxTiling& tiling, const AscendC::SoftMaxParams& params) {
+    constexpr const char* api = "SoftmaxFlashV3";
+    // the shape: params, or the source's ShapeInfo where params leave it 0 (CANN's base impl)
+    CallShape c{params.srcM, params.srcK, params.oriSrcM, params.oriSrcK};
+    if (params.srcM == 0 || params.srcK == 0) c = ShapeOfCall(src, AscendC::SoftMaxShapeInfo{}, tiling.srcM, tiling.srcK);
+    CheckCallShape<half>(api, c);
+    if (c.oriM != c.m || c.oriK != c.k) {
+        Fail(ErrorKind::Tiling, api,
+             "params.oriSrcM/oriSrcK " + Shape(c.oriM, c.oriK) + " must be srcM/srcK " + Shape(c.m, c.k) +
+                 " (SoftmaxFlashV3.md: the unaligned case is not supported)");
+    }
+    if (c.k < kBigRow || c.k % kLanes != 0 || c.m % kBlock != 0) {
+        Fail(ErrorKind::Tiling, api,
+             "the shape " + Shape(c.m, c.k) + " must have srcK >= 512, a multiple of 64, and srcM a multiple of 8 "
+             "(SoftmaxFlashV3.md, 约束说明)");
+    }
+    if (params.splitMeanCnt != kBlock) {
+        Fail(ErrorKind::Tiling, api,
+             "params.splitMeanCnt is " + std::to_string(params.splitMeanCnt) + "; only 8 is supported (SoftmaxFlashV3.md)");
+    }
+    if (isUpdate && params.loopCnt < 1) {
+        Fail(ErrorKind::Tiling, api, "params.loopCnt is 0; with isUpdate it must be at least 1 (SoftmaxFlashV3.md)");
+    }
+    if (tiling.srcM != c.m || tiling.srcK != c.k || tiling.splitK != c.k) {
+        Fail(ErrorKind::Tiling, api,
+             "the tiling is for " + Shape(tiling.srcM, tiling.srcK) + " (splitK " + std::to_string(tiling.splitK) +
+                 ") and the shape is " + Shape(c.m, c.k) +
+                 ": CANN's kernel runs the tiling's passes as they are (SoftMaxFlashV3TilingFunc)");
+    }
+    Plan p;
+    p.m = c.m;
+    p.k = c.k;
+    p.oriK = c.k;
+    PlanFromTiling(api, "SoftMaxFlashV3TilingFunc", p, tiling, kBlock);
+    p.slot = kBlock;
+    if (p.reduceSize != p.splitM * kBlock || p.Rows() != p.m) {
+        Fail(ErrorKind::Tiling, api,
+             "the tiling's passes (" + std::to_string(p.rangeM) + " of " + std::to_string(p.splitM) + " rows, tailM " +
+                 std::to_string(p.tailM) + ", reduceSize " + std::to_string(p.reduceSize) + ") do not cover the " +
+                 std::to_string(p.m) + " rows in blocks of 8 floats (SoftMaxFlashV3TilingFunc)");
+    }
+    if (tmp != nullptr) {
+        CheckTmpPlace(api, *tmp);
+        const uint64_t need = FlashV3PassFloats(p.splitM, p.k, isUpdate) * sizeof(float);
+        if (tmp->size_ < need) {
+            Fail(ErrorKind::LocalMemoryOutOfBounds, api,
+                 "sharedTmpBuffer holds " + Str(tmp->size_) + " bytes; passes of " + std::to_string(p.splitM) +
+                     " rows of " + Shape(p.m, p.k) + " need " + Str(need) + " (GetSoftMaxFlashV3MaxMinTmpSize)");
+        }
+    }
+    const uint64_t elems = static_cast<uint64_t>(p.m) * p.k, slots = static_cast<uint64_t>(p.m) * kBlock;
+    CheckOperand(src, static_cast<int64_t>(elems), api, "srcTensor");
+    CheckOperand(dst, static_cast<int64_t>(elems), api, "dstTensor");
+    CheckOperand(mean, static_cast<int64_t>(slots), api, "meanTensor");
+    CheckOperand(sum, static_cast<int64_t>(slots), api, "expSumTensor");
+    CheckOperand(max, static_cast<int64_t>(slots), api, "maxTensor");
+    CheckNoOverlap(api, tmp, src, elems, "srcTensor");
+    CheckNoOverlap(api, tmp, dst, elems, "dstTensor");
+    CheckNoOverlap(api, tmp, mean, slots, "meanTensor");
+    CheckNoOverlap(api, tmp, sum, slots, "expSumTensor");
+    CheckNoOverlap(api, tmp, max, slots, "maxTensor");
+    if (isUpdate) {
+        CheckOperand(expMax, static_cast<int64_t>(2 * slots), api, "expMaxTensor");
+        CheckOperand(inMean, static_cast<int64_t>(slots), api, "inMeanTensor");
+        CheckOperand(inSum, static_cast<int64_t>(slots), api, "inExpSumTensor");
+        CheckOperand(inMax, static_cast<int64_t>(slots), api, "inMaxTensor");
+        CheckNoOverlap(api, tmp, expMax, 2 * slots, "expMaxTensor");
+        CheckNoOverlap(api, tmp, inMean, slots, "inMeanTensor");
+        CheckNoOverlap(api, tmp, inSum, slots, "inExpSumTensor");
+        CheckNoOverlap(api, tmp, inMax, slots, "inMaxTensor");
+    }
+    FlushAll();
+
+    const uint32_t baseK = p.k / params.splitMeanCnt;
+    const float invBaseK = 1.0f / static_cast<float>(baseK);
+    const float scalar = params.alpha / (1.0f - params.alpha);
+    std::vector<float> x(p.k);
+    for (uint32_t r = 0; r < p.m; ++r) {
+        const uint64_t at = static_cast<uint64_t>(r) * kBlock;
+        const half* s = src.ptr_ + static_cast<uint64_t>(r) * p.k;
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = ToF(s[col]);
+        // the means: 64 block sums of the first 512 columns, each further repeat added lane by
+        // lane, 8 block sums of those scaled by 1 / baseK (the local means), their block sum
+        // times 1/8 (the row's mean)
+        float acc[kLanes], local[kBlock];
+        for (uint32_t b = 0; b < kLanes; ++b) acc[b] = BlockSum(x.data() + b * kBlock);
+        for (uint32_t q = kBigRow / kLanes; q < p.k / kLanes; ++q) {
+            for (uint32_t j = 0; j < kLanes; ++j) acc[j] = x[q * kLanes + j] + acc[j];
+        }
+        for (uint32_t b = 0; b < kBlock; ++b) local[b] = BlockSum(acc + b * kBlock) * invBaseK;
+        const float rowMean = BlockSum(local) * (1.0f / kBlock);
+        // the input shifted by (rowMean - local mean of its segment) * alpha / (1 - alpha), segment
+        // c / baseK for column c (SoftmaxFlashV3.md's formula; see the header comment)
+        float shift[kBlock];
+        for (uint32_t b = 0; b < kBlock; ++b) shift[b] = (rowMean - local[b]) * scalar;
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = x[col] - shift[col / baseK];
+        const float rowMax = RowMax(x.data(), p.k, r / p.splitM < p.rangeM ? p.splitM : p.tailM, false);
+        // the inputs are read before any output is written: they may share a tensor
+        float inm[kBlock], inx[kBlock], ins[kBlock], nmean[kBlock], nmax[kBlock], shiftCurr[kBlock], em[kBlock];
+        for (uint32_t j = 0; j < kBlock; ++j) {
+            if constexpr (isUpdate) {
+                inm[j] = inMean.ptr_[at + j];
+                inx[j] = inMax.ptr_[at + j];
+                ins[j] = inSum.ptr_[at + j];
+                const float loops = static_cast<float>(params.loopCnt);
+                nmean[j] = (inm[j] * (loops - 1.0f) + rowMean) * (1.0f / loops);
+            } else {
+                nmean[j] = rowMean;
+            }
+            shiftCurr[j] = (rowMean - nmean[j]) * scalar;
+            nmax[j] = rowMax + shiftCurr[j];
+            if constexpr (isUpdate) {
+                const float shiftPrev = (inm[j] - nmean[j]) * scalar;
+                nmax[j] = MaxOf(nmax[j], inx[j] + shiftPrev);
+                em[j] = std::exp(shiftPrev + (inx[j] - nmax[j]));
+            }
+        }
+        float sub[kBlock];
+        for (uint32_t j = 0; j < kBlock; ++j) sub[j] = nmax[j] - shiftCurr[j];
+        for (uint32_t col = 0; col < p.k; ++col) x[col] = x[col] - sub[col % kBlock];
+        ExpRow(x.data(), p.k);
+        half* d = dst.ptr_ + static_cast<uint64_t>(r) * p.k;
+        for (uint32_t col = 0; col < p.k; ++col) d[col] = FromF<half>(x[col]);
+        const float rowSum = RowSum(x.data(), p.k, false);
+        for (uint32_t j = 0; j < kBlock; ++j) {
+            mean.ptr_[at + j] = nmean[j];
+            max.ptr_[at + j] = nmax[j];
+            if constexpr (isUpdate) {
+                sum.ptr_[at + j] = em[j] * ins[j] + rowSum;
+            } else {
+                sum.ptr_[at + j] = rowSum;
+            }
+        }
+        if constexpr (isUpdate) {
+            for (uint32_t j = 0; j < 2 * kBlock; ++j) expMax.ptr_[2 * at + j] = FromF<half>(em[j % kBlock]);
+        }
+    }
+}
+
 }  // namespace softmax_detail
 }  // namespace opgen_sim
 
@@ -1194,6 +1366,47 @@ inline void SoftmaxFlashV2(const LocalTensor<half>& dstTensor, const LocalTensor
         dstTensor, expSumTensor, maxTensor, srcTensor, expMaxTensor, inExpSumTensor, inMaxTensor, &sharedTmpBuffer,
         tiling, softmaxShapeInfo, isDataFormatNZ);
 }
+// ---- SoftmaxFlashV3 (SoftmaxFlashV3.md): T half, U float --------------------------------------
+namespace softmax_detail_v3 {
+template <typename T, typename U, bool isReuseSource, bool isBasicBlock, bool isDataFormatNZ,
+          const SoftmaxConfig& config>
+constexpr void CheckFlashV3Template() {
+    static_assert(std::is_same_v<T, half> && std::is_same_v<U, float>,
+                  "SoftmaxFlashV3: T must be half and U float (SoftmaxFlashV3.md)");
+    static_assert(!isReuseSource && !isBasicBlock && !isDataFormatNZ,
+                  "SoftmaxFlashV3: isReuseSource, isBasicBlock and isDataFormatNZ are reserved and must stay false "
+                  "(SoftmaxFlashV3.md)");
+    static_assert(config.mode == SoftmaxMode::SOFTMAX_NORMAL,
+                  "SoftmaxFlashV3: config is reserved; use SOFTMAX_DEFAULT_CFG (SoftmaxFlashV3.md)");
+}
+}  // namespace softmax_detail_v3
+
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                           const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                           const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                           const LocalTensor<U>& inMaxTensor, const SoftMaxTiling& tiling, const SoftMaxParams& params) {
+    softmax_detail_v3::CheckFlashV3Template<T, U, isReuseSource, isBasicBlock, isDataFormatNZ, config>();
+    opgen_sim::softmax_detail::RunFlashV3<isUpdate>(dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor,
+                                                    expMaxTensor, inMeanTensor, inExpSumTensor, inMaxTensor, nullptr,
+                                                    tiling, params);
+}
+template <typename T, typename U, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,
+          bool isDataFormatNZ = false, const SoftmaxConfig& config = SOFTMAX_DEFAULT_CFG>
+inline void SoftmaxFlashV3(const LocalTensor<T>& dstTensor, const LocalTensor<U>& meanTensor,
+                           const LocalTensor<U>& expSumTensor, const LocalTensor<U>& maxTensor,
+                           const LocalTensor<T>& srcTensor, const LocalTensor<T>& expMaxTensor,
+                           const LocalTensor<U>& inMeanTensor, const LocalTensor<U>& inExpSumTensor,
+                           const LocalTensor<U>& inMaxTensor, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                           const SoftMaxTiling& tiling, const SoftMaxParams& params) {
+    softmax_detail_v3::CheckFlashV3Template<T, U, isReuseSource, isBasicBlock, isDataFormatNZ, config>();
+    opgen_sim::softmax_detail::RunFlashV3<isUpdate>(dstTensor, meanTensor, expSumTensor, maxTensor, srcTensor,
+                                                    expMaxTensor, inMeanTensor, inExpSumTensor, inMaxTensor,
+                                                    &sharedTmpBuffer, tiling, params);
+}
+
 // The forms with outReduceMax: CANN runs them only in SoftmaxMode::SOFTMAX_OUTPUT_WITHOUT_BRC
 // (SoftmaxFlashV2.md, 约束说明: in SOFTMAX_NORMAL they write nothing), which is not simulated.
 template <typename T, bool isUpdate = false, bool isReuseSource = false, bool isBasicBlock = false,

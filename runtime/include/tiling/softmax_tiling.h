@@ -5,7 +5,9 @@
 // SimpleSoftMax); GetLogSoftMaxMaxTmpSize / GetLogSoftMaxMinTmpSize and LogSoftMaxTilingFunc;
 // GetSoftMaxGradMaxTmpSize / GetSoftMaxGradMinTmpSize and SoftMaxGradTilingFunc (SoftmaxGrad,
 // SoftmaxGradFront); GetSoftMaxFlashV2MaxTmpSize / GetSoftMaxFlashV2MinTmpSize and
-// SoftMaxFlashV2TilingFunc. Each tiling function comes in its optiling:: and AscendC::tiling:: form.
+// SoftMaxFlashV2TilingFunc; GetSoftMaxFlashV3MaxMinTmpSize and SoftMaxFlashV3TilingFunc (its A2/A3
+// row: 5 blocks of 8 floats + 2 k + 64 floats). Each tiling function comes in its optiling:: and
+// AscendC::tiling:: form.
 //
 // The figures follow asc-devkit's host implementation (impl/adv_api/tiling/activation/
 // softmax_tiling.cpp, logsoftmax_tiling.cpp) for the simulated SoCs (the A2/A3 and 310P
@@ -447,6 +449,67 @@ inline void SoftMaxFlashV2TilingFunc(const ge::Shape& srcShape, const uint32_t d
     SoftMaxFlashV2TilingFunc(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, data, isUpdate,
                              isBasicBlock, isFlashOutputBrc);
     data.SaveToBuffer(&softmaxFlashTiling, sizeof(softmaxFlashTiling));
+}
+
+// ---- SoftmaxFlashV3 (SoftmaxFlashV3-Tiling接口.md) ---------------------------------------------
+// The A2/A3 rule of CANN's softmax_tiling.cpp: a row takes 5 blocks of 8 floats, 2 rows of srcK
+// floats and one repeat of 64 floats; the minimum is one row, the maximum all of them; T half and U
+// float only (dataTypeSize1 2, dataTypeSize2 4: other sizes log an error and set nothing).
+namespace softmax_host_detail {
+inline uint32_t FlashV3RowFloats(const Rows& r) { return 5 * kRowsUnit + 2 * r.k + kRepeatFloats; }
+inline bool CheckV3(const char* api, const ge::Shape& shape, uint32_t size1, uint32_t size2, Rows& r) {
+    if (!Check(api, shape, size1, r)) return false;
+    if (size1 != 2 || size2 != 4) {
+        Log(opgen_host::kLogError, api,
+            "dataTypeSize1 is " + std::to_string(size1) + " and dataTypeSize2 " + std::to_string(size2) +
+                "; SoftmaxFlashV3 takes half (2) and float (4)");
+        return false;
+    }
+    return true;
+}
+}  // namespace softmax_host_detail
+
+inline void GetSoftMaxFlashV3MaxMinTmpSize(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                           const uint32_t dataTypeSize2, uint32_t& maxValue, uint32_t& minValue,
+                                           const bool isUpdate, const bool isBasicBlock = false) {
+    namespace d = softmax_host_detail;
+    (void)isUpdate;
+    (void)isBasicBlock;
+    d::Rows r;
+    if (!d::CheckV3("GetSoftMaxFlashV3MaxMinTmpSize", srcShape, dataTypeSize1, dataTypeSize2, r)) return;
+    minValue = d::FlashV3RowFloats(r) * d::kFloatBytes;
+    maxValue = r.m * minValue;
+}
+
+inline void SoftMaxFlashV3TilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     optiling::SoftMaxTiling& softmaxFlashV3Tiling, const bool isUpdate,
+                                     const bool isBasicBlock = false) {
+    namespace d = softmax_host_detail;
+    constexpr const char* api = "SoftMaxFlashV3TilingFunc";
+    (void)isUpdate;
+    (void)isBasicBlock;
+    d::Rows r;
+    if (!d::CheckV3(api, srcShape, dataTypeSize1, dataTypeSize2, r)) return;
+    if (localWorkSpaceSize == 0) {
+        d::Log(opgen_host::kLogError, api, "localWorkSpaceSize is 0; it must be greater than 0");
+        return;
+    }
+    const uint32_t rowFloats = d::FlashV3RowFloats(r);
+    uint32_t rows = std::min(localWorkSpaceSize / d::kFloatBytes / rowFloats, r.m);
+    if (rows == 0) d::NoRowFits(api, r, localWorkSpaceSize, rowFloats * d::kFloatBytes);
+    if (rows < r.m && rows > d::kRowsUnit) rows = rows / d::kRowsUnit * d::kRowsUnit;
+    d::Fill(softmaxFlashV3Tiling, r, rows, d::kBlockBytes / dataTypeSize2);
+}
+
+inline void SoftMaxFlashV3TilingFunc(const ge::Shape& srcShape, const uint32_t dataTypeSize1,
+                                     const uint32_t dataTypeSize2, const uint32_t localWorkSpaceSize,
+                                     AscendC::tiling::SoftMaxTiling& softmaxFlashV3Tiling, const bool isUpdate,
+                                     const bool isBasicBlock = false) {
+    optiling::SoftMaxTiling data;
+    SoftMaxFlashV3TilingFunc(srcShape, dataTypeSize1, dataTypeSize2, localWorkSpaceSize, data, isUpdate,
+                             isBasicBlock);
+    data.SaveToBuffer(&softmaxFlashV3Tiling, sizeof(softmaxFlashV3Tiling));
 }
 
 }  // namespace AscendC
