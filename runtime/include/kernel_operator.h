@@ -26,6 +26,7 @@
 #include "opgen_sim/compare_select.h"
 #include "opgen_sim/gather.h"
 #include "opgen_sim/transpose.h"
+#include "opgen_sim/transdata.h"
 #include "opgen_sim/basic_more.h"
 #include "opgen_sim/sync.h"
 #include "opgen_sim/tiling.h"

@@ -247,13 +247,15 @@ constexpr int32_t CubeBufOfQue(AscendC::TPosition src, AscendC::TPosition dst) {
 
 namespace AscendC {
 
+// GlobalTensor::SetL2CacheHint's modes, with CANN's values (outside the DataFormat guard below:
+// the host's tiling/transdata_tiling.h defines DataFormat under it too).
+enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
+
 // The tensor format tag and the shape a LocalTensor may carry (kernel_tensor.h, "ShapeInfo"); the
 // normalization APIs (opgen_sim/norm.h) read it. Same guard as CANN's, so one definition wins.
 #ifndef ASCC_ENUM_DATAFORMAT
 #define ASCC_ENUM_DATAFORMAT
-// GlobalTensor::SetL2CacheHint's modes, with CANN's values.
-enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
-enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
 enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
 #endif
 constexpr int32_t K_MAX_SHAPE_DIM = 8;

@@ -42,6 +42,7 @@
 #include "quant_tiling.h"
 #include "reduce_filter_tiling.h"
 #include "transform_more_tiling.h"
+#include "transdata_tiling.h"
 
 namespace optiling {
 
