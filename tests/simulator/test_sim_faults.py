@@ -75,6 +75,11 @@ extern "C" __global__ __aicore__ void faults(GM_ADDR x, GM_ADDR z, GM_ADDR works
         float* p = &a(0);
         p[(196608 - a.GetPhyAddr()) / sizeof(float)] = 1.0f;  // @pastub
     }
+    if (mode == 8) {  // a UB address (past the first page) taken for a pointer
+        LocalTensor<float> a = buf.Get<float>();
+        __ubuf__ float* p = (__ubuf__ float*)(uintptr_t)(a.GetPhyAddr() + 8192);
+        *p = 1.0f;  // @ubaddr
+    }
     if (t.mode == 7) {  // block 0 never reaches the barrier the others wait at
         volatile uint32_t spin = 0;
         while (GetBlockIdx() == 0 && t.n != 0) {
@@ -177,6 +182,17 @@ def test_a_null_gm_pointer_write_ends_the_block_with_its_line(
     assert (e.block, e.signal_name) == (0, "SIGSEGV")
     assert "invalid memory access at address 0x0 (a null pointer" in str(e)
     assert str(e).endswith(site(faults_lib, "null")), str(e)
+    assert_still_works(faults_lib)
+
+
+def test_a_unified_buffer_address_used_as_a_pointer_says_so(faults_lib: rt.KernelLibrary) -> None:
+    with pytest.raises(rt.KernelCrash) as info:
+        run(faults_lib, 8, bad_block=0)
+    e = info.value
+    assert (e.block, e.signal_name) == (0, "SIGSEGV")
+    assert "(a Unified Buffer address used as a pointer: LocalTensor::GetPhyAddr() is an offset " \
+           "into the UB" in str(e), str(e)
+    assert str(e).endswith(site(faults_lib, "ubaddr")), str(e)
     assert_still_works(faults_lib)
 
 

@@ -704,6 +704,12 @@ inline std::string BlockGuard::Message(const Core& core) const {
                KernelSite(g->pcs, g->npcs, true);
     }
     std::string what;
+    // A kernel that turns a Unified Buffer address into a pointer ((__ubuf__ T*)t.GetPhyAddr())
+    // gets a small number: on the device that is the UB address space, here an unmapped page.
+    static constexpr const char* kUbAddressAsPointer =
+        "a Unified Buffer address used as a pointer: LocalTensor::GetPhyAddr() is an offset into "
+        "the UB, as on the device, and the simulator keeps the UB elsewhere; reach the data "
+        "through the LocalTensor";
     const auto addr = reinterpret_cast<uintptr_t>(g->addr);
     char hex[32];
     std::snprintf(hex, sizeof(hex), "0x%lx", static_cast<unsigned long>(addr));
@@ -722,7 +728,12 @@ inline std::string BlockGuard::Message(const Core& core) const {
                        " bytes)";
             } else if (addr < 4096) {
                 what = std::string("invalid memory access at address ") + hex +
-                       " (a null pointer, e.g. an absent optional GM input)";
+                       " (a null pointer, e.g. an absent optional GM input" +
+                       (addr != 0 ? std::string(", or ") + kUbAddressAsPointer : std::string()) +
+                       ")";
+            } else if (addr < core.ub_capacity) {
+                what = std::string("invalid memory access at address ") + hex + " (" +
+                       kUbAddressAsPointer + ")";
             } else {
                 what = std::string("invalid memory access at address ") + hex +
                        " (a wild pointer: not a GM buffer passed to the kernel)";
