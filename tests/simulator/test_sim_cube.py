@@ -1,6 +1,9 @@
-"""The basic cube data path of the Atlas A2/A3 (opgen_sim/cube_mem.h, cube.h): ND -> NZ DataCopy
-into L1, LoadData (2D) into L0A/L0B with and without transposing, Mmad into L0C (fresh and
-accumulating) and Fixpipe to GM (NZ -> ND with F322F16 or NoQuant, and NZ -> NZ), against numpy
+"""The basic cube data path of the Atlas A2/A3 (opgen_sim/cube_mem.h, cube.h, cube_more.h): ND ->
+NZ DataCopy into L1, LoadData (2D) into L0A/L0B with and without transposing, LoadDataWithTranspose
+(b8/b16/b32 square matrices), the convolution load with LoadData3DParamsV2 (im2col with padding and
+strides into L0A, transposed L0A and L0B), Mmad into L0C (fresh, accumulating, from a bias tensor in
+the bias table or with cmatrixSource), unitFlag (its waits that could never end are errors) and
+Fixpipe to GM (NZ -> ND with F322F16 or NoQuant, and NZ -> NZ), against numpy
 models of the layouts the reference documents (NZ/Zz/Zn fractals, the load2d.py pseudo-code, the
 NZ2ND/NZ2NZ pseudo-code) and of the float accumulation order the simulator documents (each K block
 of 16 halves summed in float in order, then added to the running value); and the rules the cube
@@ -184,6 +187,148 @@ extern "C" __global__ __aicore__ void cube_k(GM_ADDR a, GM_ADDR b, GM_ADDR out, 
     } else if (mode == 17) {  // ND -> NZ past its L1 tensor
         LocalTensor<half> a1(TPosition::A1, 0, 256);
         DataCopy(a1, aGm, Nd2NzParams{1, 32, 16, 0, 16, 32, 1, 0});
+    } else if (mode >= 20 && mode <= 22) {  // LoadDataWithTranspose of b16 (20), b8 (21), b32 (22)
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalTensor<u8> s = l1.Alloc<u8>(4096);
+        GlobalTensor<u8> g;
+        g.SetGlobalBuffer((__gm__ u8*)a, 4096);
+        DataCopy(s, g, 4096);
+        LocalTensor<u8> d = l0b.Alloc<u8>(8 * 512);
+        FillL(d, 8 * 512, 0xEE);
+        // start 1, 2 repeats, stride 1, dstGap t.m, dstFracGap t.n
+        const LoadData2dTransposeParams p{1, 2, 1, (u16)t.m, (u16)t.n};
+        if (mode == 20) {
+            LoadDataWithTranspose(d.ReinterpretCast<half>(), s.ReinterpretCast<half>(), p);
+        } else if (mode == 21) {
+            LoadDataWithTranspose(d.ReinterpretCast<int8_t>(), s.ReinterpretCast<int8_t>(), p);
+        } else {
+            LoadDataWithTranspose(d.ReinterpretCast<float>(), s.ReinterpretCast<float>(), p);
+        }
+        Dump(out, d, 8 * 512);
+    } else if (mode >= 23 && mode <= 25) {  // LoadData 3D v2 of a 3 x 5 x 32-channel half map
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalTensor<half> s = l1.Alloc<half>(2 * 3 * 5 * 16);
+        DataCopy(s, aGm, 2 * 3 * 5 * 16);
+        LoadData3DParamsV2<half> p;
+        p.padList[0] = 1;  // left
+        p.padList[2] = 1;  // top
+        p.l1H = 3;
+        p.l1W = 5;
+        p.channelSize = 32;
+        p.filterW = 2;
+        p.filterH = 2;
+        p.strideW = 2;
+        p.kStartPt = 16;
+        p.kExtension = 80;  // columns 16..95 of 2 x 2 x 2 x 16 = 128
+        p.mStartPt = 1;
+        p.mExtension = 7;  // rows 1..7 of Hout 3 x Wout 3 = 9
+        p.padValue = static_cast<half>(-3.0f);
+        p.enTranspose = mode == 24;
+        LocalTensor<half> d;
+        if (mode == 25) {
+            LocalMemAllocator<Hardware::L0B> l0b;
+            d = l0b.Alloc<half>(8 * 256);
+        } else {
+            LocalMemAllocator<Hardware::L0A> l0a;
+            d = l0a.Alloc<half>(8 * 256);
+        }
+        FillL(d, 8 * 256, 7.0f);
+        LoadData(d, s, p);
+        Dump(out, d, 8 * 256);
+    } else if (mode == 26 || mode == 27) {  // Mmad with a bias tensor (26), with cmatrixSource (27)
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalMemAllocator<Hardware::BIAS> bt;
+        GlobalTensor<half> bGm;
+        bGm.SetGlobalBuffer((__gm__ half*)b, 16 * 32 + 32);
+        LocalTensor<half> a1 = l1.Alloc<half>(512);
+        LocalTensor<half> b1 = l1.Alloc<half>(512);
+        LocalTensor<float> c1 = l1.Alloc<float>(32);
+        DataCopy(a1, aGm, Nd2NzParams{1, 16, 32, 0, 32, 16, 1, 0});  // A 16 x 32
+        DataCopy(b1, bGm, Nd2NzParams{1, 32, 16, 0, 16, 32, 1, 0});  // B 32 x 16
+        GlobalTensor<float> biasGm;
+        biasGm.SetGlobalBuffer((__gm__ float*)(b + 32 * 16 * sizeof(half)), 16);
+        DataCopy(c1, biasGm, 16);
+        LocalTensor<float> c2 = bt.Alloc<float>(16);
+        DataCopy(c2, c1, DataCopyParams{1, 1, 0, 0});  // one 64-byte unit: 16 floats
+        LocalTensor<half> a2 = l0a.Alloc<half>(512);
+        LocalTensor<half> b2 = l0b.Alloc<half>(512);
+        LoadData(a2, a1, LoadData2DParams{0, 2, 1, 0, 0, false, 0});
+        LoadData(b2, b1, LoadData2DParams{0, 2, 1, 0, 0, true, 0});
+        LocalTensor<float> c = l0c.Alloc<float>(256);
+        MmadParams mp{16, 16, 32, 0, mode == 27, false};
+        if (mode == 26) {
+            Mmad(c, a2, b2, c2, mp);
+        } else {
+            Mmad(c, a2, b2, mp);
+        }
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, 256);
+        Fixpipe(o, c, FixpipeParamsV220{16, 16, 16, 16, false, NoQuant, 0, 1, 0, 0, 0});
+    } else if (mode == 28 || mode == 29) {  // unitFlag: no Mmad 3 before a Fixpipe; two Mmad 3
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalTensor<half> a2 = l0a.Alloc<half>(256);
+        LocalTensor<half> b2 = l0b.Alloc<half>(256);
+        LocalTensor<float> c = l0c.Alloc<float>(256);
+        FillL(a2, 256, 0.5f);
+        FillL(b2, 256, 0.25f);
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, 256);
+        const FixpipeParamsV220 fp{16, 16, 16, 16, false, NoQuant, 0, 1, 0, 0, 3};
+        Mmad(c, a2, b2, MmadParams{16, 16, 16, 2, false, true});  // flags kept at 0
+        if (mode == 29) Mmad(c, a2, b2, MmadParams{16, 16, 16, 3, false, false});
+        if (mode == 29) Mmad(c, a2, b2, MmadParams{16, 16, 16, 3, false, false});
+        Fixpipe(o, c, fp);
+    } else if (mode == 30) {  // unitFlag: Mmad 2, 3; Fixpipe 3; Mmad 3; reset; Mmad 3; Fixpipe 3
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalTensor<half> a2 = l0a.Alloc<half>(256);
+        LocalTensor<half> b2 = l0b.Alloc<half>(256);
+        LocalTensor<float> c = l0c.Alloc<float>(256);
+        FillL(a2, 256, 0.5f);
+        FillL(b2, 256, 0.25f);
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, 256);
+        const FixpipeParamsV220 fp{16, 16, 16, 16, false, NoQuant, 0, 1, 0, 0, 3};
+        Mmad(c, a2, b2, MmadParams{16, 16, 16, 2, false, true});
+        Mmad(c, a2, b2, MmadParams{16, 16, 16, 3, false, false});
+        Fixpipe(o, c, fp);
+        Mmad(c, a2, b2, MmadParams{16, 16, 16, 3, false, false});
+        SetFixPipeConfig<float>(c, true);  // clears the flags: the next Mmad need not wait
+        Mmad(c, a2, b2, MmadParams{16, 16, 16, 3, false, false});
+        Fixpipe(o, c, fp);
+    } else if (mode == 31) {  // LoadDataWithTranspose into a UB tensor
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::UB> ub;
+        LocalTensor<half> s = l1.Alloc<half>(256);
+        LocalTensor<half> u = ub.Alloc<half>(256);
+        LoadDataWithTranspose(u, s, LoadData2dTransposeParams{0, 1, 0, 0, 0});
+    } else if (mode == 32) {  // the 3D load of int8_t into L0B
+        LocalMemAllocator<Hardware::L1> l1;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalTensor<int8_t> s = l1.Alloc<int8_t>(1024);
+        LocalTensor<int8_t> d = l0b.Alloc<int8_t>(1024);
+        LoadData3DParamsV2<int8_t> p;
+        p.l1H = 1;
+        p.l1W = 32;
+        p.channelSize = 32;
+        p.kExtension = 32;
+        p.mExtension = 32;
+        LoadData(d, s, p);
+    } else if (mode == 33) {  // a bias row past the bias table
+        LocalMemAllocator<Hardware::L0A> l0a;
+        LocalMemAllocator<Hardware::L0B> l0b;
+        LocalMemAllocator<Hardware::L0C> l0c;
+        LocalTensor<half> a2 = l0a.Alloc<half>(256);
+        LocalTensor<half> b2 = l0b.Alloc<half>(320 * 16);
+        LocalTensor<float> c = l0c.Alloc<float>(320 * 16);
+        Mmad(c, a2, b2, MmadParams{16, 320, 16, 0, true, false});
     } else if (mode == 18) {  // transposing a b32 fractal
         LocalMemAllocator<Hardware::L1> l1;
         LocalMemAllocator<Hardware::L0B> l0b;
@@ -325,3 +470,122 @@ def test_cube_misuse_is_reported(lib: rt.KernelLibrary, mode: int, error: type[E
         run(lib, mode, a, a, 256, "float16")
     assert text in str(info.value)
     assert "kernel 'cube_k', block 0" in str(info.value)
+
+
+def run_bytes(lib: rt.KernelLibrary, mode: int, raw: np.ndarray, out_n: int, m: int = 0,
+              n: int = 0) -> np.ndarray:
+    """Runs `mode` with `raw` (uint8) as input a; returns out_n bytes."""
+    half = raw.view(np.float16)
+    got = run(lib, mode, half, half, out_n // 2, "float16", m=m, n=n)
+    return got.view(np.uint8)
+
+
+def model_transpose_load(src: np.ndarray, es: int, dst_gap: int, frac_gap: int) -> np.ndarray:
+    """The reference's LoadDataWithTranspose: squares 1, 2 (startIndex 1, srcStride 1), each
+    transposed; b16 one fractal, b8 two 16 x 32 fractals stacked (split by rows), b32 two 16 x 8
+    fractals side by side (split by columns)."""
+    dt = {1: np.uint8, 2: np.uint16, 4: np.uint32}[es]
+    elems = 512 // es
+    dst = np.full(8 * 512, 0xEE, np.uint8).view(dt).copy()
+    s = src.view(dt)
+    nfrac = 1 if es == 2 else 2
+    for i in range(2):
+        sq = s[(1 + i) * nfrac * elems:(2 + i) * nfrac * elems]
+        if es == 2:
+            parts = [sq.reshape(16, 16).T]
+        elif es == 1:
+            t = sq.reshape(32, 32).T
+            parts = [t[:16], t[16:]]
+        else:
+            t = np.concatenate([sq[:128].reshape(16, 8), sq[128:].reshape(16, 8)], axis=1).T
+            parts = [t[:, :8], t[:, 8:]]
+        for j, f in enumerate(parts):
+            at = (i * (dst_gap + 1) + j * (frac_gap + 1)) * elems
+            dst[at:at + elems] = f.reshape(-1)
+    return dst.view(np.uint8)
+
+
+@pytest.mark.parametrize("mode,es", [(20, 2), (21, 1), (22, 4)])
+@pytest.mark.parametrize("dst_gap,frac_gap", [(1, 0), (0, 2)])
+def test_load_data_with_transpose_squares(lib: rt.KernelLibrary, mode: int, es: int, dst_gap: int,
+                                          frac_gap: int) -> None:
+    raw = np.random.default_rng(mode).integers(0, 256, 4096, dtype=np.uint8)
+    got = run_bytes(lib, mode, raw, 8 * 512, m=dst_gap, n=frac_gap)
+    np.testing.assert_array_equal(got, model_transpose_load(raw, es, dst_gap, frac_gap))
+
+
+def model_load3d(fmap: np.ndarray, where: str) -> np.ndarray:
+    """im2col of a C1 x H x W x C0 half map (the kernel's parameters: pad left/top 1, 2 x 2
+    filter, stride W 2), rows 1..7, columns 16..95, laid out as the reference's load3d.py places
+    them: L0A Zz (A), L0A transposed (AT), L0B (B)."""
+    c1, h, w, c0 = fmap.shape
+    padded = np.full((c1, h + 1, w + 1, c0), -3, np.float16)
+    padded[:, 1:, 1:, :] = fmap
+    hout, wout = (h + 1 - 2) // 1 + 1, (w + 1 - 2) // 2 + 1
+    rows = []
+    for oh in range(hout):
+        for ow in range(wout):
+            win = padded[:, oh:oh + 2, ow * 2:ow * 2 + 2, :]  # c1, kh, kw, c0
+            rows.append(win.reshape(-1))
+    mat = np.array(rows)[1:8, 16:96]  # 7 x 80
+    dst = np.full(8 * 256, 7, np.float16)
+    for i in range(7):
+        for q in range(80):
+            if where == "A":
+                at = ((i // 16) * 5 + q // 16) * 256 + (i % 16) * 16 + q % 16
+            elif where == "AT":
+                at = ((q // 16) * 1 + i // 16) * 256 + (q % 16) * 16 + i % 16
+            else:
+                at = ((i // 16) * 5 + q // 16) * 256 + (q % 16) * 16 + i % 16
+            dst[at] = mat[i, q]
+    return dst
+
+
+@pytest.mark.parametrize("mode,where", [(23, "A"), (24, "AT"), (25, "B")])
+def test_load_data_3dv2_im2col_layouts(lib: rt.KernelLibrary, mode: int, where: str) -> None:
+    fmap = np.arange(2 * 3 * 5 * 16).astype(np.float16).reshape(2, 3, 5, 16)
+    got = run(lib, mode, fmap.reshape(-1), fmap.reshape(-1), 8 * 256, "float16")
+    np.testing.assert_array_equal(got, model_load3d(fmap, where))
+
+
+@pytest.mark.parametrize("mode", [26, 27])
+def test_mmad_starts_from_the_bias_table(lib: rt.KernelLibrary, mode: int) -> None:
+    a, b = rand_half((16, 32), 11), rand_half((32, 16), 12)
+    bias = np.random.default_rng(13).uniform(-4, 4, 16).astype(np.float32)
+    gb = np.concatenate([b.reshape(-1), bias.view(np.float16)])
+    got = run(lib, mode, a, gb, 256, "float32").reshape(16, 16)
+    want = model_mmad(a, b, np.broadcast_to(bias, (16, 16)))
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_unit_flags_round_trip(lib: rt.KernelLibrary) -> None:
+    got = run(lib, 30, np.zeros(16, np.float16), np.zeros(16, np.float16), 256, "float32")
+    np.testing.assert_array_equal(got, np.full(256, 8, np.float32))
+
+
+@pytest.mark.parametrize(
+    "mode,error,text",
+    [
+        (28, rt.SimulatorError,
+         "Fixpipe(L0C->GM, FixpipeParamsV220): unitFlag 3: L0C block 0 (bytes 0..511) has unit "
+         "flag 0, so the read would wait for a Mmad with unitFlag 3 to write it first"),
+        (29, rt.SimulatorError,
+         "Mmad: unitFlag 3: L0C block 0 (bytes 0..511) has unit flag 1, so the write would wait "
+         "for a Fixpipe with unitFlag 3 to read it first"),
+        (31, rt.SimulatorError,
+         "LoadDataWithTranspose(L1->L0, LoadData2dTransposeParams): dst is a LocalTensor<half> in "
+         "the Unified Buffer"),
+        (32, rt.SimulatorError,
+         "LoadData(L1->L0, LoadData3DParamsV2): L1 -> L0B does not take b8 data on the Atlas "
+         "A2/A3"),
+        (33, rt.LocalMemoryOutOfBounds,
+         "Mmad: cmatrixSource: the bias row of n = 320 x float (1280 bytes) is more than the bias "
+         "table's 1024 bytes"),
+    ],
+)
+def test_cube_more_misuse_is_reported(lib: rt.KernelLibrary, mode: int, error: type[Exception],
+                                      text: str) -> None:
+    a = rand_half((64, 64), 10)
+    with pytest.raises(error) as info:
+        run(lib, mode, a, a, 256, "float16")
+    assert text in str(info.value)

@@ -330,6 +330,14 @@ struct MmadAcc<int8_t> {
     using type = int32_t;
 };
 
+// Mmad's computation, with C starting from the bias table's `bias` (BT) when it is not null
+// (cube_more.h).
+template <typename T, typename U, typename S>
+void MmadRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& fm,
+             const AscendC::LocalTensor<S>& filter, const AscendC::MmadParams& p, const T* bias, const char* api);
+// The unit flags of the L0C blocks a Mmad writes or a Fixpipe reads (cube_more.h).
+inline void UnitFlagEnter(Core& c, uint8_t unit_flag, uint64_t off, uint64_t bytes, bool is_write, const char* api);
+
 }  // namespace cube
 }  // namespace opgen_sim
 
@@ -391,66 +399,13 @@ inline void LoadData(const LocalTensor<T>&, const LocalTensor<T>&, const LoadDat
                   "npu arch 2201 (Atlas A2/A3): use LoadData2DParams");
 }
 
-// ---- Mmad: C (L0C, Nz) = A (L0A, Zz) x B (L0B, Zn) [+ C] ------------------------------------
-// A: fractal (i / 16, kk / C0) at fractal index (i / 16) * K1 + kk / C0, 16 x C0 row-major inside;
-// B: fractal (kk / C0, j / 16) at index (kk / C0) * N1 + j / 16, each stored as 16 rows of n with C0
-// elements of k; C: fractal (j / 16, i / 16) at index (j / 16) * M1 + i / 16, 16 x 16 row-major
-// (C0 = 32 bytes of the input type, M1/K1/N1 the dims rounded up to fractals). m = 1 is the GEMV
-// form: A is read as k contiguous elements. Each C element sums its K products in the
-// accumulator type, C0 products at a time (in order, from 0), each block's sum then added to
-// the running value, as the reference's mmad.py pseudo-code accumulates.
+// ---- Mmad: C (L0C, Nz) = A (L0A, Zz) x B (L0B, Zn) [+ C or bias] --------------------------
+// The computation is opgen_sim::cube::MmadRun (below the Fixpipe); the bias forms are in
+// cube_more.h.
 template <typename T, typename U, typename S>
 inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
                  const MmadParams& p) {
-    constexpr const char* api = "Mmad";
-    using Acc = typename opgen_sim::cube::MmadAcc<U>::type;
-    static_assert(std::is_same_v<U, S> && std::is_same_v<T, Acc> && !std::is_same_v<Acc, void>,
-                  "Mmad(dst, fm, filter, params): the simulated A2/A3 cube takes fm/filter/dst of "
-                  "half/half/float, bfloat16_t/bfloat16_t/float, float/float/float or int8_t/int8_t/int32_t");
-    opgen_sim::Core& c = opgen_sim::CurrentCore();
-    opgen_sim::CubeOf(c);
-    opgen_sim::cube::Range(api, "m", p.m, 0, 4095);
-    opgen_sim::cube::Range(api, "n", p.n, 0, 4095);
-    opgen_sim::cube::Range(api, "k", p.k, 0, 4095);
-    if (p.m == 0 || p.n == 0 || p.k == 0) return;  // a NOP, as documented
-    if (p.cmatrixSource && !p.cmatrixInitVal) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        "cmatrixSource (C from the bias table) is not simulated without a bias tensor: "
-                        "set cmatrixInitVal, or cmatrixSource false to accumulate onto L0C");
-    }
-    constexpr uint64_t c0 = opgen_sim::kBlockBytes / sizeof(U);
-    const uint64_t m1 = (p.m + 15) / 16, k1 = (p.k + c0 - 1) / c0, n1 = (p.n + 15) / 16;
-    const uint64_t a_bytes = p.m == 1 ? opgen_sim::RoundUp(p.k * sizeof(U), 512) : m1 * k1 * 512;
-    opgen_sim::cube::Operand(&c, fm, opgen_sim::cube::Bit(opgen_sim::kCubeL0A), 512, a_bytes, api, "fm",
-                             "Mmad's left matrix A must be in L0A (TPosition A2)");
-    opgen_sim::cube::Operand(&c, filter, opgen_sim::cube::Bit(opgen_sim::kCubeL0B), 512, k1 * n1 * 512, api, "filter",
-                             "Mmad's right matrix B must be in L0B (TPosition B2)");
-    opgen_sim::cube::Operand(&c, dst, opgen_sim::cube::Bit(opgen_sim::kCubeL0C), 1024, m1 * n1 * 256 * sizeof(T), api,
-                             "dst", "Mmad's result C must be in L0C (TPosition CO1)");
-    const bool zero = p.cmatrixInitVal && !p.isBias;
-    const U* a = fm.ptr_;
-    const U* b = filter.ptr_;
-    T* out = dst.ptr_;
-    std::vector<Acc> arow(k1 * c0);
-    for (uint64_t i = 0; i < p.m; ++i) {
-        for (uint64_t kk = 0; kk < p.k; ++kk) {
-            const U v = p.m == 1 ? a[kk] : a[((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 + kk % c0];
-            arow[kk] = static_cast<Acc>(static_cast<std::conditional_t<std::is_same_v<Acc, float>, float, Acc>>(v));
-        }
-        for (uint64_t j = 0; j < p.n; ++j) {
-            T* cell = out + ((j / 16) * m1 + i / 16) * 256 + (i % 16) * 16 + j % 16;
-            Acc acc = zero ? Acc(0) : *cell;
-            for (uint64_t kb = 0; kb < k1; ++kb) {
-                const U* bf = b + (kb * n1 + j / 16) * 16 * c0 + (j % 16) * c0;
-                const uint64_t len = p.k - kb * c0 < c0 ? p.k - kb * c0 : c0;
-                Acc s = 0;
-                for (uint64_t q = 0; q < len; ++q) s += arow[kb * c0 + q] * static_cast<Acc>(static_cast<float>(bf[q]));
-                acc += s;
-            }
-            *cell = acc;
-        }
-    }
-    c.counters[opgen_sim::kVectorInstructions] += 0;  // the cube unit is not counted as vector work
+    opgen_sim::cube::MmadRun<T, U, S>(dst, fm, filter, p, nullptr, "Mmad");
 }
 
 // ---- Fixpipe: L0C (Nz) -> GM, ND (CFG_ROW_MAJOR, default) or NZ (CFG_NZ) ---------------------
@@ -506,8 +461,10 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
     const uint64_t blocks = (p.nSize + 15) / 16;
     const uint64_t src_elems = (nd_num - 1) * p.srcNdStride * 256 + (blocks - 1) * p.srcStride * 16 +
                                static_cast<uint64_t>(p.mSize - 1) * 16 + 16;
-    opgen_sim::cube::Operand(&c, src, opgen_sim::cube::Bit(opgen_sim::kCubeL0C), 64, src_elems * sizeof(U), api, "src",
-                             "Fixpipe reads L0C (TPosition CO1)");
+    const uint64_t src_off =
+        opgen_sim::cube::Operand(&c, src, opgen_sim::cube::Bit(opgen_sim::kCubeL0C), 64, src_elems * sizeof(U), api,
+                                 "src", "Fixpipe reads L0C (TPosition CO1)");
+    opgen_sim::cube::UnitFlagEnter(c, p.unitFlag, src_off, src_elems * sizeof(U), false, api);
     constexpr uint64_t dst_c0 = 32 / sizeof(T);
     const uint64_t dst_elems = nd ? (nd_num - 1) * p.dstNdStride + static_cast<uint64_t>(p.mSize - 1) * p.dstStride + p.nSize
                                   : (blocks - 1) * p.dstStride * dst_c0 + static_cast<uint64_t>(p.mSize - 1) * 16 + 16;
@@ -539,3 +496,5 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const
 }
 
 }  // namespace AscendC
+
+#include "cube_more.h"

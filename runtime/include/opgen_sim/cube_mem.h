@@ -28,10 +28,17 @@ inline const char* CubeBufName(int32_t b) {
     }
 }
 
-// One core's cube memories: where each lies and how many bytes TPipe::InitBuffer has handed out.
+// The unit flag of each 512-byte block of L0C (Mmad/Fixpipe unitFlag, cube_more.h): 1 while
+// the block holds a result a Mmad with unitFlag 3 wrote and no Fixpipe with unitFlag 3 has read.
+constexpr uint64_t kUnitFlagBlockBytes = 512;
+constexpr uint64_t kNumUnitFlags = 128 * 1024 / kUnitFlagBlockBytes;
+
+// One core's cube memories: where each lies, how many bytes TPipe::InitBuffer has handed out,
+// and L0C's unit flags.
 struct CubeMem {
     uint8_t* base[kNumCubeBufs] = {};
     uint64_t used[kNumCubeBufs] = {};
+    uint8_t unit_flag[kNumUnitFlags] = {};
 };
 
 // The calling thread's memories (kept for its later blocks, as its Unified Buffer is; zeroed
@@ -53,11 +60,12 @@ inline CubeMem& ThreadCubeMem() {
     return mem;
 }
 
-// The core's memories; a block starts with none of their bytes handed out.
+// The core's memories; a block starts with none of their bytes handed out and every unit flag 0.
 inline CubeMem& CubeOf(Core& c) {
     if (c.cube == nullptr) {
         CubeMem& m = ThreadCubeMem();
         for (uint64_t& u : m.used) u = 0;
+        std::memset(m.unit_flag, 0, sizeof(m.unit_flag));
         c.cube = &m;
     }
     return *c.cube;

@@ -414,10 +414,20 @@ OPGEN_SIM_API void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& sr
     opgen_sim::NoteGmCopy(api, dst.ptr_, len, p.blockCount, dstep, true);
 }
 
+}  // namespace AscendC
+namespace opgen_sim::cube {
+// The cube memories' local moves (L1 -> bias table), cube_more.h: true when it took the call.
+template <typename T>
+bool CubeLocalCopy(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                   const AscendC::DataCopyParams& p);
+}  // namespace opgen_sim::cube
+namespace AscendC {
+
 template <typename T>
 inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                      const DataCopyParams& p) {
     constexpr const char* api = "DataCopy(UB->UB, DataCopyParams)";
+    if (opgen_sim::cube::CubeLocalCopy(dst, src, p)) return;
     opgen_sim::CheckUbAligned(dst, api, "destination");
     opgen_sim::CheckUbAligned(src, api, "source");
     const uint64_t len = static_cast<uint64_t>(p.blockLen) * 32;
