@@ -1,7 +1,7 @@
 """`opgen run --profile` and `opgen profile --exec`: every launch of a program built against the
 simulator profiled, with the advice of `opgen profile` (an element loop on the scalar unit, a
-launch on few of the SoC's vector cores); the L2 cache hint and the cube-side Nd2Nz declarations
-of CANN's best-practice samples."""
+launch on few of the SoC's vector cores); the L2 cache hint and the ND -> NZ copy into L1 of
+CANN's best-practice samples."""
 
 from __future__ import annotations
 
