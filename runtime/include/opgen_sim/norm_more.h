@@ -53,6 +53,7 @@
 #include <string>
 #include <vector>
 
+#include "../opgen_host/reduce_pattern.h"
 #include "norm.h"
 
 namespace AscendC {
@@ -104,27 +105,6 @@ struct WelfordFinalizePara {
     float rRec;
 };
 
-#ifndef ASCC_ENUM_REDUCEPATTERN
-#define ASCC_ENUM_REDUCEPATTERN
-enum class ReducePattern : uint32_t {
-    AR = 0,
-    RA = 1,
-    R,
-    ARA,
-    ARAR,
-    ARARA,
-    ARARAR,
-    ARARARA,
-    ARARARAR,
-    ARARARARA,
-    RAR,
-    RARA,
-    RARAR,
-    RARARA,
-    RARARAR,
-    RARARARA,
-};
-#endif
 
 struct NormalizeConfig {
     ReducePattern reducePattern = ReducePattern::AR;

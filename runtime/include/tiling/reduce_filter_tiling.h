@@ -25,6 +25,7 @@
 #include <string>
 
 #include "../graph/tensor.h"
+#include "../opgen_host/reduce_pattern.h"
 #include "math_tmp_size.h"
 #if defined(OPGEN_ASC_SOURCE)
 #include "../opgen_host/host_log.h"
@@ -34,27 +35,6 @@
 
 namespace AscendC {
 
-#ifndef ASCC_ENUM_REDUCEPATTERN
-#define ASCC_ENUM_REDUCEPATTERN
-enum class ReducePattern : uint32_t {
-    AR = 0,
-    RA = 1,
-    R,
-    ARA,
-    ARAR,
-    ARARA,
-    ARARAR,
-    ARARARA,
-    ARARARAR,
-    ARARARARA,
-    RAR,
-    RARA,
-    RARAR,
-    RARARA,
-    RARARAR,
-    RARARARA,
-};
-#endif
 
 namespace reduce_filter_host_detail {
 
