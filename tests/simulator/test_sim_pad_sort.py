@@ -24,7 +24,7 @@ struct PadSortTilingData {
 REGISTER_TILING_DEFAULT(PadSortTilingData);
 
 template <typename T>
-__aicore__ inline void Shape(T& t, uint32_t h, uint32_t w) { t.srcHeight = h; t.srcWidth = w; }
+__aicore__ inline void SetSrcShape(T& t, uint32_t h, uint32_t w) { t.srcHeight = h; t.srcWidth = w; }
 
 extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
                                               GM_ADDR tiling)
@@ -51,7 +51,7 @@ extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR work
     UnPadTiling ut;
     if (mode == 1) {                      // scene 1: 16 x 15 half, one column on the right
         DataCopy(ah, xh, 240);
-        Shape(pt, 16, 15);
+        SetSrcShape(pt, 16, 15);
         pt.srcOriWidth = 15;
         PadParams p{0, 1, 321};
         Pad(ch, ah, p, pt);
@@ -59,7 +59,7 @@ extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR work
     }
     if (mode == 2) {                      // scene 1: 4 x 6 float, both sides, with sharedTmpBuffer
         DataCopy(a, xf, 24);
-        Shape(pt, 4, 6);
+        SetSrcShape(pt, 4, 6);
         pt.srcOriWidth = 6;
         PadParams p{1, 1, -7};
         Pad(c, a, p, tmp, pt);
@@ -67,7 +67,7 @@ extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR work
     }
     if (mode == 3) {                      // scene 2: 16 x 16 half, the last 2 columns redundant
         DataCopy(ah, xh, 256);
-        Shape(pt, 16, 16);
+        SetSrcShape(pt, 16, 16);
         pt.srcOriWidth = 14;
         PadParams p{0, 2, 5};
         Pad(ah, ah, p, pt);               // in place
@@ -75,14 +75,14 @@ extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR work
     }
     if (mode == 4) {                      // 16 x 16 half -> 16 x 15
         DataCopy(ah, xh, 256);
-        Shape(ut, 16, 16);
+        SetSrcShape(ut, 16, 16);
         UnPadParams p{0, 1};
         UnPad(ch, ah, p, ut);
         DataCopy(zh, ch, 240);
     }
     if (mode == 5) {                      // 8 x 16 float -> 8 x 13, with sharedTmpBuffer
         DataCopy(a, xf, 128);
-        Shape(ut, 8, 16);
+        SetSrcShape(ut, 8, 16);
         UnPadParams p{0, 3};
         UnPad(c, a, p, tmp, ut);
         DataCopy(zf, c, 104);
@@ -103,54 +103,54 @@ extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR work
         DataCopy(zf, c, 64);
     }
     if (mode == 10) {                     // 15 + 0 + 2 columns of half: not 16
-        Shape(pt, 16, 15);
+        SetSrcShape(pt, 16, 15);
         PadParams p{0, 2, 0};
         Pad(ch, ah, p, pt);
     }
     if (mode == 11) {
-        Shape(pt, 16, 16);
+        SetSrcShape(pt, 16, 16);
         pt.srcOriWidth = 14;
         PadParams p{1, 1, 0};
         Pad(ch, ah, p, pt);
     }
     if (mode == 12) {
-        Shape(pt, 16, 16);
+        SetSrcShape(pt, 16, 16);
         pt.srcOriWidth = 16;
         PadParams p{0, 1, 0};
         Pad(ch, ah, p, pt);
     }
     if (mode == 13) {
-        Shape(pt, 16, 16);
+        SetSrcShape(pt, 16, 16);
         pt.srcOriWidth = 14;
         PadParams p{0, 3, 0};
         Pad(ch, ah, p, pt);
     }
     if (mode == 14) {                     // 3 x 15 half = 90 bytes
-        Shape(pt, 3, 15);
+        SetSrcShape(pt, 3, 15);
         PadParams p{0, 1, 0};
         Pad(ch, ah, p, pt);
     }
     if (mode == 15) {
-        Shape(pt, 4, 6);
+        SetSrcShape(pt, 4, 6);
         LocalTensor<uint8_t> small = tmp;
         small.SetSize(512);
         PadParams p{1, 1, 0};
         Pad(c, a, p, small, pt);
     }
     if (mode == 16) {
-        Shape(pt, 16, 15);
+        SetSrcShape(pt, 16, 15);
         LocalTensor<half> small = ch;
         small.SetSize(240);
         PadParams p{0, 1, 0};
         Pad(small, ah, p, pt);
     }
     if (mode == 17) {
-        Shape(ut, 16, 15);
+        SetSrcShape(ut, 16, 15);
         UnPadParams p{0, 1};
         UnPad(ch, ah, p, ut);
     }
     if (mode == 18) {
-        Shape(ut, 16, 16);
+        SetSrcShape(ut, 16, 16);
         UnPadParams p{0, 16};
         UnPad(ch, ah, p, ut);
     }
