@@ -24,7 +24,10 @@ struct PadSortTilingData {
 REGISTER_TILING_DEFAULT(PadSortTilingData);
 
 template <typename T>
-__aicore__ inline void SetSrcShape(T& t, uint32_t h, uint32_t w) { t.srcHeight = h; t.srcWidth = w; }
+__aicore__ inline void SetSrcShape(T& t, uint32_t h, uint32_t w) {
+    t.srcHeight = h;
+    t.srcWidth = w;
+}
 
 extern "C" __global__ __aicore__ void padsort(GM_ADDR x, GM_ADDR z, GM_ADDR workspace,
                                               GM_ADDR tiling)
