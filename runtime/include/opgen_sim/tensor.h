@@ -3,6 +3,7 @@
 
 #include <unordered_map>
 
+#include "../opgen_host/data_format.h"
 #include "core.h"
 #include "cube_mem.h"
 #include "deferred.h"
@@ -247,17 +248,12 @@ constexpr int32_t CubeBufOfQue(AscendC::TPosition src, AscendC::TPosition dst) {
 
 namespace AscendC {
 
-// GlobalTensor::SetL2CacheHint's modes, with CANN's values (outside the DataFormat guard below:
-// the host's tiling/transdata_tiling.h defines DataFormat under it too).
+// GlobalTensor::SetL2CacheHint's modes, with CANN's values.
 enum class CacheMode { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_LAST = 2, CACHE_MODE_PERSISTENT = 4 };
 enum class CacheRwMode { READ = 1, WRITE = 2, RW = 3 };
 
-// The tensor format tag and the shape a LocalTensor may carry (kernel_tensor.h, "ShapeInfo"); the
-// normalization APIs (opgen_sim/norm.h) read it. Same guard as CANN's, so one definition wins.
-#ifndef ASCC_ENUM_DATAFORMAT
-#define ASCC_ENUM_DATAFORMAT
-enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
-#endif
+// The shape a LocalTensor may carry (kernel_tensor.h, "ShapeInfo"), with its DataFormat tag
+// (opgen_host/data_format.h); the normalization APIs (opgen_sim/norm.h) read it.
 constexpr int32_t K_MAX_SHAPE_DIM = 8;
 struct ShapeInfo {
     ShapeInfo() = default;

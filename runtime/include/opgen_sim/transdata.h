@@ -104,14 +104,6 @@ struct TransDataParams {
     U dstLayout;
 };
 
-#ifndef ASCC_PARAM_TRANSDATACONFIG
-#define ASCC_PARAM_TRANSDATACONFIG
-struct TransDataConfig {
-    DataFormat srcFormat;
-    DataFormat dstFormat;
-};
-#endif
-
 }  // namespace AscendC
 
 namespace opgen_sim {

@@ -24,23 +24,11 @@
 #include <vector>
 
 #include "../graph/tensor.h"
+#include "../opgen_host/data_format.h"
 #include "math_tmp_size.h"
 #include "platform/platform_ascendc.h"
 
 namespace AscendC {
-
-#ifndef ASCC_ENUM_DATAFORMAT
-#define ASCC_ENUM_DATAFORMAT
-enum class DataFormat : uint8_t { ND = 0, NZ, NCHW, NC1HWC0, NHWC, NCDHW, NDC1HWC0, FRACTAL_Z_3D };
-#endif
-
-#ifndef ASCC_PARAM_TRANSDATACONFIG
-#define ASCC_PARAM_TRANSDATACONFIG
-struct TransDataConfig {
-    DataFormat srcFormat;
-    DataFormat dstFormat;
-};
-#endif
 
 namespace transdata_tiling_detail {
 
