@@ -206,7 +206,7 @@ def build(manifest: Path) -> Path:
     from opgen.project import Config
     from opgen_runtime.errors import SimulatorError
     from opgen_runtime.metadef import load
-    from opgen_runtime.opapi_library import OpApiLibraryError, build_library, build_objects
+    from opgen_runtime.opapi_library import OpApiLibraryError, build_objects, link_library
 
     m = read_manifest(manifest)
     descriptions = _descriptions(m.hosts, m.includes, m.package)
@@ -239,9 +239,7 @@ def build(manifest: Path) -> Path:
         metadefs = sorted(generated_metadefs(config, [], sink).values())
         ops_obj, kernels_obj = build_objects(config.output_dir / LIBRARY_SOURCE,
                                              config.output_dir / ACLNN_DIR, metadefs)
-        library = (build_library(config.output_dir / LIBRARY_SOURCE,
-                                 config.output_dir / ACLNN_DIR, metadefs)
-                   if m.type != "STATIC" else None)
+        library = link_library(ops_obj, kernels_obj) if m.type != "STATIC" else None
     except BuildCommandError:
         errors = tuple(d for d in sink.items if d.severity.value == "error")
         if errors:  # generation's own diagnostics, located in the project's files

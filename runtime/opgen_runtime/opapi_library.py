@@ -86,7 +86,11 @@ def build_library(source: str | os.PathLike[str], aclnn_dir: str | os.PathLike[s
                   metadefs: Sequence[str | os.PathLike[str]]) -> Path:
     """libcust_opapi.so for the generated `source` (op_api/cust_opapi.cc), the generated aclnn
     headers in `aclnn_dir` and the ops' metadefs (cached; the path names its content)."""
-    ops, kernels = build_objects(source, aclnn_dir, metadefs)
+    return link_library(*build_objects(source, aclnn_dir, metadefs))
+
+
+def link_library(ops: Path, kernels: Path) -> Path:
+    """libcust_opapi.so of the two objects of build_objects (cached)."""
     cxx = _compiler()
     key = native_library.content_hash(ops.name.encode(), kernels.name.encode(),
                                       "\0".join(_LINK_FLAGS).encode())
