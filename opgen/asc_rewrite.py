@@ -142,18 +142,44 @@ def find_launches(text: str, path: str) -> list[Launch]:
     return launches
 
 
+# `__mix__(c, v) ... name(`: a mix kernel's declaration, one AIC and v / c AIV cores a block.
+_MIX = re.compile(r"__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+
+
+def mix_ratios(text: str) -> dict[str, int]:
+    """Kernel name -> AIV cores per launched block, for each `__mix__(c, v)` kernel declared in
+    code: v / c (1:2 -> 2, 1:1 -> 1), the cores a launch's GetBlockIdx() counts."""
+    mask = _code_mask(text)
+    ratios: dict[str, int] = {}
+    for m in _MIX.finditer(text):
+        if not mask[m.start()]:
+            continue
+        cube, vec = int(m.group(1)), int(m.group(2))
+        if cube > 0 and vec % cube == 0:
+            ratios[m.group(3)] = vec // cube
+    return ratios
+
+
+def _base_name(callee: str) -> str:
+    """`ns::kernel<T, 4>` -> `kernel`."""
+    name = callee.split("<", 1)[0]
+    return name.rsplit("::", 1)[-1].strip()
+
+
 def rewrite(text: str, path: str) -> str:
     """The program with its launches and __ubuf__ arrays rewritten, after PRELUDE (and UB_PRELUDE)
     and `#line 1 "path"`: compiler messages name the user's file and lines (columns shift on a
     rewritten line)."""
     edits: list[tuple[int, int, str]] = []
+    ratios = mix_ratios(text)
     for launch in find_launches(text, path):
         name = " ".join(launch.callee.split())
         # the line breaks between the kernel's name and `<<<`, which the launcher drops, follow
         # it: the arguments stay on their line
         gap = text[launch.callee_start + len(launch.callee):launch.config_start - 3]
         edits.append((launch.callee_start, launch.config_end + 3,
-                      launcher(name, launch.callee, text[launch.config_start:launch.config_end])
+                      launcher(name, launch.callee, text[launch.config_start:launch.config_end],
+                               ratios.get(_base_name(launch.callee), 1))
                       + "\n" * gap.count("\n")))
     arrays = ub_arrays(text, path)
     edits += [(a.start, a.end, a.replacement()) for a in arrays]
@@ -167,10 +193,12 @@ def rewrite(text: str, path: str) -> str:
     return "".join(out)
 
 
-def launcher(name: str, callee: str, config: str) -> str:
+def launcher(name: str, callee: str, config: str, task_ratio: int = 1) -> str:
     """The simulator launcher of `callee<<<config>>>`, to be applied to the kernel's arguments:
-    the one form of a launch, shared by <<<>>> rewrites and generated aclrtlaunch_ functions."""
-    return (f'::opgen_sim::AscLaunch("{c_string(name)}", '
+    the one form of a launch, shared by <<<>>> rewrites and generated aclrtlaunch_ functions.
+    `task_ratio`: the AIV cores of each block (a `__mix__(1, 2)` kernel's 2)."""
+    ratio = f"<{task_ratio}>" if task_ratio != 1 else ""
+    return (f'::opgen_sim::AscLaunch{ratio}("{c_string(name)}", '
             f"[&](const auto&... opgen_arg) {{ {callee}(opgen_arg...); }}, {config})")
 
 

@@ -8,6 +8,7 @@
 #include "softmax_tiling_data.h"
 #include "norm_tiling_data.h"
 #include "transform_tiling_data.h"
+#include "matmul_tiling_data.h"
 
 namespace AscendC {
 namespace tiling {

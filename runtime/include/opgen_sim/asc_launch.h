@@ -68,6 +68,7 @@ struct AscLauncher {
     F fn;
     int64_t blocks;
     void* stream;
+    int32_t task_ratio;  // AIV cores per block: 2 for a __mix__(1, 2) kernel
 
     template <typename... A>
     void operator()(A&&... args) const {
@@ -84,7 +85,7 @@ struct AscLauncher {
         }
         IcpuRun(
             kernel, blocks, [&]() { std::apply([&](const auto&... a) { fn(a...); }, stored); },
-            "<<<>>>");
+            "<<<>>>", task_ratio);
     }
 };
 
@@ -97,11 +98,14 @@ inline void* StreamPointer(Stream s) {
     }
 }
 
-template <typename F, typename Blocks, typename L2 = std::nullptr_t, typename Stream = std::nullptr_t>
+// kTaskRatio: the AIV cores of each block, from the kernel's __mix__(c, v) (v / c; the rewriter
+// passes it), 1 for __vector__ and __cube__ kernels.
+template <int32_t kTaskRatio = 1, typename F, typename Blocks, typename L2 = std::nullptr_t,
+          typename Stream = std::nullptr_t>
 inline AscLauncher<F> AscLaunch(const char* kernel, F fn, Blocks blocks, L2 l2ctrl = nullptr,
                                 Stream stream = nullptr) {
     (void)l2ctrl;  // L2 cache control: no L2 in the simulator
-    return AscLauncher<F>{kernel, fn, static_cast<int64_t>(blocks), StreamPointer(stream)};
+    return AscLauncher<F>{kernel, fn, static_cast<int64_t>(blocks), StreamPointer(stream), kTaskRatio};
 }
 
 }  // namespace opgen_sim

@@ -28,6 +28,9 @@
 #ifndef __ubuf__
 #define __ubuf__
 #endif
+#ifndef __kfc_workspace__
+#define __kfc_workspace__  // the workspace parameter a mix kernel's Matmul objects use
+#endif
 #ifndef __global__
 #define __global__ __attribute__((visibility("default")))
 #endif
@@ -84,6 +87,14 @@ enum class ErrorKind : int32_t {
     LaunchTimeout = 21,  // OPGEN_SIM_TIMEOUT
     Interrupted = 22,    // SIGINT during the launch
 };
+
+// Set (by lib/matmul_intf.h, at load time) when a translation unit of the program uses the
+// advanced Matmul API outside ASCENDC_CUBE_ONLY: its kernels are mix kernels, one AIC and two AIV
+// cores a block on the A2/A3, the Matmul object running on the AIV cores.
+inline bool& IcpuMatmulMixProgram() {
+    static bool mix = false;
+    return mix;
+}
 
 constexpr int32_t kMaxFailPcs = 24;
 
@@ -176,6 +187,7 @@ struct CubeMem;  // the cube core's L1/L0A/L0B/L0C/bias table (cube_mem.h)
 struct Core {
     int64_t block_idx = 0;
     int64_t block_num = 1;
+    int64_t task_ratio = 1;  // AIV cores per block: GetTaskRation, GetSubBlockIdx
     uint8_t* ub = nullptr;  // Unified Buffer base, 64-byte aligned
     uint64_t ub_capacity = 0;
     uint64_t ub_used = 0;
@@ -325,10 +337,15 @@ constexpr int32_t MAX_REPEAT_TIMES = 255;
 
 inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
 inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
-inline int64_t GetSubBlockIdx() { return 0; }
+// A __mix__(1, 2) launch runs 2 AIV cores per block: GetBlockIdx is in [0, 2 * numBlocks),
+// GetSubBlockIdx is the core's index within its block (reference "GetBlockIdx").
+inline int64_t GetSubBlockIdx() {
+    const opgen_sim::Core& c = opgen_sim::CurrentCore();
+    return c.block_idx % c.task_ratio;
+}
 // GetDataBlockSizeInBytes: the bytes of one DataBlock (32 on the Atlas A2/A3).
 constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }
-inline int64_t GetTaskRation() { return 1; }
+inline int64_t GetTaskRation() { return opgen_sim::CurrentCore().task_ratio; }
 // GetSystemCycle: the system counter, which the reference converts to time at 50 MHz on the
 // Atlas A2 and A3 products (time = cycles / 50 us): here the host's monotonic clock in those units.
 inline int64_t GetSystemCycle() {

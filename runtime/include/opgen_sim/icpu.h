@@ -28,6 +28,13 @@ inline KernelMode& IcpuKernelMode() {
     return mode;
 }
 
+// AIV cores per block of an ICPU_RUN_KF launch: 2 in MIX_MODE (CANN's CPU debug default) for a
+// program whose kernels use the Matmul API from the vector cores (CANN's KernelLaunch matmul
+// samples run blockDim 1 with a tiling for 2 cores), else 1: the simulator runs the AIV cores.
+inline int32_t IcpuMixRatio() {
+    return IcpuKernelMode() == KernelMode::MIX_MODE && IcpuMatmulMixProgram() ? 2 : 1;
+}
+
 [[noreturn]] inline void IcpuFatal(const std::string& text) {
     std::fflush(stdout);
     std::fprintf(stderr, "[ERROR][opgen-sim][pid %d] %s\n", static_cast<int>(getpid()), text.c_str());
@@ -119,11 +126,13 @@ inline void InvokeBody(void* ctx) {
 // stderr and exits with status 1.
 template <typename F>
 inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
-                    const char* launch = "ICPU_RUN_KF") {
+                    const char* launch = "ICPU_RUN_KF", int32_t task_ratio = 0) {
     if (block_dim < 1 || block_dim > 65535) {
         IcpuFatal(std::string(launch) + "(" + kernel + "): blockDim " +
                   std::to_string(block_dim) + " must be in [1, 65535]");
     }
+    if (task_ratio == 0) task_ratio = IcpuMixRatio();
+    block_dim *= task_ratio;  // the AIV cores: task_ratio per block
     std::vector<std::string> names;
     std::vector<GmRegion> regions;
     {
@@ -145,6 +154,7 @@ inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
     job.icpu = true;
     job.tiling_key = g_tilingKey;
     job.block_dim = static_cast<int32_t>(block_dim);
+    job.task_ratio = task_ratio;
     job.ub_capacity = IcpuUbBytes();
     job.strict = true;
     job.regions = regions.data();

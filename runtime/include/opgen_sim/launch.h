@@ -120,7 +120,8 @@ struct Job {
     void* entry = nullptr;
     int32_t nargs = 0;
     Ptr* args = nullptr;
-    int32_t block_dim = 1;
+    int32_t block_dim = 1;  // the simulated cores run: AIV cores, task_ratio of them per block
+    int32_t task_ratio = 1;  // AIV cores per launched block (2 for a __mix__(1, 2) kernel)
     uint64_t ub_capacity = 0;
     bool strict = true;
     bool strict_gm = StrictMode();  // the launch's OPGEN_SIM_STRICT, read once for its blocks
@@ -178,7 +179,8 @@ inline int64_t SteadyNs() {
 inline void RunBlock(Job& job, int32_t b) {
     Core core;
     core.block_idx = b;
-    core.block_num = job.block_dim;
+    core.block_num = job.block_dim / job.task_ratio;  // GetBlockNum: the launch's numBlocks
+    core.task_ratio = job.task_ratio;
     core.ub = ThreadUb(job.ub_capacity);
     core.ub_capacity = job.ub_capacity;
     core.strict_datacopy = job.strict;
