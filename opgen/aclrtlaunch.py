@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from opgen.asc_rewrite import c_string, launcher
+from opgen.asc_rewrite import UNIT_RATIO, c_string, launcher
 from opgen.config_flags import include_dir
 from opgen.diagnostics import Diagnostic, DiagnosticError, Severity
 from opgen.kernel_frontend import KernelEntry, KernelInfo, parse_kernel
@@ -148,7 +148,9 @@ def definition_text(fn: LaunchFunction) -> str:
         "    }\n"
         for p in fn.params if p.kind is ParamKind.STRUCT)
     args = ", ".join(p.argument for p in fn.params)
-    launch = launcher(fn.kernel, fn.kernel, f"{fn.blocks}, nullptr, {fn.stream}")
+    # the AIV cores of a block are the kernel file's (opgen_sim/core.h, UnitTaskRatio: 2 in a file
+    # using the Matmul API from the vector cores, whose kernels CANN's compiler makes mix kernels)
+    launch = launcher(fn.kernel, fn.kernel, f"{fn.blocks}, nullptr, {fn.stream}", UNIT_RATIO)
     return (f"{fn.signature()}\n{{\n{checks}"
             f"    {launch}({args});\n"
             "    return 0;  // a launch that breaks a rule stops the program, as <<<>>> does\n"

@@ -142,21 +142,31 @@ def find_launches(text: str, path: str) -> list[Launch]:
     return launches
 
 
-# `__mix__(c, v) ... name(`: a mix kernel's declaration, one AIC and v / c AIV cores a block.
-_MIX = re.compile(r"__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+# A kernel's declared type and name: `__mix__(c, v) ... name(` (one AIC and v / c AIV cores a
+# block), `__vector__ ... name(` or `__cube__ ... name(` (one core a block).
+_KERNEL_TYPE = re.compile(r"(__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)|__vector__|__cube__)"
+                          r"[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+# AscLaunch's ratio for a kernel of no declared type: its file's (opgen_sim/core.h,
+# UnitTaskRatio: 2 where the file uses the Matmul API from the vector cores, as CANN's compiler
+# then makes its kernels mix kernels).
+UNIT_RATIO = -1
 
 
 def mix_ratios(text: str) -> dict[str, int]:
-    """Kernel name -> AIV cores per launched block, for each `__mix__(c, v)` kernel declared in
-    code: v / c (1:2 -> 2, 1:1 -> 1), the cores a launch's GetBlockIdx() counts."""
+    """Kernel name -> AIV cores per launched block, for each kernel declared with a type in code:
+    v / c for `__mix__(c, v)` (1:2 -> 2, 1:1 -> 1), the cores a launch's GetBlockIdx() counts; 1
+    for `__vector__` and `__cube__`."""
     mask = _code_mask(text)
     ratios: dict[str, int] = {}
-    for m in _MIX.finditer(text):
+    for m in _KERNEL_TYPE.finditer(text):
         if not mask[m.start()]:
             continue
-        cube, vec = int(m.group(1)), int(m.group(2))
+        if m.group(2) is None:
+            ratios[m.group(4)] = 1
+            continue
+        cube, vec = int(m.group(2)), int(m.group(3))
         if cube > 0 and vec % cube == 0:
-            ratios[m.group(3)] = vec // cube
+            ratios[m.group(4)] = vec // cube
     return ratios
 
 
@@ -179,7 +189,7 @@ def rewrite(text: str, path: str) -> str:
         gap = text[launch.callee_start + len(launch.callee):launch.config_start - 3]
         edits.append((launch.callee_start, launch.config_end + 3,
                       launcher(name, launch.callee, text[launch.config_start:launch.config_end],
-                               ratios.get(_base_name(launch.callee), 1))
+                               ratios.get(_base_name(launch.callee), UNIT_RATIO))
                       + "\n" * gap.count("\n")))
     arrays = ub_arrays(text, path)
     edits += [(a.start, a.end, a.replacement()) for a in arrays]
@@ -196,7 +206,8 @@ def rewrite(text: str, path: str) -> str:
 def launcher(name: str, callee: str, config: str, task_ratio: int = 1) -> str:
     """The simulator launcher of `callee<<<config>>>`, to be applied to the kernel's arguments:
     the one form of a launch, shared by <<<>>> rewrites and generated aclrtlaunch_ functions.
-    `task_ratio`: the AIV cores of each block (a `__mix__(1, 2)` kernel's 2)."""
+    `task_ratio`: the AIV cores of each block (a `__mix__(1, 2)` kernel's 2; UNIT_RATIO: the
+    kernel file's)."""
     ratio = f"<{task_ratio}>" if task_ratio != 1 else ""
     return (f'::opgen_sim::AscLaunch{ratio}("{c_string(name)}", '
             f"[&](const auto&... opgen_arg) {{ {callee}(opgen_arg...); }}, {config})")

@@ -227,7 +227,7 @@ def test_rewrite_keeps_lines_and_skips_comments_and_strings() -> None:
     assert body.count("\n") == text.count("\n")
     assert body.splitlines()[:3] == text.splitlines()[:3]
     assert body.splitlines()[3] == (
-        '    ::opgen_sim::AscLaunch("ns::k<N, 2>", [&](const auto&... opgen_arg) '
+        '    ::opgen_sim::AscLaunch<-1>("ns::k<N, 2>", [&](const auto&... opgen_arg) '
         "{ ns::k<N, 2>(opgen_arg...); }, blocks,")
     assert body.splitlines()[4] == "        0, stream)(a,"
 
@@ -242,7 +242,7 @@ def test_launch_split_after_the_template_arguments() -> None:
     body = rewrite(text, "/src/prog.asc").split("\n", 2)[2]
     assert body.count("\n") == text.count("\n")
     lines = body.splitlines()
-    assert lines[1] == ('    ::opgen_sim::AscLaunch("compute<totalLength>", [&](const auto&... '
+    assert lines[1] == ('    ::opgen_sim::AscLaunch<-1>("compute<totalLength>", [&](const auto&... '
                         "opgen_arg) { compute<totalLength>(opgen_arg...); }, numBlocks, 0, stream)")
     assert lines[2] == "(x, y);"
     assert lines[3] == "    next();"
@@ -253,3 +253,70 @@ def test_launch_without_arguments_is_a_located_error() -> None:
         find_launches("int main() {\n  k<<<1, 0, s>>>;\n}\n", "p.asc")
     assert str(err.value) == ("p.asc:2:17: error: kernel launch: expected '(' and the kernel's "
                               "arguments after '>>>'")
+
+
+MIX_IDS = r"""
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include <cstdio>
+template <int kWhich>
+__aicore__ inline void Ids(GM_ADDR out)
+{
+    AscendC::GlobalTensor<int32_t> o;
+    o.SetGlobalBuffer((__gm__ int32_t*)out, 64);
+    const int64_t i = AscendC::GetBlockIdx();
+    o.SetValue(i * 4 + 0, kWhich);
+    o.SetValue(i * 4 + 1, AscendC::GetBlockNum());
+    o.SetValue(i * 4 + 2, AscendC::GetSubBlockIdx());
+    o.SetValue(i * 4 + 3, AscendC::GetTaskRation());
+}
+__global__ __mix__(1, 2) void mix_ids(GM_ADDR out) { Ids<1>(out); }
+__global__ __vector__ void vec_ids(GM_ADDR out) { Ids<2>(out); }
+__global__ __aicore__ void plain_ids(GM_ADDR out) { Ids<3>(out); }
+int main()
+{
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    void* out = nullptr;
+    aclrtMalloc(&out, 256, ACL_MEM_MALLOC_HUGE_FIRST);
+    int32_t host[64];
+    const int blocks = 2;
+    for (int k = 0; k < 3; ++k) {
+        aclrtMemset(out, 256, 0xff, 256);
+        if (k == 0) mix_ids<<<blocks, nullptr, nullptr>>>((GM_ADDR)out);
+        if (k == 1) vec_ids<<<blocks, nullptr, nullptr>>>((GM_ADDR)out);
+        if (k == 2) plain_ids<<<blocks, nullptr, nullptr>>>((GM_ADDR)out);
+        aclrtMemcpy(host, 256, out, 256, ACL_MEMCPY_DEVICE_TO_HOST);
+        for (int i = 0; i < 16; ++i) std::printf("%d ", host[i]);
+        std::printf("\n");
+    }
+    return 0;
+}
+"""
+
+
+def test_the_launch_carries_the_kernels_declared_type() -> None:
+    text = ("__global__ __mix__(1, 2) void m(GM_ADDR x) {}\n"
+            "template <typename T> __global__ __vector__ void v(GM_ADDR x) {}\n"
+            "// __mix__(1, 1) void p(\n"
+            "__global__ __aicore__ void p(GM_ADDR x) {}\n"
+            "void f() { m<<<1>>>(x); v<float><<<1>>>(x); p<<<1>>>(x); }\n")
+    launches = rewrite(text, "t.asc").splitlines()[-1]
+    assert '::opgen_sim::AscLaunch<2>("m"' in launches
+    assert '::opgen_sim::AscLaunch("v<float>"' in launches
+    assert '::opgen_sim::AscLaunch<-1>("p"' in launches  # its file's ratio
+
+
+def test_a_mix_kernel_runs_two_vector_cores_a_block(tmp_path: Path) -> None:
+    # GetBlockIdx counts the AIV cores ([0, 2 * numBlocks) for __mix__(1, 2)), GetBlockNum is
+    # the launch's numBlocks, GetSubBlockIdx the core's index in its block (reference
+    # "GetBlockIdx", "GetBlockNum"); __vector__ and untyped kernels run one core a block
+    src = tmp_path / "mix_ids.asc"
+    src.write_text(MIX_IDS)
+    run = opgen("run", str(src), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    rows = [[int(v) for v in line.split()] for line in run.stdout.splitlines()[-3:]]
+    assert rows[0] == [1, 2, 0, 2, 1, 2, 1, 2, 1, 2, 0, 2, 1, 2, 1, 2]
+    for row, which in zip(rows[1:], (2, 3), strict=True):
+        assert row[:8] == [which, 2, 0, 1, which, 2, 0, 1]
+        assert row[8:] == [-1] * 8

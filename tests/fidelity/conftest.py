@@ -78,6 +78,12 @@ PROGRAMS: tuple[Program, ...] = (
         Unit("masked_atomic_sum/masked_atomic_sum.cpp"),
         Unit("masked_atomic_sum/main.cpp"),
     ),
+    Program("matmul_bias", Unit("matmul_bias/matmul_bias.cpp"), Unit("matmul_bias/main.cpp")),
+    Program(
+        "matmul_bias_aiv_mode",
+        Unit("matmul_bias/matmul_bias.cpp"),
+        Unit("matmul_bias/main.cpp", ("-DOPGEN_TEST_AIV_MODE",)),
+    ),
     Program(
         "masked_atomic_sum_overrun",
         Unit("masked_atomic_sum/masked_atomic_sum.cpp", ("-DOPGEN_TEST_OVERRUN",)),

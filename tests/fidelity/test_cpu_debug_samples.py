@@ -99,3 +99,23 @@ def test_ascendc_assert_names_the_condition_and_values(run_sample: Runner) -> No
     assert run.returncode == 1
     assert "ascendc_assert: assertion failed: tiling.tileNum > 0 at " in run.stderr
     assert ": tileNum must be positive, got 0 [KernelAssertError]" in run.stderr
+
+
+@pytest.mark.parametrize("program", ["matmul_bias", "matmul_bias_aiv_mode"])
+def test_matmul_mix_kernel_runs_two_vector_cores_a_block(run_sample: Runner, program: str) -> None:
+    m, n, k = 300, 200, 96
+    a = RNG.integers(-4, 5, (m, k)).astype(np.float16)
+    b = RNG.integers(-4, 5, (k, n)).astype(np.float16)
+    bias = RNG.integers(-8, 9, n).astype(np.float32)
+    run = run_sample(program, {"a.bin": a, "b.bin": b, "bias.bin": bias})
+    assert run.returncode == 0, run.stderr
+    tiling = run.output("tiling.bin", np.int32)
+    assert tiling[0] == 2  # usedCoreNum: the tiling splits C over 2 cores
+    c = run.output("c.bin", np.float32).reshape(m, n)
+    want = a.astype(np.float32) @ b.astype(np.float32) + bias  # small integers: exact
+    done = np.isclose(c, want).all(axis=None)
+    # MIX_MODE (CANN's CPU-debug default): blockDim 1 is one AIC and two AIV cores, each taking
+    # its part of C; AIV_MODE runs one core, which leaves the second core's part at 0
+    assert done if program == "matmul_bias" else not done
+    if program == "matmul_bias":
+        np.testing.assert_array_equal(c, want)

@@ -50,6 +50,7 @@ __aicore__ inline void RunAll(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, con
     int32_t tailM = t.M - mi * t.singleCoreM, tailN = t.N - ni * t.singleCoreN;
     tailM = tailM < t.singleCoreM ? tailM : t.singleCoreM;
     tailN = tailN < t.singleCoreN ? tailN : t.singleCoreN;
+    if (GetBlockIdx() >= t.usedCoreNum) return;
     mm.SetTensorA(ag[TA ? mi * t.singleCoreM : mi * t.singleCoreM * t.Ka], TA);
     mm.SetTensorB(bg[TB ? ni * t.singleCoreN * t.Kb : ni * t.singleCoreN], TB);
     if (t.isBias) mm.SetBias(biasg[ni * t.singleCoreN]);
@@ -62,6 +63,7 @@ __aicore__ inline void RunAll(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, con
 // (rows of cols rounded up to 8 floats), or (async) Iterate<false> then GetTensorC<false> to GM.
 __aicore__ inline void RunBlocks(GM_ADDR a, GM_ADDR b, GM_ADDR c, const TCubeTiling& t, bool async)
 {
+    if (GetBlockIdx() >= t.usedCoreNum) return;
     TPipe pipe;
     GlobalTensor<half> ag, bg;
     GlobalTensor<float> cg;
@@ -183,8 +185,9 @@ def run(lib: rt.KernelLibrary, mode: int, t: np.ndarray, a: np.ndarray, b: np.nd
     c = rt.gm_empty(c_count, c_dtype)
     c[...] = 0
     head = np.array([mode, int(trans[0]), int(trans[1]), 0], np.int32)
-    rt.launch(lib, "mm_test", [*gm, c], block_dim=blocks, tiling=head.tobytes() + t.tobytes(),
-              workspace_size=16 << 20)
+    # a mix kernel (Matmul from the vector cores): 2 AIV cores a block, the tiling's cores
+    rt.launch(lib, "mm_test", [*gm, c], block_dim=(blocks + 1) // 2,
+              tiling=head.tobytes() + t.tobytes(), workspace_size=16 << 20)
     return np.asarray(c).copy()
 
 

@@ -105,14 +105,44 @@ struct DataCopyPadParams { bool isPad; uint8_t l, r; uint64_t v; };
 struct UnaryRepeatParams { uint16_t a, b; uint8_t c, d; };
 struct BinaryRepeatParams { uint8_t a, b, c, d, e, f; };
 struct ShapeInfo { uint8_t shapeDim; uint32_t shape[8]; };
-template <typename... Ts> struct MatmulType {};
 namespace Impl {}
 }  // namespace AscendC
 
-namespace matmul {
-template <typename... Ts> class Matmul {};
-template <typename... Ts> class MatmulImpl {};
-}  // namespace matmul
+// The advanced Matmul API (lib/matmul_intf.h): the names a kernel class's members and a kernel's
+// signature use (a Matmul object, its MatmulType operands and MatmulConfig, a TCubeTiling).
+enum class CubeFormat : int32_t { ND, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR, COLUMN_MAJOR = 8 };
+namespace AscendC {
+using ::CubeFormat;
+enum class LayoutMode : int32_t { NONE, BSNGD, SBNGD, BNGS1S2, NORMAL };
+struct MatmulConfig { int32_t opgen_unused; };
+template <typename... Ts> constexpr MatmulConfig GetNormalConfig(Ts...) { return {}; }
+template <typename... Ts> constexpr MatmulConfig GetMDLConfig(Ts...) { return {}; }
+template <typename... Ts> constexpr MatmulConfig GetSpecialMDLConfig(Ts...) { return {}; }
+template <typename... Ts> constexpr MatmulConfig GetBasicConfig(Ts...) { return {}; }
+template <typename... Ts> constexpr MatmulConfig GetIBShareNormConfig(Ts...) { return {}; }
+constexpr MatmulConfig CFG_NORM{}, CFG_MDL{}, MM_CFG_BB{}, CFG_IBSHARE_NORM{};
+template <TPosition P, CubeFormat F, typename T, auto... Rest> struct MatmulType { using PrimType = T; };
+template <auto... Fns> struct MatmulCallBackFunc {};
+template <class A, class B, class C, class BIAS = C, const auto& CFG = CFG_NORM,
+          class CB = MatmulCallBackFunc<>>
+class MatmulImpl {};
+template <class A, class B, class C, class BIAS = C, const auto& CFG = CFG_NORM,
+          class CB = MatmulCallBackFunc<>>
+using Matmul = MatmulImpl<A, B, C, BIAS, CFG, CB>;
+namespace tiling {
+struct TCubeTiling {
+    int32_t usedCoreNum, M, N, Ka, Kb, singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK,
+        depthA1, depthB1, stepM, stepN, isBias, transLength, iterateOrder, shareMode, shareL1Size,
+        shareL0CSize, shareUbSize, batchM, batchN, singleBatchM, singleBatchN, stepKa, stepKb,
+        depthAL1CacheUB, depthBL1CacheUB, dbL0A, dbL0B, dbL0C, ALayoutInfoB, ALayoutInfoS,
+        ALayoutInfoN, ALayoutInfoG, ALayoutInfoD, BLayoutInfoB, BLayoutInfoS, BLayoutInfoN,
+        BLayoutInfoG, BLayoutInfoD, CLayoutInfoB, CLayoutInfoS1, CLayoutInfoN, CLayoutInfoG,
+        CLayoutInfoS2, BatchNum, mxTypePara;
+};
+}  // namespace tiling
+}  // namespace AscendC
+namespace matmul = AscendC;
+using AscendC::tiling::TCubeTiling;
 
 // Functions are never checked (bodies are skipped); these cover the few calls that can
 // appear at file scope, e.g. in a constexpr variable's initializer.

@@ -68,7 +68,7 @@ struct AscLauncher {
     F fn;
     int64_t blocks;
     void* stream;
-    int32_t task_ratio;  // AIV cores per block: 2 for a __mix__(1, 2) kernel
+    int32_t task_ratio;  // AIV cores per block: 2 for a __mix__(1, 2) kernel, -1: UnitTaskRatio
 
     template <typename... A>
     void operator()(A&&... args) const {
@@ -85,7 +85,7 @@ struct AscLauncher {
         }
         IcpuRun(
             kernel, blocks, [&]() { std::apply([&](const auto&... a) { fn(a...); }, stored); },
-            "<<<>>>", task_ratio);
+            "<<<>>>", task_ratio < 0 ? UnitTaskRatio() : task_ratio);
     }
 };
 
@@ -99,7 +99,8 @@ inline void* StreamPointer(Stream s) {
 }
 
 // kTaskRatio: the AIV cores of each block, from the kernel's __mix__(c, v) (v / c; the rewriter
-// passes it), 1 for __vector__ and __cube__ kernels.
+// passes it), 1 for __vector__ and __cube__ kernels, -1 for a kernel of no declared type: its
+// file's UnitTaskRatio (opgen_sim/core.h).
 template <int32_t kTaskRatio = 1, typename F, typename Blocks, typename L2 = std::nullptr_t,
           typename Stream = std::nullptr_t>
 inline AscLauncher<F> AscLaunch(const char* kernel, F fn, Blocks blocks, L2 l2ctrl = nullptr,

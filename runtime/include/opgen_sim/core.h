@@ -18,6 +18,29 @@
 #include "detail.h"
 #include "outline.h"
 
+// AIV cores per block of this binary's kernels (a kernel library, or a program built with its
+// kernels): lib/matmul_intf.h sets 2, when the binary loads, in a unit using the Matmul API from
+// the vector cores (not ASCENDC_CUBE_ONLY): CANN's compiler makes those kernels mix kernels, one
+// AIC and two AIV cores a block on the A2/A3. Hidden, so each library has its own: defined by the
+// runtime object a kernel unit links (outline.h), else an inline variable of the binary.
+namespace opgen_sim {
+#if defined(OPGEN_SIM_EXTERN_RUNTIME) || defined(OPGEN_SIM_RUNTIME_UNIT)
+extern int32_t binary_task_ratio __attribute__((visibility("hidden")));
+#if defined(OPGEN_SIM_RUNTIME_UNIT)
+__attribute__((weak)) int32_t binary_task_ratio = 1;  // (the runtime and instance objects: one)
+#endif
+#else
+inline int32_t binary_task_ratio __attribute__((visibility("hidden"))) = 1;
+#endif
+inline int32_t UnitTaskRatio() { return binary_task_ratio; }
+// The same, for the whole process: set with it. A CPU-debug driver's ICPU_RUN_KF launches may be
+// in another binary than its kernels (a kernel library the driver links).
+inline bool& IcpuMatmulMixProgram() {
+    static bool mix = false;
+    return mix;
+}
+}  // namespace opgen_sim
+
 // ---- Kernel-language keywords of Ascend C, mapped onto host C++ ----------------------------
 #ifndef __aicore__
 #define __aicore__
@@ -87,14 +110,6 @@ enum class ErrorKind : int32_t {
     LaunchTimeout = 21,  // OPGEN_SIM_TIMEOUT
     Interrupted = 22,    // SIGINT during the launch
 };
-
-// Set (by lib/matmul_intf.h, at load time) when a translation unit of the program uses the
-// advanced Matmul API outside ASCENDC_CUBE_ONLY: its kernels are mix kernels, one AIC and two AIV
-// cores a block on the A2/A3, the Matmul object running on the AIV cores.
-inline bool& IcpuMatmulMixProgram() {
-    static bool mix = false;
-    return mix;
-}
 
 constexpr int32_t kMaxFailPcs = 24;
 
@@ -334,6 +349,7 @@ constexpr int32_t ONE_BLK_SIZE = 32;
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
+constexpr int32_t DEFAULT_C0_SIZE = 32;  // bytes of a C0 block (a fractal row)
 
 inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
 inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }

@@ -28,9 +28,9 @@ inline KernelMode& IcpuKernelMode() {
     return mode;
 }
 
-// AIV cores per block of an ICPU_RUN_KF launch: 2 in MIX_MODE (CANN's CPU debug default) for a
-// program whose kernels use the Matmul API from the vector cores (CANN's KernelLaunch matmul
-// samples run blockDim 1 with a tiling for 2 cores), else 1: the simulator runs the AIV cores.
+// AIV cores per block of an ICPU_RUN_KF launch: in MIX_MODE (CANN's CPU debug default) 2 when the
+// program's kernels use the Matmul API from the vector cores (IcpuMatmulMixProgram; CANN's
+// KernelLaunch matmul samples run blockDim 1 with a tiling for 2 cores), else 1.
 inline int32_t IcpuMixRatio() {
     return IcpuKernelMode() == KernelMode::MIX_MODE && IcpuMatmulMixProgram() ? 2 : 1;
 }

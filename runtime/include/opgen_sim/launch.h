@@ -5,8 +5,10 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <vector>
 #include <condition_variable>
 #include <cstdlib>
 #include <memory>
@@ -523,24 +525,38 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     job.entry = entry;
     job.nargs = nargs;
     job.args = args;
-    job.block_dim = block_dim;
+    // a mix kernel runs UnitTaskRatio AIV cores per block; the caller's counters hold one row per
+    // block, the sums of its cores' (their longest time)
+    job.task_ratio = UnitTaskRatio();
+    job.block_dim = block_dim * job.task_ratio;
+    std::vector<int64_t> core_counters;
+    if (counters != nullptr && job.task_ratio > 1) {
+        core_counters.assign(static_cast<size_t>(job.block_dim) * kNumCounters, 0);
+    }
     job.ub_capacity = static_cast<uint64_t>(ub_capacity);
     job.strict = (flags & kFlagStrictDataCopy) != 0;
     job.tiling = nargs > 0 ? args[nargs - 1] : nullptr;
     job.tiling_size = static_cast<uint64_t>(tiling_size);
     job.regions = regions;
     job.num_regions = nargs;
-    job.counters = counters;
+    job.counters = core_counters.empty() ? counters : core_counters.data();
     job.tiling_key = NextTilingKey();
     NextTilingKey() = 0;
     if ((flags & kFlagDetail) != 0) {
         job.detail = &ThreadLastDetail();
-        job.detail->Reset(block_dim);
+        job.detail->Reset(job.block_dim);
         ThreadLastDetailRegions() = nargs;
         job.timeline = (flags & kFlagTimeline) != 0;
         job.origin = std::chrono::steady_clock::now();
     }
     RunJob(job, max_threads, parallel, parallel_ctx);
+    for (size_t i = 0; i < core_counters.size(); ++i) {
+        const size_t row = i / kNumCounters / static_cast<size_t>(job.task_ratio), col = i % kNumCounters;
+        int64_t& into = counters[row * kNumCounters + col];
+        const bool first = (i / kNumCounters) % static_cast<size_t>(job.task_ratio) == 0;
+        into = first ? core_counters[i]
+                     : col == kTimeNs ? std::max(into, core_counters[i]) : into + core_counters[i];
+    }
     if (job.watch.why.load() != kNotCancelled) {  // a timeout or an interrupt stopped it
         last.kind = static_cast<int32_t>(job.watch.why.load() == kCancelInterrupt
                                              ? ErrorKind::Interrupted

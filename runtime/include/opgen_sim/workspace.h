@@ -45,3 +45,7 @@ inline GM_ADDR GetSysWorkSpacePtr() {
 inline void SetSysWorkspace(GM_ADDR) {}  // the launch's workspace already holds it
 
 }  // namespace AscendC
+
+// CANN declares GetSysWorkSpacePtr at global scope (kernel_operator_swap_mem_intf.h): kernels call
+// it unqualified without `using namespace AscendC`.
+using AscendC::GetSysWorkSpacePtr;

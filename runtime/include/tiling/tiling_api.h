@@ -38,6 +38,7 @@
 #include "math_tmp_size.h"
 #include "math_more_tiling.h"
 #include "softmax_tiling.h"
+#include "matmul_tiling.h"
 #include "norm_tiling.h"
 #include "quant_tiling.h"
 #include "reduce_filter_tiling.h"
