@@ -259,6 +259,14 @@ def _fields(spec: OpSpec, s: TilingStruct, out: _Findings) -> None:
     conventions = _conventions(spec)
     attr_fields = _attr_fields(spec)
     for f in s.fields:
+        if "." in f.name and not spec.kernel.op_host:
+            outer = f.name.split(".", 1)[0]
+            out.error(f.loc, f"tiling field '{outer}' of '{s.name}' is a struct: nested structs "
+                      "are supported in an op_host's tiling data (TILING_DATA_FIELD_DEF_STRUCT, "
+                      "which the op_host fills); for the default host tiling, flatten its fields "
+                      "into this struct", spec.kernel.loc,
+                      f"'{s.name}' is the tiling struct of op '{spec.op_name}'")
+            return
         if f.ctype is None:
             out.error(f.loc, f"tiling field '{f.name}' of '{s.name}' has unsupported type "
                       f"'{f.spelling}': {f.problem}", spec.kernel.loc,

@@ -394,10 +394,33 @@ class _Extractor:
             if ch.kind == ci.CursorKind.ANNOTATE_ATTR and ch.spelling == "opgen.tiling_macro":
                 style = TilingStyle.MACRO
             elif ch.kind == ci.CursorKind.FIELD_DECL:
-                fields.append(self.field(ch))
+                fields.extend(self.fields(ch))
         qualified = "::".join((*scope, c.spelling))
         self.structs.setdefault(qualified, TilingStruct(
             c.spelling, qualified, tuple(fields), size, align, style, self.loc(c)))
+
+    def fields(self, c: ci.Cursor, prefix: str = "", base: int = 0, depth: int = 0,
+               outer: SourceLoc | None = None) -> list[TilingField]:
+        """The field, or a nested struct's fields flattened (`outer.inner` at the outer's offset
+        plus the inner's, located at the outer field: CANN's TILING_DATA_FIELD_DEF_STRUCT, e.g.
+        a TCubeTiling or a SoftMaxTiling inside an op's tiling data)."""
+        import clang.cindex as ci
+
+        t = c.type.get_canonical()
+        decl = t.get_declaration()
+        loc = outer or self.loc(c)
+        if (t._kind_id == ci.TypeKind.RECORD.value and not c.is_bitfield() and depth < 4
+                and decl.kind in (ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL)):
+            offset = base + max(c.get_field_offsetof(), 0) // 8
+            inner = [f for ch in decl.get_children() if ch.kind == ci.CursorKind.FIELD_DECL
+                     for f in self.fields(ch, f"{prefix}{c.spelling}.", offset, depth + 1, loc)]
+            if inner:
+                return inner
+        field = self.field(c)
+        if not prefix:
+            return [field]
+        return [TilingField(prefix + field.name, field.ctype, field.spelling, base + field.offset,
+                            field.array_len, loc, field.problem)]
 
     def field(self, c: ci.Cursor) -> TilingField:
         import clang.cindex as ci

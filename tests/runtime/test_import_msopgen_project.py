@@ -129,3 +129,30 @@ def test_import_of_a_cann9_layout_one_folder_per_op(
     y = np.full((4, 1024), 3.0, np.float32)
     np.testing.assert_array_equal(reg.call("scale_add_custom", x, y, alpha=0.5),
                                   x * np.float32(0.5) + y)
+
+
+MATMUL_FIXTURE = ROOT / "tests" / "fixtures" / "msopgen_matmul"
+
+
+def test_imported_matmul_op_nests_tcubetiling_and_runs_as_a_mix_kernel(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the op_host nests the Matmul API's TCubeTiling in its tiling data
+    # (TILING_DATA_FIELD_DEF_STRUCT) and asks for one block: one AIC and two AIV cores, between
+    # which GetTiling's two-core split divides C
+    project = tmp_path / "MatMulBias"
+    shutil.copytree(MATMUL_FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(MATMUL_FIXTURE / "op_kernel", project / "op_kernel")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    reg = built_ops.registered(work, "mat_mul_bias")
+    rng = np.random.default_rng(3)
+    for m, n, k in ((96, 80, 64), (300, 200, 96)):
+        a = rng.integers(-4, 5, (m, k)).astype(np.float16)
+        b = rng.integers(-4, 5, (k, n)).astype(np.float16)
+        bias = rng.integers(-8, 9, n).astype(np.float32)
+        y = reg.call("mat_mul_bias", a, b, bias, scale=0.5)
+        want = (a.astype(np.float32) @ b.astype(np.float32) + bias) * np.float32(0.5)
+        np.testing.assert_array_equal(y, want)  # small integers and halves: exact

@@ -350,6 +350,14 @@ constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t DEFAULT_BLK_NUM = 8;
 constexpr int32_t MAX_REPEAT_TIMES = 255;
 constexpr int32_t DEFAULT_C0_SIZE = 32;  // bytes of a C0 block (a fractal row)
+// The simulated Ascend910B's (dav-2201) local memory sizes, as CANN's kernel constants give them:
+// UB 192 KiB, of which 184 KiB for a kernel's vector buffers; L1 512 KiB less the 128 bytes the
+// Matmul server reserves; L0C 128 KiB.
+constexpr int32_t TOTAL_VEC_LOCAL_SIZE = 184 * 1024;
+constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
+constexpr uint32_t TMP_UB_OFFSET = 184 * 1024;
+constexpr uint32_t TOTAL_L1_SIZE = 512 * 1024 - 128;
+constexpr uint32_t TOTAL_L0C_SIZE = 128 * 1024;
 
 inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
 inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
