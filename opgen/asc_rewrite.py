@@ -152,21 +152,22 @@ _KERNEL_TYPE = re.compile(r"(__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)|__vector__|__
 UNIT_RATIO = -1
 
 
-def mix_ratios(text: str) -> dict[str, int]:
-    """Kernel name -> AIV cores per launched block, for each kernel declared with a type in code:
-    v / c for `__mix__(c, v)` (1:2 -> 2, 1:1 -> 1), the cores a launch's GetBlockIdx() counts; 1
-    for `__vector__` and `__cube__`."""
+def mix_ratios(text: str) -> dict[str, tuple[int, bool]]:
+    """Kernel name -> (AIV cores per launched block, whether it is a mix kernel), for each kernel
+    declared with a type in code: v / c for `__mix__(c, v)` (1:2 -> 2, 1:1 -> 1), the cores a
+    launch's GetBlockIdx() counts, whose cube cores run as well; 1 for `__vector__` and
+    `__cube__`."""
     mask = _code_mask(text)
-    ratios: dict[str, int] = {}
+    ratios: dict[str, tuple[int, bool]] = {}
     for m in _KERNEL_TYPE.finditer(text):
         if not mask[m.start()]:
             continue
         if m.group(2) is None:
-            ratios[m.group(4)] = 1
+            ratios[m.group(4)] = (1, False)
             continue
         cube, vec = int(m.group(2)), int(m.group(3))
         if cube > 0 and vec % cube == 0:
-            ratios[m.group(4)] = vec // cube
+            ratios[m.group(4)] = (vec // cube, True)
     return ratios
 
 
@@ -189,7 +190,7 @@ def rewrite(text: str, path: str) -> str:
         gap = text[launch.callee_start + len(launch.callee):launch.config_start - 3]
         edits.append((launch.callee_start, launch.config_end + 3,
                       launcher(name, launch.callee, text[launch.config_start:launch.config_end],
-                               ratios.get(_base_name(launch.callee), UNIT_RATIO))
+                               *ratios.get(_base_name(launch.callee), (UNIT_RATIO, False)))
                       + "\n" * gap.count("\n")))
     arrays = ub_arrays(text, path)
     edits += [(a.start, a.end, a.replacement()) for a in arrays]
@@ -203,12 +204,12 @@ def rewrite(text: str, path: str) -> str:
     return "".join(out)
 
 
-def launcher(name: str, callee: str, config: str, task_ratio: int = 1) -> str:
+def launcher(name: str, callee: str, config: str, task_ratio: int = 1, mix: bool = False) -> str:
     """The simulator launcher of `callee<<<config>>>`, to be applied to the kernel's arguments:
     the one form of a launch, shared by <<<>>> rewrites and generated aclrtlaunch_ functions.
     `task_ratio`: the AIV cores of each block (a `__mix__(1, 2)` kernel's 2; UNIT_RATIO: the
-    kernel file's)."""
-    ratio = f"<{task_ratio}>" if task_ratio != 1 else ""
+    kernel file's); `mix`: a `__mix__` kernel, whose cube cores run too."""
+    ratio = (f"<{task_ratio}, true>" if mix else f"<{task_ratio}>" if task_ratio != 1 else "")
     return (f'::opgen_sim::AscLaunch{ratio}("{c_string(name)}", '
             f"[&](const auto&... opgen_arg) {{ {callee}(opgen_arg...); }}, {config})")
 

@@ -262,6 +262,7 @@ MIX_IDS = r"""
 template <int kWhich>
 __aicore__ inline void Ids(GM_ADDR out)
 {
+    if ASCEND_IS_AIC return;  // a __mix__ kernel's cube cores run too: only its AIV cores write
     AscendC::GlobalTensor<int32_t> o;
     o.SetGlobalBuffer((__gm__ int32_t*)out, 64);
     const int64_t i = AscendC::GetBlockIdx();
@@ -302,7 +303,7 @@ def test_the_launch_carries_the_kernels_declared_type() -> None:
             "__global__ __aicore__ void p(GM_ADDR x) {}\n"
             "void f() { m<<<1>>>(x); v<float><<<1>>>(x); p<<<1>>>(x); }\n")
     launches = rewrite(text, "t.asc").splitlines()[-1]
-    assert '::opgen_sim::AscLaunch<2>("m"' in launches
+    assert '::opgen_sim::AscLaunch<2, true>("m"' in launches
     assert '::opgen_sim::AscLaunch("v<float>"' in launches
     assert '::opgen_sim::AscLaunch<-1>("p"' in launches  # its file's ratio
 
@@ -320,3 +321,72 @@ def test_a_mix_kernel_runs_two_vector_cores_a_block(tmp_path: Path) -> None:
     for row, which in zip(rows[1:], (2, 3), strict=True):
         assert row[:8] == [which, 2, 0, 1, which, 2, 0, 1]
         assert row[8:] == [-1] * 8
+
+
+MIX_FLAGS = r"""
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include <cstdio>
+// One value passed AIC -> its AIVs (mode 2), the AIVs' replies back to the AIC (mode 2), and the
+// two AIVs of an AI Core swapping values (mode 1). buf: 16 int32 scratch per AI Core.
+__global__ __mix__(1, 2) void relay(GM_ADDR bufAddr, GM_ADDR outAddr)
+{
+    AscendC::GlobalTensor<int32_t> buf, out;
+    buf.SetGlobalBuffer((__gm__ int32_t*)bufAddr, 64);
+    out.SetGlobalBuffer((__gm__ int32_t*)outAddr, 64);
+    const int32_t core = ASCEND_IS_AIC ? AscendC::GetBlockIdx() : AscendC::GetBlockIdx() / 2;
+    if ASCEND_IS_AIC {
+        buf.SetValue(core * 16, 100 + core);
+        AscendC::CrossCoreSetFlag<2, PIPE_FIX>(3);
+        AscendC::CrossCoreWaitFlag(5);
+        out.SetValue(32 + core, buf.GetValue(core * 16 + 1) + buf.GetValue(core * 16 + 2));
+    }
+    if ASCEND_IS_AIV {
+        const int32_t sub = AscendC::GetSubBlockIdx();
+        AscendC::CrossCoreWaitFlag(3);
+        const int32_t v = buf.GetValue(core * 16) * 10 + sub;
+        buf.SetValue(core * 16 + 1 + sub, v);
+        AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(7);
+        AscendC::CrossCoreWaitFlag(7);
+        out.SetValue(AscendC::GetBlockIdx(), buf.GetValue(core * 16 + 2 - sub));  // the other's
+        AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(5);
+    }
+}
+__global__ __vector__ void vec_mode2(GM_ADDR out) { AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(1); }
+int main(int argc, char** argv)
+{
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    void *buf = nullptr, *out = nullptr;
+    aclrtMalloc(&buf, 256, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc(&out, 256, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemset(out, 256, 0, 256);
+    if (argc > 1) {
+        vec_mode2<<<1, nullptr, nullptr>>>((GM_ADDR)out);
+        return 0;
+    }
+    relay<<<2, nullptr, nullptr>>>((GM_ADDR)buf, (GM_ADDR)out);
+    int32_t host[64];
+    aclrtMemcpy(host, 256, out, 256, ACL_MEMCPY_DEVICE_TO_HOST);
+    for (int i = 0; i < 4; ++i) std::printf("%d ", host[i]);
+    std::printf("%d %d\n", host[32], host[33]);
+    return 0;
+}
+"""
+
+
+def test_a_mix_kernels_cube_and_vector_cores_sync_in_modes_1_and_2(tmp_path: Path) -> None:
+    # the cube core of each AI Core runs too (ASCEND_IS_AIC, GetBlockIdx its AI Core): mode 2
+    # from the AIC releases both its AIVs, mode 2 from both AIVs releases the AIC, mode 1 is the
+    # two AIVs' barrier (reference "CrossCoreSetFlag")
+    src = tmp_path / "mix_flags.asc"
+    src.write_text(MIX_FLAGS)
+    run = opgen("run", str(src), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    # AIV 2c + s reads its partner's 10 * (100 + c) + (1 - s); AIC c sums its two AIVs' values
+    assert run.stdout.split() == ["1001", "1000", "1011", "1010", "2001", "2021"]
+    run = opgen("run", str(src), "--", "vector", cwd=tmp_path)
+    assert run.returncode == 1
+    assert ("kernel 'vec_mode2', block 0: CrossCoreSetFlag: modeId 2 synchronises the cores "
+            "inside one AI Core (cube and vector): it needs a __mix__(1, 1) or __mix__(1, 2) "
+            "kernel" in run.stderr)

@@ -69,6 +69,7 @@ struct AscLauncher {
     int64_t blocks;
     void* stream;
     int32_t task_ratio;  // AIV cores per block: 2 for a __mix__(1, 2) kernel, -1: UnitTaskRatio
+    bool mix;            // a __mix__ kernel: its cube cores run too, unless it uses Matmul
 
     template <typename... A>
     void operator()(A&&... args) const {
@@ -85,7 +86,9 @@ struct AscLauncher {
         }
         IcpuRun(
             kernel, blocks, [&]() { std::apply([&](const auto&... a) { fn(a...); }, stored); },
-            "<<<>>>", task_ratio < 0 ? UnitTaskRatio() : task_ratio);
+            "<<<>>>", task_ratio < 0 ? UnitTaskRatio() : task_ratio,
+            // the Matmul API computes on the vector cores: its kernels' cube cores have no code
+            mix && UnitTaskRatio() == 1);
     }
 };
 
@@ -100,13 +103,15 @@ inline void* StreamPointer(Stream s) {
 
 // kTaskRatio: the AIV cores of each block, from the kernel's __mix__(c, v) (v / c; the rewriter
 // passes it), 1 for __vector__ and __cube__ kernels, -1 for a kernel of no declared type: its
-// file's UnitTaskRatio (opgen_sim/core.h).
-template <int32_t kTaskRatio = 1, typename F, typename Blocks, typename L2 = std::nullptr_t,
-          typename Stream = std::nullptr_t>
+// file's UnitTaskRatio (opgen_sim/core.h). kMix: a __mix__ kernel, whose cube cores run as well
+// (one per block, ASCEND_IS_AIC) unless its file uses the Matmul API.
+template <int32_t kTaskRatio = 1, bool kMix = false, typename F, typename Blocks,
+          typename L2 = std::nullptr_t, typename Stream = std::nullptr_t>
 inline AscLauncher<F> AscLaunch(const char* kernel, F fn, Blocks blocks, L2 l2ctrl = nullptr,
                                 Stream stream = nullptr) {
     (void)l2ctrl;  // L2 cache control: no L2 in the simulator
-    return AscLauncher<F>{kernel, fn, static_cast<int64_t>(blocks), StreamPointer(stream), kTaskRatio};
+    return AscLauncher<F>{kernel, fn, static_cast<int64_t>(blocks), StreamPointer(stream), kTaskRatio,
+                          kMix};
 }
 
 }  // namespace opgen_sim

@@ -62,8 +62,13 @@ inline bool& IcpuMatmulMixProgram() {
 #endif
 #define KERNEL_TASK_TYPE_DEFAULT(type)
 #define KERNEL_TASK_TYPE(key, type)
-#define ASCEND_IS_AIV (true)
-#define ASCEND_IS_AIC (false)
+// Which kind of core runs the code: a vector core (AIV) but for the cube cores (AIC) of a
+// __mix__ kernel's launch (docs/simulator.md, "Mix kernels"): `if ASCEND_IS_AIC { ... }`.
+namespace opgen_sim {
+inline bool CoreIsAic();
+}  // namespace opgen_sim
+#define ASCEND_IS_AIV (!::opgen_sim::CoreIsAic())
+#define ASCEND_IS_AIC (::opgen_sim::CoreIsAic())
 
 // half: a real IEEE binary16 type (GCC's _Float16 rounds every store to 16 bits).
 using half = _Float16;
@@ -203,6 +208,8 @@ struct Core {
     int64_t block_idx = 0;
     int64_t block_num = 1;
     int64_t task_ratio = 1;  // AIV cores per block: GetTaskRation, GetSubBlockIdx
+    bool is_aic = false;     // a cube core of a __mix__ launch (block_idx: its AI Core)
+    int32_t launch_core = 0;  // the core's index among all the launch's (AIV cores, then AIC)
     uint8_t* ub = nullptr;  // Unified Buffer base, 64-byte aligned
     uint64_t ub_capacity = 0;
     uint64_t ub_used = 0;
@@ -257,6 +264,11 @@ inline thread_local Core* tls_core = nullptr;
 
 [[noreturn]] __attribute__((noinline, cold)) inline void NoCurrentCore() {
     throw std::logic_error("Ascend C API called outside a simulated kernel launch");
+}
+
+inline bool CoreIsAic() {
+    const Core* c = tls_core;
+    return c != nullptr && c->is_aic;
 }
 
 // The calling thread's core. A kernel library's thread-locals are reached through a call to
@@ -365,7 +377,7 @@ inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }
 // GetSubBlockIdx is the core's index within its block (reference "GetBlockIdx").
 inline int64_t GetSubBlockIdx() {
     const opgen_sim::Core& c = opgen_sim::CurrentCore();
-    return c.block_idx % c.task_ratio;
+    return c.is_aic ? 0 : c.block_idx % c.task_ratio;
 }
 // GetDataBlockSizeInBytes: the bytes of one DataBlock (32 on the Atlas A2/A3).
 constexpr int16_t GetDataBlockSizeInBytes() { return ONE_BLK_SIZE; }

@@ -92,9 +92,15 @@ struct LaunchSync {
     bool deadlock = false;
     std::vector<std::thread> helpers;
     std::atomic<bool> started_helpers{false};
-    // CrossCoreSetFlag/CrossCoreWaitFlag (mode 0): how often each block set / waited for each
-    // flag id, block-major (allocated at the first use).
+    // The launch's cores: aiv_blocks vector cores (task_ratio per AI Core), then, in a __mix__
+    // launch, one cube core per AI Core.
+    int32_t aiv_blocks = 1;
+    int32_t task_ratio = 1;
+    // CrossCoreSetFlag/CrossCoreWaitFlag: how often each core set each flag id in mode 0, 1 and 2
+    // and waited for it, core-major (allocated at the first use).
     std::vector<uint32_t> sets;
+    std::vector<uint32_t> sets1;
+    std::vector<uint32_t> sets2;
     std::vector<uint32_t> waits;
 
     void Prepare(int32_t blocks, const std::atomic<int32_t>* taken_blocks, void (*run)(void*),
@@ -143,9 +149,20 @@ struct LaunchSync {
         if (s == kBlockUnstarted) return " (not started)";
         return "";
     }
-    std::vector<uint32_t>& Sets() {
-        if (sets.empty()) sets.assign(static_cast<size_t>(block_dim) * kCrossCoreFlags, 0);
-        return sets;
+    std::vector<uint32_t>& Sets(int32_t mode = 0) {
+        std::vector<uint32_t>& v = mode == 0 ? sets : mode == 1 ? sets1 : sets2;
+        if (v.empty()) v.assign(static_cast<size_t>(block_dim) * kCrossCoreFlags, 0);
+        return v;
+    }
+    bool IsAic(int32_t b) const { return b >= aiv_blocks; }
+    bool HasAic() const { return block_dim > aiv_blocks; }
+    // The AI Core of core b; its first vector core; its cube core.
+    int32_t AiCore(int32_t b) const { return IsAic(b) ? b - aiv_blocks : b / task_ratio; }
+    int32_t FirstAiv(int32_t core) const { return core * task_ratio; }
+    int32_t Aic(int32_t core) const { return aiv_blocks + core; }
+    // "block 3", or "AIC 1" for a cube core, for messages.
+    std::string CoreName(int32_t b) const {
+        return IsAic(b) ? "AIC " + std::to_string(b - aiv_blocks) : std::to_string(b);
     }
     std::vector<uint32_t>& Waits() {
         if (waits.empty()) waits.assign(static_cast<size_t>(block_dim) * kCrossCoreFlags, 0);
@@ -257,7 +274,7 @@ inline std::string BlockList(const LaunchSync& s, const std::vector<int32_t>& bl
     const size_t shown = blocks.size() < 8 ? blocks.size() : 8;
     for (size_t i = 0; i < shown; ++i) {
         if (i > 0) out += ", ";
-        out += std::to_string(blocks[i]) + s.StateNote(blocks[i]);
+        out += s.CoreName(blocks[i]) + s.StateNote(blocks[i]);
     }
     if (blocks.size() > shown) out += " and " + std::to_string(blocks.size() - shown) + " more";
     return out;

@@ -126,13 +126,15 @@ inline void InvokeBody(void* ctx) {
 // stderr and exits with status 1.
 template <typename F>
 inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
-                    const char* launch = "ICPU_RUN_KF", int32_t task_ratio = 0) {
+                    const char* launch = "ICPU_RUN_KF", int32_t task_ratio = 0,
+                    bool run_aic = false) {
     if (block_dim < 1 || block_dim > 65535) {
         IcpuFatal(std::string(launch) + "(" + kernel + "): blockDim " +
                   std::to_string(block_dim) + " must be in [1, 65535]");
     }
     if (task_ratio == 0) task_ratio = IcpuMixRatio();
-    block_dim *= task_ratio;  // the AIV cores: task_ratio per block
+    const int64_t aic_blocks = run_aic ? block_dim : 0;  // and a cube core per block
+    block_dim = block_dim * task_ratio + aic_blocks;  // the AIV cores: task_ratio per block
     std::vector<std::string> names;
     std::vector<GmRegion> regions;
     {
@@ -155,6 +157,7 @@ inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
     job.tiling_key = g_tilingKey;
     job.block_dim = static_cast<int32_t>(block_dim);
     job.task_ratio = task_ratio;
+    job.aic_blocks = static_cast<int32_t>(aic_blocks);
     job.ub_capacity = IcpuUbBytes();
     job.strict = true;
     job.regions = regions.data();

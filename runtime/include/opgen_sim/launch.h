@@ -124,6 +124,7 @@ struct Job {
     Ptr* args = nullptr;
     int32_t block_dim = 1;  // the simulated cores run: AIV cores, task_ratio of them per block
     int32_t task_ratio = 1;  // AIV cores per launched block (2 for a __mix__(1, 2) kernel)
+    int32_t aic_blocks = 0;  // cube cores, one per launched block, after the AIV cores (__mix__)
     uint64_t ub_capacity = 0;
     bool strict = true;
     bool strict_gm = StrictMode();  // the launch's OPGEN_SIM_STRICT, read once for its blocks
@@ -181,8 +182,14 @@ inline int64_t SteadyNs() {
 inline void RunBlock(Job& job, int32_t b) {
     Core core;
     core.block_idx = b;
-    core.block_num = job.block_dim / job.task_ratio;  // GetBlockNum: the launch's numBlocks
+    const int32_t aiv = job.block_dim - job.aic_blocks;
+    core.block_num = aiv / job.task_ratio;  // GetBlockNum: the launch's numBlocks
     core.task_ratio = job.task_ratio;
+    core.launch_core = b;
+    if (b >= aiv) {  // a cube core: GetBlockIdx is its AI Core's index
+        core.is_aic = true;
+        core.block_idx = b - aiv;
+    }
     core.ub = ThreadUb(job.ub_capacity);
     core.ub_capacity = job.ub_capacity;
     core.strict_datacopy = job.strict;
@@ -457,6 +464,8 @@ OPGEN_SIM_OUTLINE void RunJob(Job& job, int32_t max_threads, ParallelFn parallel
     const int32_t threads = job.block_dim < hw ? job.block_dim : hw;
     job.ranges.Split(job.block_dim, threads);
     job.sync.Prepare(job.block_dim, &job.taken, &RunBlocksThunk, &job);
+    job.sync.aiv_blocks = job.block_dim - job.aic_blocks;
+    job.sync.task_ratio = job.task_ratio;
     WatchScope watch(job.watch, job.sync, job.block_dim);  // OPGEN_SIM_TIMEOUT, SIGINT, faults
     if (threads <= 1) {
         RunBlocks(job);

@@ -54,23 +54,46 @@ inline void WaitPreTaskEnd() {}
 // hardware SyncAll() in the launch (the FFTS flags of the hardware).
 namespace opgen_sim {
 
-// CrossCoreSetFlag mode 0 of block b on flag f: one more set. Under s.mu.
-inline void CrossCoreSetLocked(LaunchSync& s, int32_t b, int32_t f, const char* api) {
-    std::vector<uint32_t>& sets = s.Sets();
-    std::vector<uint32_t>& waits = s.Waits();
-    sets[static_cast<size_t>(b) * kCrossCoreFlags + f] += 1;
-    // Each block's counter of flag f: the rounds every block has set, less its own waits. The
-    // hardware counts 0-15 and stops the kernel beyond (CrossCoreSetFlag, flagId constraints).
-    uint32_t rounds = ~0u;
-    for (int32_t i = 0; i < s.block_dim; ++i) {
-        rounds = std::min(rounds, sets[static_cast<size_t>(i) * kCrossCoreFlags + f]);
+// The counter of flag f of core b (reference "CrossCoreSetFlag": one counter per flag id, which
+// a CrossCoreWaitFlag waits to be above the waits before it): the rounds in which every core of
+// its kind (AIV, or AIC) has set f in mode 0, plus, in a __mix__ launch, the rounds both vector
+// cores of its AI Core have set f in mode 1 (a vector core) and the sets of its cube core in mode
+// 2 (a vector core) or the rounds all its vector cores have set f in mode 2 (the cube core).
+// Under s.mu.
+inline uint32_t CrossCoreCounter(LaunchSync& s, int32_t b, int32_t f) {
+    const auto at = [f](const std::vector<uint32_t>& v, int32_t core) {
+        return v[static_cast<size_t>(core) * kCrossCoreFlags + f];
+    };
+    const bool aic = s.IsAic(b);
+    const int32_t lo = aic ? s.aiv_blocks : 0, hi = aic ? s.block_dim : s.aiv_blocks;
+    uint32_t n = ~0u;
+    for (int32_t i = lo; i < hi; ++i) n = std::min(n, at(s.Sets(0), i));
+    const int32_t core = s.AiCore(b);
+    const auto vectorRounds = [&](const std::vector<uint32_t>& v) {
+        uint32_t r = ~0u;
+        for (int32_t k = 0; k < s.task_ratio; ++k) r = std::min(r, at(v, s.FirstAiv(core) + k));
+        return r;
+    };
+    if (!aic) {
+        n += vectorRounds(s.Sets(1));
+        if (s.HasAic()) n += at(s.Sets(2), s.Aic(core));
+    } else {
+        n += vectorRounds(s.Sets(2));
     }
+    return n;
+}
+
+// CrossCoreSetFlag of mode `mode` by core b on flag f: one more set. Under s.mu.
+inline void CrossCoreSetLocked(LaunchSync& s, int32_t b, int32_t f, const char* api, int32_t mode = 0) {
+    s.Sets(mode)[static_cast<size_t>(b) * kCrossCoreFlags + f] += 1;
+    // The hardware counts 0-15 and stops the kernel beyond (CrossCoreSetFlag, flagId constraints).
+    std::vector<uint32_t>& waits = s.Waits();
     for (int32_t i = 0; i < s.block_dim; ++i) {
-        const uint32_t w = waits[static_cast<size_t>(i) * kCrossCoreFlags + f];
-        if (rounds > w && rounds - w > 15) {
+        const uint32_t n = CrossCoreCounter(s, i, f), w = waits[static_cast<size_t>(i) * kCrossCoreFlags + f];
+        if (n > w && n - w > 15) {
             Fail(ErrorKind::Generic, api,
-                 "the counter of flag " + std::to_string(f) + " of block " + std::to_string(i) +
-                     " would reach " + std::to_string(rounds - w) +
+                 "the counter of flag " + std::to_string(f) + " of block " + s.CoreName(i) +
+                     " would reach " + std::to_string(n - w) +
                      " (the hardware counts 0-15): every CrossCoreSetFlag needs a "
                      "CrossCoreWaitFlag of the same flag on each block");
         }
@@ -78,27 +101,32 @@ inline void CrossCoreSetLocked(LaunchSync& s, int32_t b, int32_t f, const char* 
     s.cv.notify_all();
 }
 
-// CrossCoreWaitFlag mode 0 of block b on flag f: waits until every block has set f one more time
-// than b has waited for it, then counts the wait. Under `lock`.
+// CrossCoreWaitFlag of core b on flag f: waits until the flag's counter is above the waits b made
+// for it (in mode 0 alone: until every core of its kind has set f one more time), then counts
+// the wait. Under `lock`.
 inline void CrossCoreWaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, int32_t b,
                                 int32_t f, const char* api, const char* what) {
-    std::vector<uint32_t>& sets = s.Sets();
     std::vector<uint32_t>& waits = s.Waits();
     const uint32_t want = waits[static_cast<size_t>(b) * kCrossCoreFlags + f] + 1;
-    auto missing = [&] {
-        std::vector<int32_t> out;
-        for (int32_t i = 0; i < s.block_dim; ++i) {
-            if (sets[static_cast<size_t>(i) * kCrossCoreFlags + f] < want) out.push_back(i);
-        }
-        return out;
-    };
-    const auto ready = [&] { return missing().empty(); };
+    const auto ready = [&] { return CrossCoreCounter(s, b, f) >= want; };
     const auto describe = [&] {
-        return std::string("in ") + what + " for blocks " + BlockList(s, missing()) +
-               " to reach " + (std::strcmp(what, "SyncAll") == 0
-                                   ? std::string("SyncAll")
-                                   : "CrossCoreSetFlag(" + std::to_string(f) + ")") +
-               " (time " + std::to_string(want) + ")";
+        // the cores whose mode-0 sets are behind, and, in a __mix__ launch, its AI Core's
+        std::vector<int32_t> behind;
+        const bool aic = s.IsAic(b);
+        const int32_t lo = aic ? s.aiv_blocks : 0, hi = aic ? s.block_dim : s.aiv_blocks;
+        for (int32_t i = lo; i < hi; ++i) {
+            if (s.Sets(0)[static_cast<size_t>(i) * kCrossCoreFlags + f] < want) behind.push_back(i);
+        }
+        std::string text = std::string("in ") + what + " for blocks " + BlockList(s, behind) +
+                           " to reach " +
+                           (std::strcmp(what, "SyncAll") == 0 ? std::string("SyncAll")
+                                                              : "CrossCoreSetFlag(" + std::to_string(f) + ")") +
+                           " (time " + std::to_string(want) + ")";
+        if (s.HasAic() || s.task_ratio > 1) {
+            text += " or for the other cores of AI Core " + std::to_string(s.AiCore(b)) +
+                    " to set it in mode 1 or 2";
+        }
+        return text;
     };
     WaitLocked(s, lock, api, ready, describe);
     waits[static_cast<size_t>(b) * kCrossCoreFlags + f] = want;
@@ -106,7 +134,7 @@ inline void CrossCoreWaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& loc
 
 inline int32_t CheckedSyncBlock(const char* api) {
     (void)api;
-    return static_cast<int32_t>(CurrentCore().block_idx);
+    return CurrentCore().launch_core;
 }
 
 // The 32-byte slot of an IBSet/IBWait pair: gmWorkspace[blockNum * 8 * eventID + blockIdx * 8]
@@ -144,17 +172,18 @@ struct SyncAllConfig {
 };
 constexpr SyncAllConfig DEFAULT_SYNC_ALL_CONFIG = {PIPE_ALL, PIPE_ALL};
 
-// CrossCoreSetFlag<modeId, pipe>(flagId): mode 0 (all vector cores of the launch) is simulated;
-// modes 1, 2 and 4 synchronise the cube and vector cores of one AI Core, which the simulator
-// does not run. flagId keeps its low 4 bits, as documented.
+// CrossCoreSetFlag<modeId, pipe>(flagId) (reference "CrossCoreSetFlag"): mode 0 syncs every
+// core of the caller's kind (vector or cube) in the launch; in a __mix__ launch mode 1 syncs the
+// vector cores of one AI Core and mode 2 its cube core with its vector cores (CrossCoreCounter).
+// Mode 4 is the Ascend 950's. flagId keeps its low 4 bits, as documented.
 template <uint8_t modeId, pipe_t pipe>
 inline void CrossCoreSetFlag(uint16_t flagId) {
     constexpr const char* api = "CrossCoreSetFlag";
-    if constexpr (modeId != 0) {
+    if constexpr (modeId != 0 && modeId != 1 && modeId != 2) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
                         "modeId " + std::to_string(modeId) +
-                            " synchronises the cores inside one AI Core (cube and vector); the "
-                            "simulator runs vector cores only, so only mode 0 is supported");
+                            " is not a mode of the simulated A2/A3, which have modes 0, 1 and 2 "
+                            "(mode 4 is the Ascend 950's)");
     }
     if constexpr (pipe == PIPE_S || pipe == PIPE_ALL) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
@@ -164,22 +193,30 @@ inline void CrossCoreSetFlag(uint16_t flagId) {
     opgen_sim::FlushAll();
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     const int32_t b = opgen_sim::CheckedSyncBlock(api);
+    if constexpr (modeId != 0) {
+        if (!s.HasAic()) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                            "modeId " + std::to_string(modeId) +
+                                " synchronises the cores inside one AI Core (cube and vector): it "
+                                "needs a __mix__(1, 1) or __mix__(1, 2) kernel (reference "
+                                "\"CrossCoreSetFlag\", table 3); this launch runs vector cores only");
+        }
+        if (modeId == 1 && s.IsAic(b)) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
+                            "modeId 1 synchronises the vector cores of an AI Core; a cube core "
+                            "called it");
+        }
+    }
     std::lock_guard<std::mutex> lock(s.mu);
-    opgen_sim::CrossCoreSetLocked(s, b, flagId & 0xf, api);
+    opgen_sim::CrossCoreSetLocked(s, b, flagId & 0xf, api, modeId);
 }
 
 // CrossCoreWaitFlag<modeId = 0, pipe = PIPE_S>(flagId): on the 910B the template arguments
-// have no effect (documented); it waits until every block of the launch has set the flag once
-// more than this block has waited for it.
+// have no effect (documented); it waits until the flag's counter of the calling core is above
+// its waits (opgen_sim::CrossCoreCounter).
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
 inline void CrossCoreWaitFlag(uint16_t flagId) {
     constexpr const char* api = "CrossCoreWaitFlag";
-    if constexpr (modeId != 0) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        "modeId " + std::to_string(modeId) +
-                            " synchronises the cores inside one AI Core (cube and vector); the "
-                            "simulator runs vector cores only, so only mode 0 is supported");
-    }
     opgen_sim::FlushAll();
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     const int32_t b = opgen_sim::CheckedSyncBlock(api);
