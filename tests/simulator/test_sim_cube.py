@@ -3,7 +3,9 @@ NZ DataCopy into L1, LoadData (2D) into L0A/L0B with and without transposing, Lo
 (b8/b16/b32 square matrices), the convolution load with LoadData3DParamsV2 (im2col with padding and
 strides into L0A, transposed L0A and L0B), Mmad into L0C (fresh, accumulating, from a bias tensor in
 the bias table or with cmatrixSource), unitFlag (its waits that could never end are errors) and
-Fixpipe to GM (NZ -> ND with F322F16 or NoQuant, and NZ -> NZ), against numpy
+Fixpipe to GM (NZ -> ND with F322F16 or NoQuant, and NZ -> NZ) and to L1 with the quantisation
+modes (QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8, DEQF16 from QUANT_PRE words; Int8 Channel Merge,
+F32 Channel Split), against numpy
 models of the layouts the reference documents (NZ/Zz/Zn fractals, the load2d.py pseudo-code, the
 NZ2ND/NZ2NZ pseudo-code) and of the float accumulation order the simulator documents (each K block
 of 16 halves summed in float in order, then added to the running value); and the rules the cube
@@ -45,6 +47,123 @@ __aicore__ inline void Dump(GM_ADDR out, const LocalTensor<T>& t, uint32_t count
     GlobalTensor<T> o;
     o.SetGlobalBuffer((__gm__ T*)out, count);
     for (uint32_t i = 0; i < count; ++i) o.SetValue(i, t.GetValue(i));
+}
+template <typename T>
+__aicore__ inline void FillFromGm(const LocalTensor<T>& t, GM_ADDR src, uint32_t count)
+{
+    GlobalTensor<T> g;
+    g.SetGlobalBuffer((__gm__ T*)src, count);
+    for (uint32_t i = 0; i < count; ++i) t.SetValue(i, g.GetValue(i));
+}
+template <typename T>
+__aicore__ inline GlobalTensor<T> FilledGm(GM_ADDR out, uint32_t count)
+{
+    GlobalTensor<T> o;
+    o.SetGlobalBuffer((__gm__ T*)out, count);
+    for (uint32_t i = 0; i < count; ++i) o.SetValue(i, static_cast<T>(85));
+    return o;
+}
+
+// Fixpipe's conversions and layouts from an L0C (m x n, NZ, srcStride m16) filled from a; the
+// quant words (n16 of them) in b, the first also the deqScalar; reluEn from t.quant.
+__aicore__ inline void FixpipeCase(GM_ADDR a, GM_ADDR b, GM_ADDR out, const CubeTiling& t)
+{
+    const int32_t mode = t.mode;
+    const uint32_t m = t.m, n = t.n, m16 = (m + 15) / 16 * 16, n16 = (n + 15) / 16 * 16;
+    LocalMemAllocator<Hardware::L1> l1;
+    LocalMemAllocator<Hardware::L0C> l0c;
+    GlobalTensor<uint64_t> words;
+    words.SetGlobalBuffer((__gm__ uint64_t*)b, n16);
+    LocalTensor<float> cf = l0c.Alloc<float>(m16 * n16);
+    LocalTensor<int32_t> ci = cf.ReinterpretCast<int32_t>();
+    FillFromGm(cf, a, m16 * n16);
+    LocalTensor<uint64_t> qt = l1.Alloc<uint64_t>(n16);
+    DataCopy(qt, words, DataCopyParams{1, (u16)(n16 * 8 / 32), 0, 0});
+    FixpipeParamsV220 p{(u16)n, (u16)m, (u16)m16, m16, (t.quant & 1) != 0};
+    p.deqScalar = words.GetValue(0);
+    const uint32_t b8_bytes = (n16 + 31) / 32 * m16 * 32;  // NZ int8: 16 x 32 fractals
+    if (mode == 40 || mode == 41) {  // float -> int8_t NZ into L1, then L1 -> GM
+        LocalTensor<int8_t> d = l1.Alloc<int8_t>(b8_bytes);
+        FillL(d, b8_bytes, 85.0f);
+        p.quantPre = mode == 40 ? QuantMode_t::QF322B8_PRE : QuantMode_t::VQF322B8_PRE;
+        if (mode == 40) {
+            Fixpipe<int8_t, float, CFG_NZ>(d, cf, p);
+        } else {
+            Fixpipe<int8_t, float, CFG_NZ>(d, cf, qt, p);
+        }
+        GlobalTensor<int8_t> o;
+        o.SetGlobalBuffer((__gm__ int8_t*)out, b8_bytes);
+        DataCopy(o, d, DataCopyParams{1, (u16)(b8_bytes / 32), 0, 0});
+    } else if (mode == 42) {  // float -> half NZ into L1 (F322F16)
+        LocalTensor<half> d = l1.Alloc<half>(m16 * n16);
+        FillL(d, m16 * n16, -7.0f);
+        p.quantPre = QuantMode_t::F322F16;
+        Fixpipe<half, float, CFG_NZ>(d, cf, p);
+        GlobalTensor<half> o;
+        o.SetGlobalBuffer((__gm__ half*)out, m16 * n16);
+        DataCopy(o, d, DataCopyParams{1, (u16)(m16 * n16 * 2 / 32), 0, 0});
+    } else if (mode == 43) {  // float -> int8_t ND in GM, tensor quantisation, rows n + 8 apart
+        GlobalTensor<int8_t> o = FilledGm<int8_t>(out, m * (n + 8));
+        p.dstStride = n + 8;
+        p.quantPre = QuantMode_t::VQF322B8_PRE;
+        Fixpipe<int8_t, float, CFG_ROW_MAJOR>(o, cf, qt, p);
+    } else if (mode == 44) {  // float NZ in GM with isChannelSplit: 16 x 8 fractals
+        GlobalTensor<float> o = FilledGm<float>(out, n * m16);
+        p.isChannelSplit = true;
+        Fixpipe<float, float, CFG_NZ>(o, cf, p);
+    } else if (mode == 45) {  // int32_t -> int8_t ND in GM (REQ8)
+        GlobalTensor<int8_t> o = FilledGm<int8_t>(out, m * n);
+        p.dstStride = n;
+        p.quantPre = QuantMode_t::REQ8;
+        Fixpipe<int8_t, int32_t, CFG_ROW_MAJOR>(o, ci, p);
+    } else if (mode == 46) {  // int32_t -> half ND in GM (DEQF16)
+        GlobalTensor<half> o = FilledGm<half>(out, m * n);
+        p.dstStride = n;
+        p.quantPre = QuantMode_t::DEQF16;
+        Fixpipe<half, int32_t, CFG_ROW_MAJOR>(o, ci, p);
+    } else if (mode == 47) {  // int32_t -> int8_t NZ into L1 with the tensor (VREQ8)
+        LocalTensor<int8_t> d = l1.Alloc<int8_t>(b8_bytes);
+        FillL(d, b8_bytes, 85.0f);
+        p.quantPre = QuantMode_t::VREQ8;
+        Fixpipe<int8_t, int32_t, CFG_NZ>(d, ci, qt, p);
+        GlobalTensor<int8_t> o;
+        o.SetGlobalBuffer((__gm__ int8_t*)out, b8_bytes);
+        DataCopy(o, d, DataCopyParams{1, (u16)(b8_bytes / 32), 0, 0});
+    } else if (mode == 48) {  // the result written over its own quant tensor (L1 byte 0)
+        LocalTensor<int8_t> d(TPosition::C1, 0, b8_bytes);
+        p.quantPre = QuantMode_t::VQF322B8_PRE;
+        Fixpipe<int8_t, float, CFG_NZ>(d, cf, qt, p);
+        GlobalTensor<int8_t> o;
+        o.SetGlobalBuffer((__gm__ int8_t*)out, b8_bytes);
+        DataCopy(o, d, DataCopyParams{1, (u16)(b8_bytes / 32), 0, 0});
+    } else if (mode == 50) {  // float into L1 unconverted
+        LocalTensor<float> d = l1.Alloc<float>(m16 * n16);
+        Fixpipe<float, float, CFG_NZ>(d, cf, p);
+    } else if ((mode >= 51 && mode <= 53) || mode == 55 || mode == 56) {
+        LocalTensor<int8_t> d = l1.Alloc<int8_t>(b8_bytes);
+        p.quantPre = QuantMode_t::VQF322B8_PRE;
+        if (mode == 51) {  // the quant tensor in UB
+            LocalMemAllocator<Hardware::UB> ub;
+            LocalTensor<uint64_t> qu = ub.Alloc<uint64_t>(n16);
+            Fixpipe<int8_t, float, CFG_NZ>(d, cf, qu, p);
+        } else if (mode == 52) {  // a tensor mode without its tensor
+            Fixpipe<int8_t, float, CFG_NZ>(d, cf, p);
+        } else if (mode == 53) {  // ND into L1
+            p.quantPre = QuantMode_t::QF322B8_PRE;
+            Fixpipe<int8_t, float, CFG_ROW_MAJOR>(d, cf, p);
+        } else if (mode == 55) {  // a scalar mode with a quant tensor
+            p.quantPre = QuantMode_t::QF322B8_PRE;
+            Fixpipe<int8_t, float, CFG_NZ>(d, cf, qt, p);
+        } else {  // a quant tensor shorter than nSize
+            Fixpipe<int8_t, float, CFG_NZ>(d, cf, qt[n16 - 8], p);
+        }
+    } else if (mode == 54) {  // isChannelSplit with ND output
+        GlobalTensor<float> o;
+        o.SetGlobalBuffer((__gm__ float*)out, m * n);
+        p.dstStride = n;
+        p.isChannelSplit = true;
+        Fixpipe<float, float, CFG_ROW_MAJOR>(o, cf, p);
+    }
 }
 
 // C = A (m x k, half, ND) x B (k x n, half, ND), through L1, L0A/L0B and L0C, out by Fixpipe.
@@ -329,6 +448,8 @@ extern "C" __global__ __aicore__ void cube_k(GM_ADDR a, GM_ADDR b, GM_ADDR out, 
         LocalTensor<half> b2 = l0b.Alloc<half>(320 * 16);
         LocalTensor<float> c = l0c.Alloc<float>(320 * 16);
         Mmad(c, a2, b2, MmadParams{16, 320, 16, 0, true, false});
+    } else if (mode >= 40 && mode <= 56) {
+        FixpipeCase(a, b, out, t);  // L1 byte 0: the quant tensor
     } else if (mode == 18) {  // transposing a b32 fractal
         LocalMemAllocator<Hardware::L1> l1;
         LocalMemAllocator<Hardware::L0B> l0b;
@@ -451,7 +572,8 @@ def test_fixpipe_nz_keeps_the_l0c_layout(lib: rt.KernelLibrary) -> None:
          "256 elements (512 bytes)"),
         (13, rt.AlignmentError, "dst starts at byte 32 of L0A, which is not 512-byte aligned"),
         (14, rt.SimulatorError,
-         "quantPre 0 with a LocalTensor<float> source and a GlobalTensor<half>"),
+         "quantPre NoQuant with a LocalTensor<float> source and a GlobalTensor<half> destination: "
+         "the A2/A3 moves these types with F322F16"),
         (15, rt.UnifiedBufferOverflow,
          "TPipe::InitBuffer: L0C overflow: InitBuffer(num=2, len=98304) needs 196608 bytes"),
         (16, rt.SimulatorError,
@@ -588,4 +710,206 @@ def test_cube_more_misuse_is_reported(lib: rt.KernelLibrary, mode: int, error: t
     a = rand_half((64, 64), 10)
     with pytest.raises(error) as info:
         run(lib, mode, a, a, 256, "float16")
+    assert text in str(info.value)
+
+
+# ---- Fixpipe's quantisation modes, L0C -> L1, Int8 Channel Merge, F32 Channel Split ----------
+
+def quant_word(scale: float, offset: int = 0, sign: bool = True, n: int = 0,
+               mcb: bool = False) -> int:
+    """A QUANT_PRE word: the float's bits (low 32), N (35..32), MCB (36), Offset (45..37),
+    Sign (46), as the reference's table lays them out."""
+    bits = int(np.array(scale, np.float32).view(np.uint32))
+    return bits | (n << 32) | (int(mcb) << 36) | (offset << 37) | (int(sign) << 46)
+
+
+def word_fields(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                        np.ndarray]:
+    """M1 (bits 31..13 as a float: the 1-8-10 float), shift (N + 1), MCB, Offset, Sign."""
+    w = w.astype(np.uint64)
+    m1 = (w & np.uint64(0xFFFFE000)).astype(np.uint32).view(np.float32)
+    shift = ((w >> np.uint64(32)) & np.uint64(0xF)).astype(np.int64) + 1
+    mcb = ((w >> np.uint64(36)) & np.uint64(1)).astype(bool)
+    offset = ((w >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.int64)
+    sign = ((w >> np.uint64(46)) & np.uint64(1)).astype(bool)
+    return m1, shift, mcb, offset, sign
+
+
+def model_scale(x: np.ndarray, m1: np.ndarray, relu: bool) -> np.ndarray:
+    """x (float32) times M1 where x >= 0, else times M2 (M1, or 0 with reluEn), in float32."""
+    m2 = np.zeros_like(m1) if relu else m1
+    out: np.ndarray = np.where(x >= 0, x * m1, x * m2).astype(np.float32)
+    return out
+
+
+def model_b8(x: np.ndarray, words: np.ndarray, relu: bool) -> np.ndarray:
+    """(V)QF322B8_PRE / (V)REQ8 after the float: saturate to [-256, 255], round half to even,
+    add Offset, saturate to int8 (Sign 1) or uint8 (Sign 0); the bytes."""
+    m1, _, _, offset, sign = word_fields(words)
+    y = np.nan_to_num(model_scale(x, m1, relu), nan=0.0)
+    r = np.rint(np.clip(y, -256, 255)).astype(np.int64) + offset
+    r = np.where(sign, np.clip(r, -128, 127), np.clip(r, 0, 255))
+    out: np.ndarray = (r & 0xFF).astype(np.uint8)
+    return out
+
+
+def nz_b8(res: np.ndarray, dst_stride: int, total: int) -> np.ndarray:
+    """Int8 Channel Merge: blocks 2p, 2p + 1 of 16 columns form a 16 x 32 fractal at
+    p * dstStride * 32 bytes, row j at j * 32; an odd last block stays 16 wide (rows 16 apart)."""
+    m, n = res.shape
+    nb = -(-n // 16)
+    out = np.full(total, 85, np.uint8)
+    for c in range(n):
+        k = c // 16
+        base = (k // 2) * dst_stride * 32
+        for j in range(m):
+            if nb % 2 == 1 and k == nb - 1:
+                out[base + j * 16 + c % 16] = res[j, c]
+            else:
+                out[base + j * 32 + (k % 2) * 16 + c % 16] = res[j, c]
+    return out
+
+
+def run_fixpipe(lib: rt.KernelLibrary, mode: int, l0c: np.ndarray, words: np.ndarray,
+                out_n: int, out_dtype: str, relu: bool = False) -> np.ndarray:
+    """`l0c`: the m x n L0C values (float32 or int32), laid out in NZ by the test."""
+    m, n = l0c.shape
+    n16 = -(-n // 16) * 16
+    a = nz(l0c).view(np.float16)
+    b = np.zeros(n16, np.uint64)
+    b[: words.size] = words
+    return run(lib, mode, a, b.view(np.float16), out_n, out_dtype, m=m, n=n, quant=int(relu))
+
+
+def l0c_floats(m: int, n: int, seed: int) -> np.ndarray:
+    """Values that round on ties (x.5 after scaling), saturate, and are negative."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-700, 700, (m, n)).astype(np.float32) * np.float32(0.5)
+    x[0, :4] = [1e30, -1e30, 0.5, -0.5]
+    return x
+
+
+@pytest.mark.parametrize("relu", [False, True])
+def test_fixpipe_qf322b8_into_l1_nz_with_channel_merge(lib: rt.KernelLibrary,
+                                                       relu: bool) -> None:
+    m, n = 20, 48  # three 16-column blocks: one merged 16 x 32 fractal, one 16 x 16
+    x = l0c_floats(m, n, 20)
+    w = quant_word(0.7, offset=5)  # 0.7 has mantissa bits below the 10 the hardware keeps
+    total = 2 * 32 * 32
+    got = run_fixpipe(lib, 40, x, np.array([w], np.uint64), total, "uint8", relu)
+    res = model_b8(x, np.full(n, w, np.uint64), relu)
+    np.testing.assert_array_equal(got, nz_b8(res, 32, total))
+    full = np.rint(np.clip(x * np.float32(0.7), -256, 255)) + 5  # the untruncated scale differs
+    assert (np.clip(full, -128, 127).astype(np.int8).view(np.uint8) != res).any()
+
+
+def test_fixpipe_vqf322b8_into_l1_reads_a_word_per_column(lib: rt.KernelLibrary) -> None:
+    m, n = 16, 64
+    x = l0c_floats(m, n, 21)
+    rng = np.random.default_rng(22)
+    scales = rng.uniform(0.05, 1.5, n)
+    scales[:8] = [1.0, 0.5, 1.0, 0.5, 0.25, 1.0, 1.0, 0.5]  # x.5 products: ties to even
+    words = np.array([quant_word(float(scales[c]), offset=int(rng.integers(0, 40)),
+                                 sign=bool(rng.integers(0, 2))) for c in range(n)], np.uint64)
+    total = 2 * 16 * 32
+    got = run_fixpipe(lib, 41, x, words, total, "uint8")
+    np.testing.assert_array_equal(got, nz_b8(model_b8(x, words, False), 16, total))
+    y = x[:, :8] * scales[:8].astype(np.float32)
+    assert (np.abs(y - np.trunc(y)) == 0.5).sum() > 20  # rounding half away would differ
+
+
+def test_fixpipe_reads_its_quant_tensor_before_writing_over_it(lib: rt.KernelLibrary) -> None:
+    m, n = 32, 32  # the result (2 KiB) covers the 256 bytes of quant words at L1 byte 0
+    x = l0c_floats(m, n, 29)
+    words = np.array([quant_word(0.25 + c / 16, offset=c) for c in range(n)], np.uint64)
+    got = run_fixpipe(lib, 48, x, words, 32 * 32, "uint8")
+    np.testing.assert_array_equal(got, nz_b8(model_b8(x, words, False), 32, 32 * 32))
+
+
+def test_fixpipe_f322f16_relu_into_l1(lib: rt.KernelLibrary) -> None:
+    m, n = 24, 32
+    x = np.random.default_rng(23).uniform(-9, 9, (m, n)).astype(np.float32)
+    got = run_fixpipe(lib, 42, x, np.zeros(1, np.uint64), 32 * 32, "float16", relu=True)
+    want = nz(np.maximum(x, 0).astype(np.float16)).reshape(2, 32, 16)
+    want[:, m:, :] = -7  # rows past mSize are not written
+    np.testing.assert_array_equal(got.view(np.uint16), want.reshape(-1).view(np.uint16))
+
+
+def test_fixpipe_vqf322b8_to_gm_nd(lib: rt.KernelLibrary) -> None:
+    m, n = 18, 40
+    x = l0c_floats(m, n, 24)
+    rng = np.random.default_rng(25)
+    words = np.array([quant_word(float(rng.uniform(0.1, 2.0)), offset=int(rng.integers(0, 9)))
+                      for _ in range(n)], np.uint64)
+    got = run_fixpipe(lib, 43, x, words, m * (n + 8), "uint8").reshape(m, n + 8)
+    np.testing.assert_array_equal(got[:, :n], model_b8(x, words, False))
+    assert (got[:, n:] == 85).all()  # the 8 bytes between rows are not written
+
+
+def test_fixpipe_channel_split_writes_16x8_fractals(lib: rt.KernelLibrary) -> None:
+    m, n = 16, 24  # nSize a multiple of 8, not of 16
+    x = np.random.default_rng(26).uniform(-4, 4, (m, n)).astype(np.float32)
+    got = run_fixpipe(lib, 44, x, np.zeros(1, np.uint64), n * m, "float32")
+    want = x.reshape(m, n // 8, 8).transpose(1, 0, 2).reshape(-1)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_fixpipe_req8_and_vreq8_from_int32(lib: rt.KernelLibrary) -> None:
+    m, n = 16, 32
+    x = np.random.default_rng(27).integers(-3000, 3000, (m, n)).astype(np.int32)
+    w = quant_word(0.09, offset=3)
+    got = run_fixpipe(lib, 45, x, np.array([w], np.uint64), m * n, "uint8", relu=True)
+    want = model_b8(x.astype(np.float32), np.full(n, w, np.uint64), True)
+    np.testing.assert_array_equal(got.reshape(m, n), want)
+    # VREQ8 into L1 with MCB: shifted right by N + 1 (N = 2) and saturated to int16 first
+    x2 = x * 40
+    words = np.array([quant_word(0.5 + c / 64, sign=c % 2 == 0, n=2, mcb=True)
+                      for c in range(n)], np.uint64)
+    got2 = run_fixpipe(lib, 47, x2, words, 16 * 32, "uint8")
+    shifted = np.clip(x2 >> 3, -32768, 32767).astype(np.float32)
+    np.testing.assert_array_equal(got2, nz_b8(model_b8(shifted, words, False), 16, 16 * 32))
+
+
+def test_fixpipe_deqf16_from_int32(lib: rt.KernelLibrary) -> None:
+    m, n = 16, 16
+    x = np.random.default_rng(28).integers(-2**24, 2**24, (m, n)).astype(np.int32)
+    x[0, 0] = 2**31 - 1  # saturates to 65504
+    w = quant_word(1 / 1000)
+    got = run_fixpipe(lib, 46, x, np.array([w], np.uint64), m * n, "float16")
+    m1 = word_fields(np.array([w], np.uint64))[0]
+    y = np.clip(model_scale(x.astype(np.float32), m1, False), -65504, 65504)
+    np.testing.assert_array_equal(got.view(np.uint16), y.astype(np.float16).reshape(-1)
+                                  .view(np.uint16))
+    assert got[0] == np.float16(65504)
+
+
+@pytest.mark.parametrize(
+    "mode,error,text",
+    [
+        (50, rt.SimulatorError,
+         "Fixpipe(L0C->L1, FixpipeParamsV220): Fixpipe into L1 with a LocalTensor<float> source "
+         "and a LocalTensor<float> destination: the A2/A3 does not move float or int32_t results "
+         "into L1 unconverted"),
+        (51, rt.SimulatorError,
+         "the quant tensor (cbufWorkspace) is a LocalTensor<uint64_t> in the Unified Buffer"),
+        (52, rt.SimulatorError,
+         "quantPre VQF322B8_PRE with a LocalTensor<float> source and a LocalTensor<int8_t> "
+         "destination: the A2/A3 moves these types with QF322B8_PRE, or VQF322B8_PRE with a "
+         "quant tensor (cbufWorkspace)"),
+        (53, rt.SimulatorError, "CFG_ROW_MAJOR (NZ2ND) into L1: the A2/A3 writes L1 in NZ only"),
+        (54, rt.SimulatorError,
+         "isChannelSplit: the A2/A3 splits channels only from float to float NZ in GM"),
+        (55, rt.SimulatorError,
+         "quantPre QF322B8_PRE with a LocalTensor<float> source and a LocalTensor<int8_t> "
+         "destination: the form with a quant tensor (cbufWorkspace) runs the tensor "
+         "quantisation mode VQF322B8_PRE"),
+        (56, rt.LocalMemoryOutOfBounds,
+         "the quant tensor (cbufWorkspace): the call reaches 256 bytes"),
+    ],
+)
+def test_fixpipe_quant_misuse_is_reported(lib: rt.KernelLibrary, mode: int,
+                                          error: type[Exception], text: str) -> None:
+    x = np.ones((16, 32), np.float32)
+    with pytest.raises(error) as info:
+        run_fixpipe(lib, mode, x, np.zeros(1, np.uint64), 2048, "uint8")
     assert text in str(info.value)

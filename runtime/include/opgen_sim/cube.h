@@ -1,10 +1,16 @@
 // opgen NPU simulator: the basic cube data path of the Atlas A2/A3 (npu arch 2201): ND -> NZ
 // DataCopy into L1, LoadData (2D) from L1 (or GM) into L0A/L0B, Mmad into L0C and Fixpipe from
-// L0C to GM. The memories are cube_mem.h's; the layouts and the rules are described in
-// docs/simulator.md, "The cube data path".
+// L0C to GM or L1 with the A2/A3's quantisation modes, Int8 Channel Merge and F32 Channel Split.
+// The memories are cube_mem.h's; the layouts and the rules are described in docs/simulator.md,
+// "The cube data path".
 #pragma once
 
+#include <algorithm>
 #include <cassert>  // CANN's kernel_operator.h gives kernels assert()
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "data_copy.h"
@@ -408,91 +414,313 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
     opgen_sim::cube::MmadRun<T, U, S>(dst, fm, filter, p, nullptr, "Mmad");
 }
 
-// ---- Fixpipe: L0C (Nz) -> GM, ND (CFG_ROW_MAJOR, default) or NZ (CFG_NZ) ---------------------
-// Row j of mSize, block k of ceil(nSize / 16) of NZ matrix nd (of ndNum): 16 L0C elements at
-// element srcNdStride * 256 * nd + j * 16 + k * srcStride * 16 go, converted by quantPre
-// (NoQuant; F322F16/F322BF16: float rounded to nearest even) and with reluEn max(x, 0) first, to
-// GM element dstNdStride * nd + j * dstStride + 16 * k (ND; the last block only up to nSize), or
-// j * 16 + k * dstStride * 32 bytes (NZ). The reference's NZ2ND/NZ2NZ pseudo-code.
-template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
-inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p) {
-    constexpr const char* api = "Fixpipe(L0C->GM, FixpipeParamsV220)";
-    constexpr bool nd = config.format == CO2Layout::ROW_MAJOR;
-    static_assert(config.format != CO2Layout::COLUMN_MAJOR,
-                  "Fixpipe: CFG_COLUMN_MAJOR (NZ2DN) is the Ascend 950's; the A2/A3 writes ND or NZ");
+}  // namespace AscendC
+
+// ---- Fixpipe: L0C (Nz) -> GM (ND or NZ) or L1 (NZ), with the quantisation modes -------------
+namespace opgen_sim {
+namespace cube {
+
+// The fields of a QUANT_PRE word (deqScalar, or one uint64_t of the quant tensor), the A2/A3
+// table of the reference's "随路量化" page: M1 = bits 31..13 read as a float (the hardware's
+// 1-8-10 float: the low 13 mantissa bits are cleared), N = bits 35..32 (b0000 = 1 .. b1111 = 16),
+// MCB = bit 36, Offset = bits 45..37 (9 bits, unsigned as the reference's Python models read it),
+// Sign = bit 46 (1: int8 results, 0: uint8).
+struct QuantWord {
+    float m1 = 1.0f;
+    uint32_t shift = 1;
+    bool mcb = false;
+    int32_t offset = 0;
+    bool sign = false;
+};
+inline QuantWord DecodeQuant(uint64_t w) {
+    QuantWord q;
+    const uint32_t bits = static_cast<uint32_t>(w) & 0xFFFFE000u;
+    std::memcpy(&q.m1, &bits, sizeof(bits));
+    q.shift = static_cast<uint32_t>((w >> 32) & 0xF) + 1;
+    q.mcb = ((w >> 36) & 1) != 0;
+    q.offset = static_cast<int32_t>((w >> 37) & 0x1FF);
+    q.sign = ((w >> 46) & 1) != 0;
+    return q;
+}
+
+inline const char* QuantName(QuantMode_t q) {
+    switch (q) {
+        case QuantMode_t::NoQuant: return "NoQuant";
+        case QuantMode_t::F322F16: return "F322F16";
+        case QuantMode_t::F322BF16: return "F322BF16";
+        case QuantMode_t::DEQF16: return "DEQF16";
+        case QuantMode_t::VDEQF16: return "VDEQF16";
+        case QuantMode_t::QF322B8_PRE: return "QF322B8_PRE";
+        case QuantMode_t::VQF322B8_PRE: return "VQF322B8_PRE";
+        case QuantMode_t::REQ8: return "REQ8";
+        case QuantMode_t::VREQ8: return "VREQ8";
+        default: return "an unknown mode";
+    }
+}
+inline bool IsVectorQuant(QuantMode_t q) {
+    return q == QuantMode_t::VDEQF16 || q == QuantMode_t::VQF322B8_PRE || q == QuantMode_t::VREQ8;
+}
+
+template <typename T>
+constexpr bool kIsB8 = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t>;
+
+// The one mode that moves U (L0C) to T on the A2/A3, scalar form; its tensor form is its V twin
+// (reference "Fixpipe", quantPre and the data type tables; CANN's CheckFixpipeL0C2GMParam).
+template <typename T, typename U>
+constexpr QuantMode_t kScalarMode =
+    std::is_same_v<T, U>                                          ? QuantMode_t::NoQuant
+    : std::is_same_v<U, float> && std::is_same_v<T, half>         ? QuantMode_t::F322F16
+    : std::is_same_v<U, float> && std::is_same_v<T, bfloat16_t>   ? QuantMode_t::F322BF16
+    : std::is_same_v<U, float> && kIsB8<T>                        ? QuantMode_t::QF322B8_PRE
+    : std::is_same_v<U, int32_t> && std::is_same_v<T, half>       ? QuantMode_t::DEQF16
+                                                                  : QuantMode_t::REQ8;
+template <typename T, typename U>
+constexpr QuantMode_t VectorTwin() {
+    constexpr QuantMode_t s = kScalarMode<T, U>;
+    return s == QuantMode_t::QF322B8_PRE ? QuantMode_t::VQF322B8_PRE
+           : s == QuantMode_t::DEQF16    ? QuantMode_t::VDEQF16
+           : s == QuantMode_t::REQ8      ? QuantMode_t::VREQ8
+                                         : s;
+}
+
+// One L0C value through the fixpipe: ReLU and the conversion of `mode` (docs/simulator.md, "The
+// cube data path"). NoQuant/F322F16/F322BF16: max(x, 0) with reluEn, then the cast (round to
+// nearest even). The quantising modes: x (int32_t: converted to float, first shifted right by N
+// and saturated to int16 when MCB is set) times M1 when x >= 0, else times M2 (M1, or 0 with
+// reluEn); DEQF16 then saturates to half (+-65504, NaN -> 0) and rounds to nearest even; the B8
+// modes saturate to [-256, 255], round to nearest even, add Offset and saturate to [-128, 127]
+// (Sign 1) or [0, 255] (Sign 0).
+template <typename T, typename U>
+inline T FixConvert(U v, const QuantWord& q, bool relu) {
+    if constexpr (std::is_same_v<T, U> ||
+                  (!kIsB8<T> && !(std::is_same_v<U, int32_t> && std::is_same_v<T, half>))) {
+        if (relu && v < U(0)) v = U(0);
+        return static_cast<T>(v);
+    } else {
+        float x;
+        if constexpr (std::is_same_v<U, float>) {
+            x = v;
+        } else {
+            int32_t i = v;
+            if (q.mcb) i = std::clamp<int32_t>(i >> q.shift, -32768, 32767);
+            x = static_cast<float>(i);
+        }
+        float y = x * (x >= 0.0f ? q.m1 : (relu ? 0.0f : q.m1));
+        if (std::isnan(y)) y = 0.0f;
+        if constexpr (std::is_same_v<T, half>) {
+            return static_cast<T>(std::clamp(y, -65504.0f, 65504.0f));
+        } else {
+            const int32_t r = static_cast<int32_t>(std::nearbyint(std::clamp(y, -256.0f, 255.0f))) + q.offset;
+            const int32_t s = q.sign ? std::clamp(r, -128, 127) : std::clamp(r, 0, 255);
+            return static_cast<T>(static_cast<uint8_t>(s));
+        }
+    }
+}
+
+// The Fixpipe's move: checks the parameters and its source, and returns, through `put`, runs of
+// converted values with the element offset from dst's start where each goes. Row j of mSize,
+// columns col.. of nSize (a run: 16 columns, 8 with isChannelSplit) of NZ matrix n (of ndNum) are
+// read from L0C element srcNdStride * 256 * n + j * 16 + (col / 16) * srcStride * 16 + col % 16
+// and go to (T's elements):
+//   ND:   dstNdStride * n + j * dstStride + col
+//   NZ:   (col / 16) * dstStride * 32 / sizeof(T) + j * 16                (dstStride: 32-byte units)
+//   NZ, int8_t/uint8_t (Int8 Channel Merge): blocks 2p and 2p + 1 of 16 columns make one 16 x 32
+//         fractal: p * dstStride * 32 + j * 32 + (col / 16 % 2) * 16; with an odd number of
+//         blocks the last stays 16 x 16: p * dstStride * 32 + j * 16
+//   NZ, isChannelSplit (float): (col / 8) * dstStride * 8 + j * 8
+// `quant` holds nSize words for the tensor modes. Returns the elements of dst the call reaches.
+template <typename T, typename U, typename Put>
+inline void FixpipeMove(Core& c, const AscendC::LocalTensor<U>& src, const AscendC::FixpipeParamsV220& p, bool nd,
+                        bool to_l1, const AscendC::LocalTensor<uint64_t>* quant, const char* api,
+                        uint64_t* reach, Put put) {
     static_assert((std::is_same_v<U, float> &&
-                   (std::is_same_v<T, float> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t>)) ||
-                      (std::is_same_v<U, int32_t> && std::is_same_v<T, int32_t>),
-                  "Fixpipe(dst, src, FixpipeParamsV220): the simulator moves float L0C data to float/half/"
-                  "bfloat16_t GM and int32_t to int32_t (the quantising modes are not simulated)");
-    opgen_sim::Core& c = opgen_sim::CurrentCore();
-    opgen_sim::CubeOf(c);
+                   (std::is_same_v<T, float> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> ||
+                    kIsB8<T>)) ||
+                      (std::is_same_v<U, int32_t> &&
+                       (std::is_same_v<T, int32_t> || std::is_same_v<T, half> || kIsB8<T>)),
+                  "Fixpipe: the A2/A3 moves float L0C data to float/half/bfloat16_t/int8_t/uint8_t and int32_t "
+                  "L0C data to int32_t/half/int8_t/uint8_t (reference \"Fixpipe\", data types)");
     const QuantMode_t q = p.quantPre;
-    const bool ok = (std::is_same_v<T, U> && q == QuantMode_t::NoQuant) ||
-                    (std::is_same_v<T, half> && q == QuantMode_t::F322F16) ||
-                    (std::is_same_v<T, bfloat16_t> && q == QuantMode_t::F322BF16);
-    if (!ok) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        std::string("quantPre ") + std::to_string(static_cast<int>(q)) + " with a LocalTensor<" +
-                            opgen_sim::TypeName<U>() + "> source and a GlobalTensor<" + opgen_sim::TypeName<T>() +
-                            ">: the simulator runs NoQuant (float->float, int32_t->int32_t), F322F16 (float->half) "
-                            "and F322BF16 (float->bfloat16_t)");
+    constexpr QuantMode_t scalar = kScalarMode<T, U>;
+    constexpr QuantMode_t vec = VectorTwin<T, U>();
+    const std::string types = std::string(" with a LocalTensor<") + TypeName<U>() + "> source and a " +
+                              (to_l1 ? "LocalTensor<" : "GlobalTensor<") + TypeName<T>() + "> destination";
+    if (to_l1 && std::is_same_v<T, U>) {
+        Fail(ErrorKind::Generic, api,
+             std::string("Fixpipe into L1") + types +
+                 ": the A2/A3 does not move float or int32_t results into L1 unconverted; quantise them "
+                 "(F322F16, F322BF16, QF322B8_PRE, DEQF16, REQ8 or their tensor forms)");
     }
-    if (p.isChannelSplit) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api, "isChannelSplit is not simulated");
+    if (quant != nullptr) {
+        if (q != vec || vec == scalar) {
+            Fail(ErrorKind::Generic, api,
+                 std::string("quantPre ") + QuantName(q) + types +
+                     ": the form with a quant tensor (cbufWorkspace) runs the tensor quantisation " +
+                     (vec == scalar ? std::string("modes only (VDEQF16, VQF322B8_PRE, VREQ8), none of which moves "
+                                                  "these types")
+                                    : std::string("mode ") + QuantName(vec) + " for these types"));
+        }
+    } else if (q != scalar) {
+        Fail(ErrorKind::Generic, api,
+             std::string("quantPre ") + QuantName(q) + types + ": the A2/A3 moves these types with " +
+                 QuantName(scalar) +
+                 (vec != scalar ? std::string(", or ") + QuantName(vec) + " with a quant tensor (cbufWorkspace)"
+                                : std::string()));
     }
-    opgen_sim::cube::Range(api, "nSize", p.nSize, 0, 4095);
-    if (nd) opgen_sim::cube::Range(api, "mSize", p.mSize, 0, 8192);
-    if (nd) opgen_sim::cube::Range(api, "srcNdStride", p.srcNdStride, 0, 512);
+    const bool split = p.isChannelSplit;
+    if (split && (to_l1 || nd || !std::is_same_v<T, float> || !std::is_same_v<U, float>)) {
+        Fail(ErrorKind::Generic, api,
+             "isChannelSplit: the A2/A3 splits channels only from float to float NZ in GM (reference "
+             "\"F32 Channel Split\")");
+    }
+    Range(api, "nSize", p.nSize, 0, 4095);
+    if (nd) Range(api, "mSize", p.mSize, 0, 8192);
+    if (nd) Range(api, "srcNdStride", p.srcNdStride, 0, 512);
     const uint64_t nd_num = nd ? p.ndNum : 1;
+    *reach = 0;
     if (p.nSize == 0 || p.mSize == 0 || nd_num == 0) return;  // a NOP, as documented
-    if (!nd && p.nSize % 16 != 0) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        "nSize = " + opgen_sim::Str(p.nSize) + " is not a multiple of 16 (required for NZ output)");
+    const uint64_t unit = split ? 8 : 16;
+    if (!nd && p.nSize % unit != 0) {
+        Fail(ErrorKind::Generic, api,
+             "nSize = " + Str(p.nSize) + " is not a multiple of " + Str(unit) + " (required for NZ output" +
+                 (split ? std::string(" with isChannelSplit)") : std::string(")")));
     }
-    if (p.dstStride == 0) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api, "dstStride is 0; it must not be (the reference)");
-    }
+    if (p.dstStride == 0) Fail(ErrorKind::Generic, api, "dstStride is 0; it must not be (the reference)");
     if (nd && p.dstStride < p.nSize) {
-        opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        "dstStride = " + opgen_sim::Str(p.dstStride) + " elements is less than the row of nSize = " +
-                            opgen_sim::Str(p.nSize) + ": ND rows would overlap");
+        Fail(ErrorKind::Generic, api,
+             "dstStride = " + Str(p.dstStride) + " elements is less than the row of nSize = " + Str(p.nSize) +
+                 ": ND rows would overlap");
     }
     const uint64_t blocks = (p.nSize + 15) / 16;
     const uint64_t src_elems = (nd_num - 1) * p.srcNdStride * 256 + (blocks - 1) * p.srcStride * 16 +
                                static_cast<uint64_t>(p.mSize - 1) * 16 + 16;
-    const uint64_t src_off =
-        opgen_sim::cube::Operand(&c, src, opgen_sim::cube::Bit(opgen_sim::kCubeL0C), 64, src_elems * sizeof(U), api,
-                                 "src", "Fixpipe reads L0C (TPosition CO1)");
-    opgen_sim::cube::UnitFlagEnter(c, p.unitFlag, src_off, src_elems * sizeof(U), false, api);
-    constexpr uint64_t dst_c0 = 32 / sizeof(T);
-    const uint64_t dst_elems = nd ? (nd_num - 1) * p.dstNdStride + static_cast<uint64_t>(p.mSize - 1) * p.dstStride + p.nSize
-                                  : (blocks - 1) * p.dstStride * dst_c0 + static_cast<uint64_t>(p.mSize - 1) * 16 + 16;
-    dst.CheckRange(c, dst_elems, api);
-    T row[16];
+    const uint64_t src_off = Operand(&c, src, Bit(kCubeL0C), 64, src_elems * sizeof(U), api, "src",
+                                     "Fixpipe reads L0C (TPosition CO1)");
+    std::vector<QuantWord> qv;
+    QuantWord qs;
+    if (quant != nullptr) {  // read whole before anything is written (the hardware's copy to FB)
+        Operand(&c, *quant, Bit(kCubeL1), kBlockBytes, uint64_t{p.nSize} * sizeof(uint64_t), api,
+                "the quant tensor (cbufWorkspace)",
+                "the tensor quantisation parameters are read from L1 (TPosition C1)");
+        qv.resize(p.nSize);
+        for (uint64_t i = 0; i < p.nSize; ++i) qv[i] = DecodeQuant(quant->ptr_[i]);
+    } else {
+        qs = DecodeQuant(p.deqScalar);
+    }
+    UnitFlagEnter(c, p.unitFlag, src_off, src_elems * sizeof(U), false, api);
+    const uint64_t nblk = blocks;
+    auto place = [&](uint64_t n, uint64_t j, uint64_t col) -> uint64_t {
+        if (nd) return n * p.dstNdStride + j * p.dstStride + col;
+        if (split) return (col / 8) * p.dstStride * 8 + j * 8;
+        const uint64_t k = col / 16;
+        if constexpr (kIsB8<T>) {
+            if (nblk % 2 == 1 && k == nblk - 1) return (k / 2) * p.dstStride * 32 + j * 16;
+            return (k / 2) * p.dstStride * 32 + j * 32 + (k % 2) * 16;
+        } else {
+            return k * p.dstStride * (32 / sizeof(T)) + j * 16;
+        }
+    };
+    for (uint64_t col = 0; col < p.nSize; col += unit) {
+        const uint64_t len = p.nSize - col < unit ? p.nSize - col : unit;
+        *reach = std::max(*reach, place(nd_num - 1, p.mSize - 1, col) + len);
+    }
+    put(static_cast<const T*>(nullptr), *reach, uint64_t{0});  // the extent check, before any write
+    T run[16];
     for (uint64_t n = 0; n < nd_num; ++n) {
         const U* s0 = src.ptr_ + n * p.srcNdStride * 256;
-        T* d0 = dst.ptr_ + n * p.dstNdStride;
         for (uint64_t j = 0; j < p.mSize; ++j) {
-            for (uint64_t k = 0; k < blocks; ++k) {
-                const U* s = s0 + j * 16 + k * p.srcStride * 16;
-                const uint64_t len = nd && p.nSize - k * 16 < 16 ? p.nSize - k * 16 : 16;
+            for (uint64_t col = 0; col < p.nSize; col += unit) {
+                const uint64_t len = p.nSize - col < unit ? p.nSize - col : unit;
+                const U* s = s0 + j * 16 + (col / 16) * p.srcStride * 16 + col % 16;
                 for (uint64_t e = 0; e < len; ++e) {
-                    U v = s[e];
-                    if (p.reluEn && v < U(0)) v = U(0);
-                    row[e] = static_cast<T>(v);
+                    run[e] = FixConvert<T, U>(s[e], quant != nullptr ? qv[col + e] : qs, p.reluEn);
                 }
-                T* d = nd ? d0 + j * p.dstStride + 16 * k : d0 + j * 16 + k * p.dstStride * dst_c0;
-                opgen_sim::GmStore(c, d, row, len, api);
+                put(run, place(n, j, col), len);
             }
         }
     }
-    c.counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(nd_num * p.mSize * p.nSize * sizeof(T));
+}
+
+template <typename T, typename U>
+inline void FixpipeToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTensor<U>& src,
+                        const AscendC::FixpipeParamsV220& p, bool nd, const AscendC::LocalTensor<uint64_t>* quant,
+                        const char* api) {
+    Core& c = CurrentCore();
+    CubeOf(c);
+    uint64_t reach = 0;
+    FixpipeMove<T, U>(c, src, p, nd, false, quant, api, &reach, [&](const T* v, uint64_t at, uint64_t n) {
+        if (v == nullptr) {
+            dst.CheckRange(c, at, api);
+        } else {
+            GmStore(c, dst.ptr_ + at, v, n, api);
+        }
+    });
+    const uint64_t nd_num = nd ? p.ndNum : 1;
+    c.counters[kUbToGmBytes] += static_cast<int64_t>(nd_num * p.mSize * p.nSize * sizeof(T));
+}
+
+template <typename T, typename U>
+inline void FixpipeToL1(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& src,
+                        const AscendC::FixpipeParamsV220& p, bool nd, const AscendC::LocalTensor<uint64_t>* quant,
+                        const char* api) {
+    Core& c = CurrentCore();
+    CubeOf(c);
+    if (nd) {
+        Fail(ErrorKind::Generic, api,
+             "CFG_ROW_MAJOR (NZ2ND) into L1: the A2/A3 writes L1 in NZ only; pass CFG_NZ (reference \"Fixpipe\", "
+             "L0C -> L1)");
+    }
+    uint64_t reach = 0;
+    FixpipeMove<T, U>(c, src, p, false, true, quant, api, &reach, [&](const T* v, uint64_t at, uint64_t n) {
+        if (v == nullptr) {
+            if (at != 0) {
+                Operand(&c, dst, Bit(kCubeL1), kBlockBytes, at * sizeof(T), api, "dst",
+                        "Fixpipe from L0C writes L1 (TPosition A1, B1 or C1) or GM on the A2/A3");
+            }
+        } else {
+            std::memcpy(static_cast<void*>(dst.ptr_ + at), v, n * sizeof(T));
+        }
+    });
+}
+
+}  // namespace cube
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+// Fixpipe from L0C (reference "Fixpipe", L0C -> GM and L0C -> L1, FixpipeParamsV220): the move
+// and the conversions are opgen_sim::cube::FixpipeMove's and FixConvert's above.
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p) {
+    static_assert(config.format != CO2Layout::COLUMN_MAJOR,
+                  "Fixpipe: CFG_COLUMN_MAJOR (NZ2DN) is the Ascend 950's; the A2/A3 writes ND or NZ");
+    opgen_sim::cube::FixpipeToGm<T, U>(dst, src, p, config.format == CO2Layout::ROW_MAJOR, nullptr,
+                                       "Fixpipe(L0C->GM, FixpipeParamsV220)");
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR, typename S = uint64_t>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<S>& cbufWorkspace,
+                    const FixpipeParamsV220& p) {
+    static_assert(std::is_same_v<S, uint64_t>, "Fixpipe: the quant tensor (cbufWorkspace) is a LocalTensor<uint64_t>");
+    static_assert(config.format != CO2Layout::COLUMN_MAJOR,
+                  "Fixpipe: CFG_COLUMN_MAJOR (NZ2DN) is the Ascend 950's; the A2/A3 writes ND or NZ");
+    opgen_sim::cube::FixpipeToGm<T, U>(dst, src, p, config.format == CO2Layout::ROW_MAJOR, &cbufWorkspace,
+                                       "Fixpipe(L0C->GM, cbufWorkspace, FixpipeParamsV220)");
 }
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
-inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<uint64_t>&,
-                    const FixpipeParamsV220&) {
-    static_assert(sizeof(T) == 0, "Fixpipe with a cbufWorkspace (tensor quantisation) is not simulated");
+inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p) {
+    static_assert(config.format != CO2Layout::COLUMN_MAJOR,
+                  "Fixpipe: CFG_COLUMN_MAJOR (NZ2DN) is the Ascend 950's; the A2/A3 writes L1 in NZ");
+    opgen_sim::cube::FixpipeToL1<T, U>(dst, src, p, config.format == CO2Layout::ROW_MAJOR, nullptr,
+                                       "Fixpipe(L0C->L1, FixpipeParamsV220)");
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR, typename S = uint64_t>
+inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<S>& cbufWorkspace,
+                    const FixpipeParamsV220& p) {
+    static_assert(std::is_same_v<S, uint64_t>, "Fixpipe: the quant tensor (cbufWorkspace) is a LocalTensor<uint64_t>");
+    static_assert(config.format != CO2Layout::COLUMN_MAJOR,
+                  "Fixpipe: CFG_COLUMN_MAJOR (NZ2DN) is the Ascend 950's; the A2/A3 writes L1 in NZ");
+    opgen_sim::cube::FixpipeToL1<T, U>(dst, src, p, config.format == CO2Layout::ROW_MAJOR, &cbufWorkspace,
+                                       "Fixpipe(L0C->L1, cbufWorkspace, FixpipeParamsV220)");
 }
 
 }  // namespace AscendC
