@@ -241,7 +241,11 @@ def check_schema(doc: Document, sink: DiagnosticSink) -> None:
         elif err.validator == "type":
             want = expected if isinstance(expected, list) else [expected]
             wants = " or ".join(_TYPE_WORDS.get(str(w), str(w)) for w in want)
-            sink.error(doc.loc(path), f"{where} must be {wants}, not {_describe(instance)}")
+            hint = ""
+            if path and path[-1] == "infer" and isinstance(instance, list):
+                # YAML reads an unquoted explicit shape as a list
+                hint = " (quote an explicit shape: infer: \"[dim(x, 0), 1]\")"
+            sink.error(doc.loc(path), f"{where} must be {wants}, not {_describe(instance)}{hint}")
         elif err.validator == "enum":
             choices = ", ".join(map(str, expected))
             sink.error(doc.loc(path), f"{where} is {_describe(instance)}; expected one of: "

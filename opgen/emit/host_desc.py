@@ -49,7 +49,11 @@ def attr(a: AttrDesc) -> str:
 
 
 def rule(spec: OpSpec, t: TensorDesc) -> str:
-    """An output's shape rule as an opgen_host::ShapeRule initialiser."""
+    """An output's shape rule as an opgen_host::ShapeRule initialiser. An op with its own op_host
+    and no `infer:` for the output has none (kNone): its InferShape must give the shape, as the
+    registry requires (registry.py, _rule_for_host_op), instead of a guess from the first input."""
+    if t.infer is None and spec.kernel.op_host:
+        return "{::opgen_host::RuleKind::kNone}"
     r: ShapeRule = t.infer if t.infer is not None else SameAs(spec.inputs[0].name)
     index = {x.name: i for i, x in enumerate(spec.inputs)}
     attr_index = {a.name: i for i, a in enumerate(spec.attrs)}

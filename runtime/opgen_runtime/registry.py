@@ -456,7 +456,7 @@ def _rule_for_host_op(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int
             f"{opdef.op_name}: the op_host gives no shape for output '{t.name}' ({why}; an "
             f"aclnn caller passes the output); give '{t.name}' an `infer:` rule in the op's "
             f"spec (docs/spec-reference.md, \"Shape rules\"), e.g. `infer: same_as(x)` or "
-            f"`infer: [dim(x, 0), 1]`")
+            f"`infer: \"[dim(x, 0), 1]\"`")
     return _infer_output(opdef, t, shapes, attrs)
 
 

@@ -195,7 +195,11 @@ std::string OutputDims(const ShapeRule& r, const Inputs& inputs, const ShapeRef*
             }
             break;
         }
-        case RuleKind::kNone: return "an output has no shape rule";
+        case RuleKind::kNone:
+            return "the op_host gives no shape for the output (it registers no InferShape, or its "
+                   "InferShape does not set it; an aclnn caller passes the output): give the "
+                   "output an `infer:` rule in the op's spec (docs/spec-reference.md, \"Shape "
+                   "rules\"), e.g. `infer: same_as(x)` or `infer: \"[dim(x, 0), 1]\"`";
     }
     return "";
 }

@@ -484,7 +484,8 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
         const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
                                                        shapes.data(), attrs_, false,
                                                        &dims[ni + o]);
-        OP_REQUIRES(ctx, err.empty(), OpError(d, err));
+        OP_REQUIRES(ctx, err.empty(),
+                    OpError(d, std::string("output '") + d.outputs[o].name + "': " + err));
     }
     bool skip = false;
     {

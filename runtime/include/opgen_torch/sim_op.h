@@ -196,7 +196,12 @@ OPGEN_TORCH_SUPPORT_FN void OutputDims(const OpDesc& d, const ShapeRule& r, cons
         if (in[i] != nullptr) shapes[i] = {in[i]->sizes().data(), in[i]->sizes().size(), true};
     }
     const std::string err = opgen_host::OutputDims(r, d.inputs, shapes, attrs, true, out);
-    if (!err.empty()) ValueError(std::string(d.checks.op_name) + "(): " + err);
+    if (err.empty()) return;
+    std::string which;
+    for (const auto& o : d.outputs) {
+        if (&o.rule == &r) which = std::string("output '") + o.name + "': ";
+    }
+    ValueError(std::string(d.checks.op_name) + "(): " + which + err);
 }
 
 // -- the CPU kernel -----------------------------------------------------------------------------
