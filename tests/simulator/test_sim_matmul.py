@@ -8,6 +8,7 @@ starting from the bias); and the misuse it reports."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -304,3 +305,385 @@ def test_matmul_misuse_is_reported(lib: rt.KernelLibrary, mode: int, error: type
     a = halves(rng, (m // 2, k) if mode == 12 else (m, k))  # 12: half of A's rows in GM
     with pytest.raises(error, match=text.replace("(", r"\(")):
         run(lib, mode, t, a, halves(rng, (k, n)), np.zeros(n, np.float32), np.float32, m * n)
+
+
+# The forms the asc-devkit Matmul samples use beyond Iterate/IterateAll: batched Matmul
+# (IterateBatch over the NORMAL and BSNGD layouts, IterateNBatch into the workspace), a constant
+# tiling (GetMatmulApiTiling, REGIST_MATMUL_OBJ with a null tiling), C in ND_ALIGN, a CopyA1
+# callback, the upper-triangular policy, K split over two cores with atomic adds, and the misuse
+# of the batched forms. The configuration names are written unqualified, as CANN declares them at
+# global scope.
+KERNEL2_CPP = r"""
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+
+struct Args {
+    int32_t mode;
+    int32_t pad[3];
+    TCubeTiling cube;
+};
+
+using AT = MatmulType<TPosition::GM, CubeFormat::ND, half>;
+using CT = MatmulType<TPosition::GM, CubeFormat::ND, float>;
+
+constexpr MatmulConfig CFG_NBATCH = GetMMConfig<MatmulConfigMode::CONFIG_NORM>(
+    MatmulBatchParams{true, BatchMode::BATCH_LESS_THAN_L1, false});
+constexpr MatmulShapeParams SHAPE_PARAMS = {32, 48, 64, 16, 16, 32};
+constexpr MatmulApiStaticTiling CONST_TILING =
+    GetMatmulApiTiling<AT, AT, CT, CT>(GetMMConfig<MatmulConfigMode::CONFIG_MDL>(SHAPE_PARAMS));
+static_assert(CONST_TILING.singleCoreM == 32 && CONST_TILING.baseK == 32 &&
+                  CONST_TILING.cfg.doMultiDataLoad,
+              "GetMatmulApiTiling keeps the shape parameters");
+
+// CopyA1: tile (row, col) of A [M, K] (rows of tilingPtr = K) read from dataPtr, 16 x 16 tiles.
+__aicore__ inline void LoadATile(const LocalTensor<int8_t>& aMatrix, const __gm__ void* gm, int row,
+                                 int col, int useM, int useK, const uint64_t tilingPtr,
+                                 const uint64_t dataPtr)
+{
+    (void)gm;
+    GlobalTensor<half> src;
+    src.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(dataPtr));
+    Nd2NzParams p;
+    p.ndNum = 1;
+    p.nValue = useM;
+    p.dValue = useK;
+    p.srcNdMatrixStride = 0;
+    p.srcDValue = static_cast<uint16_t>(tilingPtr);
+    p.dstNzC0Stride = (useM + 15) / 16 * 16;
+    p.dstNzNStride = 1;
+    p.dstNzMatrixStride = 0;
+    DataCopy(aMatrix.ReinterpretCast<half>(), src[row * 16 * tilingPtr + col * 16], p);
+}
+
+template <class A, class B, class C, class BIAS, const auto& CFG = CFG_NORM,
+          class CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+          template <const auto&, typename...> class POLICY = AscendC::Impl::Detail::MatmulPolicy>
+using MM = Matmul<A, B, C, BIAS, CFG, CB, POLICY>;
+
+extern "C" __global__ __aicore__ void mm2_test(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
+                                               GM_ADDR workspace, GM_ADDR tiling)
+{
+    Args args;
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(tiling);
+    uint32_t* dst = reinterpret_cast<uint32_t*>(&args);
+    for (uint32_t i = 0; i < sizeof(Args) / 4; ++i) dst[i] = words[i];
+    TCubeTiling& t = args.cube;
+    TPipe pipe;
+    GlobalTensor<half> ag, bg, hbias;
+    GlobalTensor<float> cg, fbias;
+    ag.SetGlobalBuffer((__gm__ half*)a);
+    bg.SetGlobalBuffer((__gm__ half*)b);
+    hbias.SetGlobalBuffer((__gm__ half*)bias);
+    fbias.SetGlobalBuffer((__gm__ float*)bias);
+    cg.SetGlobalBuffer((__gm__ float*)c);
+    const int32_t mode = args.mode;
+    if (mode == 20 || mode == 29) {  // NORMAL batches: A [2, M, K], B [4, K, N], bias [4, N]
+        using L = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NORMAL>;
+        using LC = MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::NORMAL>;
+        MM<L, L, LC, CT> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.SetBias(fbias);
+        mm.IterateBatch(cg, 2, mode == 20 ? 4 : 3, false);
+    } else if (mode == 21 || mode == 22 || mode == 28) {  // BSNGD, B transposed
+        using LA = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::BSNGD>;
+        using LB = MatmulType<TPosition::GM, CubeFormat::ND, half, true, LayoutMode::BSNGD>;
+        using LC = MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::BSNGD>;
+        if (mode == 21) {
+            MM<LA, LB, LC, CT> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+            mm.SetTensorA(ag, false);
+            mm.SetTensorB(bg, true);
+            mm.IterateBatch(cg, 3, 3, false);
+        } else if (mode == 22) {
+            MM<LA, LB, LC, CT, CFG_NBATCH> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+            mm.SetTensorA(ag, false);
+            mm.SetTensorB(bg, true);
+            mm.SetWorkspace(cg);
+            mm.IterateNBatch(2, 3, 3, false);
+        } else {
+            MM<LA, LB, LC, CT> mm;  // not isNBatch
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+            mm.SetTensorA(ag, false);
+            mm.SetTensorB(bg, true);
+            mm.SetWorkspace(cg);
+            mm.IterateNBatch(2, 3, 3, false);
+        }
+    } else if (mode == 23) {  // constant tiling, no runtime tiling
+        MM<AT, AT, CT, CT, CONST_TILING> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, (TCubeTiling*)nullptr);
+        mm.SetOrgShape(32, 48, 64);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.IterateAll(cg);
+    } else if (mode == 24) {  // C in ND_ALIGN
+        MM<AT, AT, MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, float>, CT> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.IterateAll(cg);
+    } else if (mode == 25) {  // CopyA1: A is in `bias`, `a` holds zeros
+        MM<AT, AT, CT, CT, CFG_NORM, MatmulCallBackFunc<nullptr, LoadATile, nullptr>> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetUserDefInfo(t.Ka);
+        mm.SetSelfDefineData(reinterpret_cast<uint64_t>(hbias.GetPhyAddr()));
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.IterateAll(cg);
+    } else if (mode == 26) {  // upper triangle
+        MM<AT, AT, CT, CT, CFG_NORM, MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+           AscendC::Impl::Detail::TrianUpperMatmulPolicy> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.IterateAll(cg);
+    } else if (mode == 30) {  // A, B and C column-major
+        using CM = MatmulType<TPosition::GM, CubeFormat::COLUMN_MAJOR, half>;
+        MM<CM, CM, MatmulType<TPosition::GM, CubeFormat::COLUMN_MAJOR, float>, CT> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        mm.IterateAll(cg);
+    } else if (mode == 31) {  // SplitM: each AIV core gets half of every block's rows in UB
+        MM<AT, AT, MatmulType<TPosition::VECIN, CubeFormat::ND, float>, CT, CFG_NORM,
+           MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+           AscendC::Impl::Detail::SplitMMatmulPolicy> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetTensorA(ag);
+        mm.SetTensorB(bg);
+        TQue<TPosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, t.baseM / 2 * t.baseN * sizeof(float));
+        const int32_t sub = GetSubBlockIdx();
+        int32_t blk = 0;
+        while (mm.Iterate()) {  // blocks down M (iterateOrder 0), one column of blocks
+            LocalTensor<float> ub = q.AllocTensor<float>();
+            mm.GetTensorC(ub, 0, true);
+            q.EnQue(ub);
+            ub = q.DeQue<float>();
+            DataCopy(cg[(blk * t.baseM + sub * t.baseM / 2) * t.N], ub, t.baseM / 2 * t.N);
+            q.FreeTensor(ub);
+            ++blk;
+        }
+    } else if (mode == 27) {  // K split over the two cores, C added atomically
+        const int32_t i = GetBlockIdx();
+        if (i >= AscendC::Ceil(t.Ka, t.singleCoreK)) return;  // CANN's scalar Ceil
+        MM<AT, AT, CT, CT> mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        mm.SetTensorA(ag[i * t.singleCoreK]);
+        mm.SetTensorB(bg[i * t.singleCoreK * t.N]);
+        mm.IterateAll(cg, 1);
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def lib2(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
+    src = Path(tmp_path_factory.mktemp("matmul2")) / "mm2_test.cpp"
+    src.write_text(KERNEL2_CPP)
+    return rt.build_kernel(src, entry="mm2_test")
+
+
+def run2(lib2: rt.KernelLibrary, mode: int, t: np.ndarray, a: np.ndarray, b: np.ndarray,
+         extra: np.ndarray, c_count: int, fill: float = 0.0) -> np.ndarray:
+    """One launch of mm2_test (one block: two AIV cores) with C filled with `fill` first."""
+    gm = [rt.gm_empty(x.size, x.dtype) for x in (a, b, extra)]
+    for g, x in zip(gm, (a, b, extra), strict=True):
+        g[...] = x.reshape(-1)
+    c = rt.gm_empty(c_count, np.float32)
+    c[...] = fill
+    head = np.array([mode, 0, 0, 0], np.int32)
+    rt.launch(lib2, "mm2_test", [*gm, c], block_dim=1, tiling=head.tobytes() + t.tobytes(),
+              workspace_size=16 << 20)
+    return np.asarray(c).copy()
+
+
+def layouts(t: np.ndarray, a: tuple[int, ...], b: tuple[int, ...], c: tuple[int, ...],
+            batch: int) -> np.ndarray:
+    t[33:38], t[38:43], t[43:48], t[48] = a, b, c, batch
+    return t
+
+
+def small_ints(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Halves holding small integers: every product and sum is exact in float."""
+    return rng.integers(-4, 5, shape).astype(np.float16)
+
+
+def test_iterate_batch_normal_layout_repeats_the_fewer_batches(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 32, 16, 48
+    rng = np.random.default_rng(20)
+    a, b = halves(rng, (2, m, k)), halves(rng, (4, k, n))
+    bias = rng.standard_normal((4, n)).astype(np.float32)
+    t = tiling(m, n, k, m, n, (16, 16, 16), bias=True)
+    got = run2(lib2, 20, t, a, b, bias, 4 * m * n).reshape(4, m, n)
+    for c in range(4):  # batchA 2, batchB 4: C batch c takes A batch c // 2
+        np.testing.assert_array_equal(got[c], model(a[c // 2], b[c], bias[c], 16))
+
+
+def test_iterate_batch_bsngd_takes_one_d_slice_per_batch(lib2: rt.KernelLibrary) -> None:
+    s1, s2, d, g = 32, 16, 32, 3
+    rng = np.random.default_rng(21)
+    a = halves(rng, (1, s1, 1, g, d))  # A batch j: [S1, D] rows of G * D
+    b = halves(rng, (1, s2, 1, g, d))  # transposed B batch j: [S2, D]
+    t = layouts(tiling(s1, s2, d, s1, s2, (16, 16, 16)), (1, s1, 1, g, d), (1, s2, 1, g, d),
+                (1, s1, 1, g, s2), g)
+    got = run2(lib2, 21, t, a, b, np.zeros(1, np.float32), s1 * g * s2).reshape(s1, g, s2)
+    for j in range(g):
+        np.testing.assert_array_equal(got[:, j, :], model(a[0, :, 0, j], b[0, :, 0, j].T, None, 16))
+
+
+def test_iterate_n_batch_writes_every_call_into_the_workspace(lib2: rt.KernelLibrary) -> None:
+    s1, s2, d, g = 16, 32, 16, 6
+    rng = np.random.default_rng(22)
+    a, b = halves(rng, (1, s1, 1, g, d)), halves(rng, (1, s2, 1, g, d))
+    t = layouts(tiling(s1, s2, d, s1, s2, (16, 16, 16)), (1, s1, 1, g, d), (1, s2, 1, g, d),
+                (1, s1, 1, g, s2), 3)
+    # two calls of three batches: G slices 0-2, then 3-5
+    got = run2(lib2, 22, t, a, b, np.zeros(1, np.float32), s1 * g * s2).reshape(s1, g, s2)
+    for j in range(g):
+        np.testing.assert_array_equal(got[:, j, :], model(a[0, :, 0, j], b[0, :, 0, j].T, None, 16))
+
+
+def test_a_constant_tiling_needs_no_runtime_tiling(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 32, 48, 64  # the kernel's MatmulShapeParams
+    rng = np.random.default_rng(23)
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    got = run2(lib2, 23, np.zeros(50, np.int32), a, b, np.zeros(1, np.float32), m * n)
+    np.testing.assert_array_equal(got.reshape(m, n), model(a, b, None, 16))
+
+
+def test_nd_align_c_pads_its_rows_to_32_bytes(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 32, 20, 32
+    rng = np.random.default_rng(24)
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    t = tiling(m, n, k, m, n, (16, 16, 16))
+    got = run2(lib2, 24, t, a, b, np.zeros(1, np.float32), m * 24, fill=7.0).reshape(m, 24)
+    np.testing.assert_array_equal(got[:, :n], model(a, b, None, 16))
+    np.testing.assert_array_equal(got[:, n:], 0)  # 20 floats padded to 24, the padding zero
+
+
+def test_a_copy_a1_callback_supplies_a(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 48, 32, 40  # 16 x 16 tiles, the last K tile 8 wide
+    rng = np.random.default_rng(25)
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    t = tiling(m, n, k, m, n, (16, 16, 16))
+    got = run2(lib2, 25, t, np.zeros((m, k), np.float16), b, a, m * n)
+    np.testing.assert_array_equal(got.reshape(m, n), model(a, b, None, 16))
+
+
+def test_the_upper_triangular_policy_leaves_blocks_below_the_diagonal(
+        lib2: rt.KernelLibrary) -> None:
+    m, n, k = 48, 48, 32
+    rng = np.random.default_rng(26)
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    t = tiling(m, n, k, m, n, (16, 16, 16))
+    got = run2(lib2, 26, t, a, b, np.zeros(1, np.float32), m * n, fill=-5.0).reshape(m, n)
+    want = model(a, b, None, 16)
+    for mi in range(3):
+        for ni in range(3):
+            block = got[mi * 16:(mi + 1) * 16, ni * 16:(ni + 1) * 16]
+            if mi > ni:
+                np.testing.assert_array_equal(block, -5.0)
+            else:
+                np.testing.assert_array_equal(block, want[mi * 16:(mi + 1) * 16,
+                                                          ni * 16:(ni + 1) * 16])
+
+
+def test_column_major_operands_are_stored_by_columns(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 48, 32, 40
+    rng = np.random.default_rng(30)
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    t = tiling(m, n, k, m, n, (16, 16, 16))
+    got = run2(lib2, 30, t, np.asfortranarray(a).ravel(order="K"),
+               np.asfortranarray(b).ravel(order="K"), np.zeros(1, np.float32), m * n)
+    np.testing.assert_array_equal(got.reshape(n, m).T, model(a, b, None, 16))
+
+
+def test_split_m_gives_each_vector_core_half_of_every_block(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 64, 16, 32  # two 32 x 16 blocks; each core gets 16 rows of each
+    rng = np.random.default_rng(31)
+    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    t = tiling(m, n, k, m, n, (32, 16, 16))
+    got = run2(lib2, 31, t, a, b, np.zeros(1, np.float32), m * n, fill=-1.0)
+    np.testing.assert_array_equal(got.reshape(m, n), model(a, b, None, 16))
+
+
+def test_k_split_over_cores_adds_atomically(lib2: rt.KernelLibrary) -> None:
+    m, n, k = 32, 32, 64
+    rng = np.random.default_rng(27)
+    a, b = small_ints(rng, (m, k)), small_ints(rng, (k, n))
+    t = tiling(m, n, k, m, n, (16, 16, 16))
+    t[7] = k // 2  # singleCoreK: each core half of K
+    got = run2(lib2, 27, t, a, b, np.zeros(1, np.float32), m * n, fill=1.0).reshape(m, n)
+    want = a.astype(np.float64) @ b.astype(np.float64) + 1.0  # exact: small integers
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+@pytest.mark.parametrize(("mode", "text"), [
+    (28, "IterateNBatch needs MatmulConfig.isNBatch = true"),
+    (29, "batchA 2 and batchB 3 must be positive and one a multiple of the other"),
+])
+def test_batched_misuse_is_reported(lib2: rt.KernelLibrary, mode: int, text: str) -> None:
+    t = layouts(tiling(16, 16, 16, 16, 16, (16, 16, 16), bias=True), (1, 16, 1, 6, 16),
+                (1, 16, 1, 6, 16), (1, 16, 1, 6, 16), 3)
+    z = np.zeros(6 * 16 * 16, np.float16)
+    with pytest.raises(rt.SimulatorError, match=re.escape(text)):
+        run2(lib2, mode, t, z, z, np.zeros(6 * 16, np.float32), 6 * 16 * 16)
+
+
+# The pure-cube unit (ASCENDC_CUBE_ONLY): IterateBatch takes its batch counts from SetBatchNum.
+KERNEL3_CPP = r"""
+#define ASCENDC_CUBE_ONLY
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void mm3_test(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR workspace,
+                                               GM_ADDR tiling)
+{
+    TCubeTiling t;
+    const uint32_t* words = reinterpret_cast<const uint32_t*>(tiling);
+    uint32_t* dst = reinterpret_cast<uint32_t*>(&t);
+    for (uint32_t i = 0; i < sizeof(TCubeTiling) / 4; ++i) dst[i] = words[i];
+    TPipe pipe;
+    GlobalTensor<half> ag, bg;
+    GlobalTensor<float> cg;
+    ag.SetGlobalBuffer((__gm__ half*)a);
+    bg.SetGlobalBuffer((__gm__ half*)b);
+    cg.SetGlobalBuffer((__gm__ float*)c);
+    using L = MatmulType<TPosition::GM, CubeFormat::ND, half, false, LayoutMode::NORMAL>;
+    using LC = MatmulType<TPosition::GM, CubeFormat::ND, float, false, LayoutMode::NORMAL>;
+    Matmul<L, L, LC> mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg);
+    mm.SetBatchNum(3, 1);  // B broadcast over A's three batches
+    mm.IterateBatch(cg, false, 0, false);
+}
+"""
+
+
+def test_pure_cube_iterate_batch_takes_the_counts_of_set_batch_num(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    src = Path(tmp_path_factory.mktemp("matmul3")) / "mm3_test.cpp"
+    src.write_text(KERNEL3_CPP)
+    lib3 = rt.build_kernel(src, entry="mm3_test")
+    m, n, k = 16, 32, 32
+    rng = np.random.default_rng(32)
+    a, b = halves(rng, (3, m, k)), halves(rng, (k, n))
+    t = tiling(m, n, k, m, n, (16, 16, 16))
+    t[48] = 5  # the tiling's BatchNum, which SetBatchNum replaces
+    gm = [rt.gm_empty(x.size, x.dtype) for x in (a, b)]
+    for g, x in zip(gm, (a, b), strict=True):
+        g[...] = x.reshape(-1)
+    c = rt.gm_empty(4 * m * n, np.float32)
+    c[...] = -1.0
+    rt.launch(lib3, "mm3_test", [*gm, c], block_dim=1, tiling=t.tobytes(),
+              workspace_size=16 << 20)
+    got = np.asarray(c).reshape(4, m, n)
+    for i in range(3):
+        np.testing.assert_array_equal(got[i], model(a[i], b, None, 16))
+    np.testing.assert_array_equal(got[3], -1.0)  # three batches, not the tiling's five

@@ -565,3 +565,64 @@ int main() {
 }
 """)
     assert out.stdout.split() == ["-1", "0"]
+
+
+BATCH_CPP = r"""
+int main() {
+    auto* platform = platform_ascendc::PlatformAscendCManager::GetInstance();
+    // BatchMatmulTiling: one core, CANN's single-core plan, the layouts and batch count kept
+    BatchMatmulTiling bmm(*platform);
+    bmm.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    bmm.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    bmm.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    bmm.SetBiasType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    bmm.SetOrgShape(64, 128, 96);
+    bmm.SetShape(64, 128, 96);
+    bmm.SetBufferSpace(-1, -1, -1);
+    bmm.SetBatchInfoForNormal(2, 4, 64, 128, 96);
+    bmm.SetBatchNum(4);
+    AscendC::tiling::TCubeTiling t;
+    long ret = bmm.GetTiling(t);
+    int dim = 0, mDim = 0, nDim = 0, bm = 0, bn = 0;
+    bmm.GetCoreNum(dim, mDim, nDim, bm, bn);
+    std::printf("bmm %ld %d %d %d %d %d %d %d | %d %d %d %d %d | %d %d %d %d %d | "
+                "%d %d %d %d %d | %d\n", ret, t.usedCoreNum, t.singleCoreM, t.singleCoreN,
+                t.singleCoreK, dim, mDim, nDim,
+                t.ALayoutInfoB, t.ALayoutInfoS, t.ALayoutInfoN, t.ALayoutInfoG, t.ALayoutInfoD,
+                t.BLayoutInfoB, t.BLayoutInfoS, t.BLayoutInfoN, t.BLayoutInfoG, t.BLayoutInfoD,
+                t.CLayoutInfoB, t.CLayoutInfoS1, t.CLayoutInfoN, t.CLayoutInfoG, t.CLayoutInfoS2,
+                t.BatchNum);
+    // the same request through MatmulApiTiling plans the same blocks
+    MatmulApiTiling one(*platform);
+    one.SetAType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    one.SetBType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT16);
+    one.SetCType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    one.SetBiasType(TPosition::GM, CubeFormat::ND, DataType::DT_FLOAT);
+    one.SetOrgShape(64, 128, 96);
+    one.SetShape(64, 128, 96);
+    one.SetBufferSpace(-1, -1, -1);
+    one.SetBatchInfoForNormal(2, 4, 64, 128, 96);
+    one.SetBatchNum(4);
+    AscendC::tiling::TCubeTiling u;
+    one.GetTiling(u);
+    std::printf("same %d\n", std::memcmp(&t, &u, sizeof(t)) == 0 ? 1 : 0);
+    // no shape: -1
+    BatchMatmulTiling bad(*platform);
+    std::printf("bad %ld\n", bad.GetTiling(u));
+    return 0;
+}
+"""
+
+
+def test_batch_matmul_tiling_plans_one_core_and_keeps_the_layouts(tmp_path: Path) -> None:
+    out = run_host_program(tmp_path, PRELUDE + BATCH_CPP).stdout.splitlines()
+    head, a, b, c, batch = out[0].split(" | ")
+    ret, used, sm, sn, sk, dim, m_dim, n_dim = (int(x) for x in head.split()[1:])
+    assert (ret, used, sm, sn, sk, dim, m_dim, n_dim) == (0, 1, 64, 128, 96, 1, 1, 1)
+    # SetBatchInfoForNormal: A [batchA, M, 1, 1, K], B [batchB, N, 1, 1, K], C [max, M, 1, 1, N]
+    assert [int(x) for x in a.split()] == [2, 64, 1, 1, 96]
+    assert [int(x) for x in b.split()] == [4, 128, 1, 1, 96]
+    assert [int(x) for x in c.split()] == [4, 64, 1, 1, 128]
+    assert int(batch) == 4
+    assert out[1] == "same 1"
+    assert out[2] == "bad -1"

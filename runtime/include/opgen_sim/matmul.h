@@ -8,10 +8,14 @@
 // accumulator type (float for half/bfloat16_t/float inputs, int32_t for int8_t), K summed one
 // 32-byte fractal row (C0 elements) at a time and each partial sum added to C, C starting from
 // the bias (converted to the accumulator type) when one is set; the result converted to C's type
-// as Fixpipe converts (float -> half/bfloat16_t rounded to nearest even). docs/simulator.md,
-// "The advanced Matmul API", lists the forms covered and what is an error.
+// as Fixpipe converts (float -> half/bfloat16_t rounded to nearest even). Also: the batched forms
+// (IterateBatch, IterateNBatch, GetBatchTensorC over the NORMAL/BSNGD/SBNGD/BNGS1S2 layouts), a
+// constant tiling (GetMatmulApiTiling), CopyA1/CopyB1 callbacks and the triangular policies. As in
+// CANN the configuration (MatmulConfig, CFG_NORM, GetMMConfig...) is declared at global scope.
+// docs/simulator.md, "The advanced Matmul API", lists the forms covered and what is an error.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -39,9 +43,8 @@ enum class CubeFormat {
     COLUMN_MAJOR = 8,
 };
 
-namespace AscendC {
-
-using ::CubeFormat;
+// The Matmul configuration lives at global scope, as in CANN (matmul_config.h, tiling.h);
+// AscendC:: names it too.
 
 enum class LayoutMode { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
 enum class BatchMode { NONE = 0, BATCH_LESS_THAN_L1, BATCH_LARGE_THAN_L1, SINGLE_LARGE_THAN_L1 };
@@ -57,17 +60,16 @@ enum IterateMode : uint8_t {
 };
 enum class MatmulConfigMode { CONFIG_NORM, CONFIG_MDL, CONFIG_SPECIALMDL, CONFIG_IBSHARE };
 
-// One operand's place, format and type (reference "Matmul模板参数").
-template <TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false,
-          LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false, TPosition SRCPOS = TPosition::GM>
-struct MatmulType {
-    constexpr static TPosition pos = POSITION;
-    constexpr static CubeFormat format = FORMAT;
-    using T = TYPE;
-    constexpr static bool isTrans = ISTRANS;
-    constexpr static LayoutMode layout = LAYOUT;
-    constexpr static bool ibShare = IBSHARE;
-    constexpr static TPosition srcPos = SRCPOS;
+enum class DecompressionMode {
+    DECOMP_NONE = 0b0000,
+    DECOMP_2bitTo8bit = 0b0001,
+    DECOMP_3bitTo8bit = 0b0010,
+    DECOMP_4bitTo8bit = 0b0011,
+    DECOMP_16bitTo64bit = 0b100,
+    DECOMP_1bitTo8bit = 0b0101,
+    DECOMP_1bitTo4bit = 0b0110,
+    DECOMP_2bitTo4bit = 0b0111,
+    DECOMP_3bitTo4bit = 0b1000,
 };
 
 // The template configuration (reference "MatmulConfig"). The simulator's object computes the
@@ -125,6 +127,7 @@ struct MatmulConfig {
     BatchOutMode bmmOutMode = BatchOutMode::SINGLE_BATCH;
     bool enableL1BankConflictOptimise = false;
     bool enableRelu = false;
+    DecompressionMode decompMode = DecompressionMode::DECOMP_NONE;
 };
 
 // The reference's configuration builders, with their parameter lists.
@@ -218,13 +221,379 @@ constexpr MatmulConfig CFG_MDL = GetMDLConfig();
 constexpr MatmulConfig MM_CFG_BB = GetBasicConfig(128, 128, 128);
 constexpr MatmulConfig CFG_IBSHARE_NORM = GetIBShareNormConfig();
 
-// Callbacks a Matmul may take instead of its own data moves (reference "MatmulCallBackFunc"):
-// accepted as a template argument; a callback other than nullptr is not simulated (an error when
-// the object runs).
-template <auto DataCopyOut = nullptr, auto CopyA1 = nullptr, auto CopyB1 = nullptr>
-struct MatmulCallBackFunc {
-    static constexpr bool kNone = DataCopyOut == nullptr && CopyA1 == nullptr && CopyB1 == nullptr;
+
+// The parameter groups of GetMMConfig (reference "GetMMConfig").
+struct MatmulShapeParams {
+    uint32_t singleCoreM;
+    uint32_t singleCoreN;
+    uint32_t singleCoreK;
+    uint32_t basicM;
+    uint32_t basicN;
+    uint32_t basicK;
 };
+struct MatmulQuantParams {
+    bool isPerTensor;
+    bool hasAntiQuantOffset;
+};
+struct MatmulBatchParams {
+    bool isNBatch;
+    BatchMode batchMode;
+    bool isBiasBatch = true;
+    BatchOutMode bmmOutMode = BatchOutMode::SINGLE_BATCH;
+};
+struct MatmulFuncParams {
+    bool intrinsicsCheck;
+    bool enVecND2NZ;
+    bool enableDoubleCache;
+    bool enableL1CacheUB;
+    uint32_t doMTE2Preload;
+    IterateOrder iterateOrder;
+    ScheduleType scheduleType;
+    bool enableReuse = true;
+    bool enableUBReuse;
+    bool isPartialOutput = false;
+    bool isA2B2Shared = false;
+    bool isEnableChannelSplit = false;
+    bool enableKdimReorderLoad = false;
+    bool enableL1BankConflictOptimise = false;
+    bool enableRelu = false;
+    DecompressionMode decompMode = DecompressionMode::DECOMP_NONE;
+};
+struct MatmulBiasParams {
+    bool enableSetBias = true;
+};
+// Reserved by the reference (GetOffsetC).
+struct MatrixOffset {
+    int32_t offset;
+    int32_t row;
+    int32_t col;
+    int32_t height;
+    int32_t width;
+};
+
+namespace opgen_sim {
+namespace matmul {
+template <typename P>
+constexpr void ApplyConfigParams(MatmulConfig& c, const P& p) {
+    if constexpr (std::is_same_v<P, MatmulShapeParams>) {
+        c.singleCoreM = p.singleCoreM;
+        c.singleCoreN = p.singleCoreN;
+        c.singleCoreK = p.singleCoreK;
+        c.basicM = p.basicM;
+        c.basicN = p.basicN;
+        c.basicK = p.basicK;
+    } else if constexpr (std::is_same_v<P, MatmulQuantParams>) {
+        c.isPerTensor = p.isPerTensor;
+        c.hasAntiQuantOffset = p.hasAntiQuantOffset;
+    } else if constexpr (std::is_same_v<P, MatmulBatchParams>) {
+        c.isNBatch = p.isNBatch;
+        c.batchMode = p.batchMode;
+        c.isBiasBatch = p.isBiasBatch;
+        c.bmmOutMode = p.bmmOutMode;
+    } else if constexpr (std::is_same_v<P, MatmulFuncParams>) {
+        c.intrinsicsCheck = p.intrinsicsCheck;
+        c.enVecND2NZ = p.enVecND2NZ;
+        c.enableDoubleCache = p.enableDoubleCache;
+        c.enableL1CacheUB = p.enableL1CacheUB;
+        c.doMTE2Preload = p.doMTE2Preload;
+        c.iterateOrder = p.iterateOrder;
+        c.scheduleType = p.scheduleType;
+        c.enableReuse = p.enableReuse;
+        c.enableUBReuse = p.enableUBReuse;
+        c.isPartialOutput = p.isPartialOutput;
+        c.isA2B2Shared = p.isA2B2Shared;
+        c.isEnableChannelSplit = p.isEnableChannelSplit;
+        c.enableKdimReorderLoad = p.enableKdimReorderLoad;
+        c.enableL1BankConflictOptimise = p.enableL1BankConflictOptimise;
+        c.enableRelu = p.enableRelu;
+        c.decompMode = p.decompMode;
+    } else if constexpr (std::is_same_v<P, MatmulBiasParams>) {
+        c.enableSetBias = p.enableSetBias;
+    }
+}
+}  // namespace matmul
+}  // namespace opgen_sim
+
+// A template's configuration with some groups of fields replaced (reference "GetMMConfig").
+template <MatmulConfigMode configMode, typename... ArgTypes>
+constexpr MatmulConfig GetMMConfig(ArgTypes&&... args) {
+    MatmulConfig c = CFG_NORM;
+    if constexpr (configMode == MatmulConfigMode::CONFIG_MDL) {
+        c = CFG_MDL;
+    } else if constexpr (configMode == MatmulConfigMode::CONFIG_SPECIALMDL) {
+        c = GetSpecialMDLConfig();
+    } else if constexpr (configMode == MatmulConfigMode::CONFIG_IBSHARE) {
+        c = CFG_IBSHARE_NORM;
+    }
+    (opgen_sim::matmul::ApplyConfigParams(c, args), ...);
+    return c;
+}
+
+// A constant tiling (reference "GetMatmulApiTiling"): the tiling fields known at compile time
+// (-1: taken from the runtime TCubeTiling) and the configuration; a Matmul takes it as MM_CFG.
+struct MatmulApiStaticTiling {
+    int32_t usedCoreNum = -1;
+    int32_t M = -1;
+    int32_t N = -1;
+    int32_t Ka = -1;
+    int32_t Kb = -1;
+    int32_t singleCoreM = -1;
+    int32_t singleCoreN = -1;
+    int32_t singleCoreK = -1;
+    int32_t baseM = -1;
+    int32_t baseN = -1;
+    int32_t baseK = -1;
+    int32_t depthA1 = -1;
+    int32_t depthB1 = -1;
+    int32_t stepM = -1;
+    int32_t stepN = -1;
+    int32_t isBias = -1;
+    int32_t transLength = -1;
+    int32_t iterateOrder = -1;
+    int32_t shareMode = -1;
+    int32_t shareL1Size = -1;
+    int32_t shareL0CSize = -1;
+    int32_t shareUbSize = -1;
+    int32_t stepKa = -1;
+    int32_t stepKb = -1;
+    int32_t depthAL1CacheUB = -1;
+    int32_t depthBL1CacheUB = -1;
+    int32_t dbL0A = -1;
+    int32_t dbL0B = -1;
+    int32_t dbL0C = -1;
+    int32_t ALayoutInfoB = -1;
+    int32_t ALayoutInfoS = -1;
+    int32_t ALayoutInfoN = -1;
+    int32_t ALayoutInfoG = -1;
+    int32_t ALayoutInfoD = -1;
+    int32_t BLayoutInfoB = -1;
+    int32_t BLayoutInfoS = -1;
+    int32_t BLayoutInfoN = -1;
+    int32_t BLayoutInfoG = -1;
+    int32_t BLayoutInfoD = -1;
+    int32_t CLayoutInfoB = -1;
+    int32_t CLayoutInfoS1 = -1;
+    int32_t CLayoutInfoN = -1;
+    int32_t CLayoutInfoG = -1;
+    int32_t CLayoutInfoS2 = -1;
+    int32_t BatchNum = -1;
+    int32_t mxTypePara = -1;
+    MatmulConfig cfg = CFG_NORM;
+};
+
+// The Ascend 950's 8-bit float types, named by kernels that pick their Matmul types by SoC: declared
+// (opaque) so that such kernels build; a Matmul of them stops the build naming fp8.
+#ifndef OPGEN_SIM_HAS_FP8_TYPES
+#define OPGEN_SIM_HAS_FP8_TYPES 1
+struct fp8_e4m3fn_t {
+    uint8_t bits;
+};
+struct fp8_e5m2_t {
+    uint8_t bits;
+};
+struct hifloat8_t {
+    uint8_t bits;
+};
+using fp8_e8m0_t = uint8_t;
+#endif
+
+namespace AscendC {
+
+using ::CubeFormat;
+using ::MatmulApiStaticTiling;
+using ::LayoutMode;
+using ::BatchMode;
+using ::BatchOutMode;
+using ::IterateOrder;
+using ::ScheduleType;
+using ::IterateMode;
+using ::MatmulConfigMode;
+using ::DecompressionMode;
+using ::MatmulConfig;
+using ::GetNormalConfig;
+using ::GetMDLConfig;
+using ::GetSpecialMDLConfig;
+using ::GetBasicConfig;
+using ::GetIBShareNormConfig;
+using ::CFG_NORM;
+using ::CFG_MDL;
+using ::MM_CFG_BB;
+using ::CFG_IBSHARE_NORM;
+using ::MatmulShapeParams;
+using ::MatmulQuantParams;
+using ::MatmulBatchParams;
+using ::MatmulFuncParams;
+using ::MatmulBiasParams;
+using ::MatrixOffset;
+using ::GetMMConfig;
+
+// One operand's place, format and type (reference "Matmul模板参数").
+template <TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false,
+          LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false, TPosition SRCPOS = TPosition::GM>
+struct MatmulType {
+    constexpr static TPosition pos = POSITION;
+    constexpr static CubeFormat format = FORMAT;
+    using T = TYPE;
+    constexpr static bool isTrans = ISTRANS;
+    constexpr static LayoutMode layout = LAYOUT;
+    constexpr static bool ibShare = IBSHARE;
+    constexpr static TPosition srcPos = SRCPOS;
+};
+
+// An MxMatmul operand with its scale matrix (Ascend 950; reference "Matmul模板参数"): declared,
+// a Matmul of it is not simulated.
+template <TPosition POSITION, TPosition SCALE_POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false,
+          TPosition SRCPOS = TPosition::GM, CubeFormat SCALE_FORMAT = FORMAT, bool SCALE_ISTRANS = ISTRANS,
+          TPosition SCALE_SRCPOS = SRCPOS>
+struct MatmulTypeWithScale : public MatmulType<POSITION, FORMAT, TYPE, ISTRANS, LayoutMode::NONE, false, SRCPOS> {
+    constexpr static TPosition scalePosition = SCALE_POSITION;
+    constexpr static CubeFormat scaleFormat = SCALE_FORMAT;
+    constexpr static bool isScaleTrans = SCALE_ISTRANS;
+    constexpr static TPosition srcScalePos = SCALE_SRCPOS;
+};
+// A sparse B with its index matrix (reference "SetSparseIndex"): declared, not simulated.
+template <TPosition POSITION, TPosition INDEX_POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false,
+          LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false>
+struct SparseMatmulType : public MatmulType<POSITION, FORMAT, TYPE, ISTRANS, LAYOUT, IBSHARE> {
+    constexpr static TPosition indexPosition = INDEX_POSITION;
+};
+
+// TSCM<pos, depth>: a queue from pos into L1 for a Matmul's TSCM operands (CANN's kernel_tpipe.h:
+// TQueBind<pos, TPosition::TSCM, depth, mask>).
+#ifndef OPGEN_SIM_HAS_TSCM
+#define OPGEN_SIM_HAS_TSCM 1
+template <TPosition pos, int32_t depth = 1, auto mask = 0>
+using TSCM = TQueBind<pos, TPosition::TSCM, depth, mask>;
+#endif
+
+// The parameters Matmul hands a DataCopyOut callback (reference "MatmulCallBackFunc").
+struct DataCopyOutParams {
+    uint16_t cBurstNum;
+    uint16_t burstLen;
+    uint16_t srcStride;
+    uint32_t dstStride;
+    uint16_t oriNSize;
+    bool enUnitFlag;
+    uint64_t quantScalar;
+    uint64_t cbufWorkspaceAddr;
+};
+
+// Callbacks a Matmul takes instead of its own data moves (reference "MatmulCallBackFunc"):
+// CopyA1/CopyB1 load one tile of A/B into L1 in the NZ layout, the object then computes from
+// what they wrote; DataCopyOut (C out of L0C) is not simulated (an error when the object runs).
+template <void (*DataCopyOut)(const __gm__ void* gm, const LocalTensor<int8_t>& co1Local,
+                              const void* dataCopyOutParams, const uint64_t tilingPtr,
+                              const uint64_t dataPtr) = nullptr,
+          void (*CopyA1)(const LocalTensor<int8_t>& aMatrix, const __gm__ void* gm, int row, int col, int useM,
+                         int useK, const uint64_t tilingPtr, const uint64_t dataPtr) = nullptr,
+          void (*CopyB1)(const LocalTensor<int8_t>& bMatrix, const __gm__ void* gm, int row, int col, int useK,
+                         int useN, const uint64_t tilingPtr, const uint64_t dataPtr) = nullptr>
+struct MatmulCallBackFunc {
+    constexpr static void (*DataCopyOutPtr)(const __gm__ void* gm, const LocalTensor<int8_t>& co1Local,
+                                            const void* dataCopyOutParams, const uint64_t tilingPtr,
+                                            const uint64_t dataPtr) = DataCopyOut;
+    constexpr static void (*CopyA1Ptr)(const LocalTensor<int8_t>& aMatrix, const __gm__ void* gm, int row,
+                                       int col, int useM, int useK, const uint64_t tilingPtr,
+                                       const uint64_t dataPtr) = CopyA1;
+    constexpr static void (*CopyB1Ptr)(const LocalTensor<int8_t>& bMatrix, const __gm__ void* gm, int row,
+                                       int col, int useK, int useN, const uint64_t tilingPtr,
+                                       const uint64_t dataPtr) = CopyB1;
+};
+
+// The Matmul's module policies (reference "MatmulPolicy"): the default; the triangular ones,
+// which compute and write only the base blocks on and above (Upper) or on and below (Lower) the
+// diagonal of block indices; NBuffer33 (an L1 plan, the same C); SplitM (each of a block's two
+// AIV cores gets half of every block's rows in UB); SplitN and MatmulWithScale (MxMatmul) are not
+// simulated.
+namespace Impl {
+namespace Detail {
+enum class OpgenPolicy { kDefault, kTrianUpper, kTrianLower, kSplitM, kSplitN, kWithScale };
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct MatmulPolicy {
+    constexpr static OpgenPolicy kOpgenPolicy = OpgenPolicy::kDefault;
+};
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct NBuffer33MatmulPolicy : public MatmulPolicy<MM_CFG, IMPL, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE> {};
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct TrianUpperMatmulPolicy : public MatmulPolicy<MM_CFG, IMPL, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE> {
+    constexpr static OpgenPolicy kOpgenPolicy = OpgenPolicy::kTrianUpper;
+};
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct TrianLowerMatmulPolicy : public MatmulPolicy<MM_CFG, IMPL, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE> {
+    constexpr static OpgenPolicy kOpgenPolicy = OpgenPolicy::kTrianLower;
+};
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct SplitMMatmulPolicy : public MatmulPolicy<MM_CFG, IMPL, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE> {
+    constexpr static OpgenPolicy kOpgenPolicy = OpgenPolicy::kSplitM;
+};
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct SplitNMatmulPolicy : public MatmulPolicy<MM_CFG, IMPL, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE> {
+    constexpr static OpgenPolicy kOpgenPolicy = OpgenPolicy::kSplitN;
+};
+template <const auto& MM_CFG, typename IMPL, typename A_TYPE, typename B_TYPE, typename C_TYPE, typename BIAS_TYPE>
+struct MatmulWithScalePolicy : public MatmulPolicy<MM_CFG, IMPL, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE> {
+    constexpr static OpgenPolicy kOpgenPolicy = OpgenPolicy::kWithScale;
+};
+}  // namespace Detail
+}  // namespace Impl
+
+// The configuration of an MM_CFG argument: a MatmulConfig, or a constant tiling's cfg.
+constexpr MatmulConfig ToMatmulConfig(const MatmulConfig& cfg) { return cfg; }
+constexpr MatmulConfig ToMatmulConfig(const MatmulApiStaticTiling& tiling) { return tiling.cfg; }
+
+// The L0C type of inputs T (the cube's accumulator; CANN's matmul_utils.h).
+template <typename T>
+struct GetMmDstType {
+    using Type = std::conditional_t<std::is_same_v<T, int8_t>, int32_t, float>;
+};
+
+// The scalar helpers of CANN's matmul_utils.h that kernels call (Ceil: the quotient rounded up;
+// CeilAlign: num1 rounded up to a multiple of num2).
+template <typename T>
+inline std::enable_if_t<std::is_arithmetic_v<T>, T> Ceil(T num1, T num2) {
+    if (num2 <= 0) opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "Ceil", "num2 must be greater than 0");
+    return (num1 + num2 - 1) / num2;
+}
+template <typename T>
+inline std::enable_if_t<std::is_arithmetic_v<T>, T> CeilAlign(T num1, T num2) {
+    return Ceil(num1, num2) * num2;
+}
+
+namespace Impl {
+constexpr int32_t QUEUE_DEPTH = 1;
+constexpr int32_t L1_SIZE = 512 * 1024;
+constexpr int32_t DB_ON = 2;
+constexpr int32_t DB_OFF = 1;
+}  // namespace Impl
+
+// A constant tiling from a configuration whose MatmulShapeParams are set (reference
+// "GetMatmulApiTiling"): the shapes and base block of the configuration, the rest left to the
+// runtime tiling. The simulator's Matmul reads only the shapes, the base block, isBias and
+// iterateOrder; CANN's L1 plan (depths and steps) is not derived here and stays as given.
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE>
+constexpr MatmulApiStaticTiling GetMatmulApiTiling(const MatmulConfig& mmCFG, int32_t l1Size = Impl::L1_SIZE) {
+    (void)l1Size;
+    MatmulApiStaticTiling t{};
+    t.cfg = mmCFG;
+    if (mmCFG.basicM != 0 && mmCFG.basicN != 0 && mmCFG.basicK != 0) {
+        t.baseM = static_cast<int32_t>(mmCFG.basicM);
+        t.baseN = static_cast<int32_t>(mmCFG.basicN);
+        t.baseK = static_cast<int32_t>(mmCFG.basicK);
+        t.isBias = mmCFG.enableSetBias ? 1 : 0;
+    }
+    if (mmCFG.singleCoreM == 0 || mmCFG.singleCoreN == 0 || mmCFG.singleCoreK == 0) return t;
+    t.M = static_cast<int32_t>(mmCFG.singleCoreM);
+    t.N = static_cast<int32_t>(mmCFG.singleCoreN);
+    t.Ka = static_cast<int32_t>(mmCFG.singleCoreK);
+    t.Kb = static_cast<int32_t>(mmCFG.singleCoreK);
+    t.singleCoreM = t.M;
+    t.singleCoreN = t.N;
+    t.singleCoreK = t.Ka;
+    t.dbL0C = 1;
+    t.shareMode = 0;
+    t.shareUbSize = 0;
+    return t;
+}
 
 }  // namespace AscendC
 
@@ -234,6 +603,18 @@ namespace matmul {
 // The accumulator type of the cube for inputs U (as MmadAcc in cube.h, int8_t -> int32_t).
 template <typename U>
 using Acc = std::conditional_t<std::is_same_v<U, int8_t>, int32_t, float>;
+
+template <typename T>
+constexpr bool kIsFp8 = std::is_same_v<T, ::fp8_e4m3fn_t> || std::is_same_v<T, ::fp8_e5m2_t> ||
+                        std::is_same_v<T, ::hifloat8_t>;
+template <typename T, typename = void>
+constexpr bool kHasScale = false;
+template <typename T>
+constexpr bool kHasScale<T, std::void_t<decltype(T::scalePosition)>> = true;
+template <typename T, typename = void>
+constexpr bool kHasSparseIndex = false;
+template <typename T>
+constexpr bool kHasSparseIndex<T, std::void_t<decltype(T::indexPosition)>> = true;
 
 template <typename T>
 inline float AsFloat(T v) {
@@ -270,7 +651,8 @@ inline uint64_t Index(CubeFormat format, uint64_t r, uint64_t c, uint64_t stride
 namespace AscendC {
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
-          class MM_CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>>
+          class MM_CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+          template <const auto&, typename...> class MM_POLICY = Impl::Detail::MatmulPolicy>
 class MatmulImpl {
     using SrcAT = typename A_TYPE::T;
     using SrcBT = typename B_TYPE::T;
@@ -278,12 +660,30 @@ class MatmulImpl {
     using BiasT = typename BIAS_TYPE::T;
     using L0cT = opgen_sim::matmul::Acc<SrcAT>;
     static constexpr uint64_t kC0 = 32 / sizeof(SrcAT);  // one fractal row of K
+    static constexpr MatmulConfig kCfg = ToMatmulConfig(MM_CFG);
+    static constexpr Impl::Detail::OpgenPolicy kPolicy =
+        MM_POLICY<MM_CFG, void, A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE>::kOpgenPolicy;
+    static constexpr bool kCbA = MM_CB::CopyA1Ptr != nullptr;
+    static constexpr bool kCbB = MM_CB::CopyB1Ptr != nullptr;
+    static constexpr bool kStatic = std::is_same_v<std::decay_t<decltype(MM_CFG)>, MatmulApiStaticTiling>;
 
-    static_assert(std::is_same_v<SrcAT, SrcBT> ||
+    static_assert(!std::is_same_v<SrcAT, int4b_t> && !std::is_same_v<SrcBT, int4b_t>,
+                  "Matmul<A, B, C>: int4b_t inputs are not simulated (the simulated cube takes half, bfloat16_t, "
+                  "float or int8_t)");
+    static_assert(!opgen_sim::matmul::kIsFp8<SrcAT> && !opgen_sim::matmul::kIsFp8<SrcBT>,
+                  "Matmul<A, B, C>: fp8 inputs (fp8_e4m3fn_t, fp8_e5m2_t, hifloat8_t: Ascend 950) are not "
+                  "simulated; the simulator models the Atlas A2/A3 cube");
+    static_assert(!opgen_sim::matmul::kHasScale<A_TYPE> && !opgen_sim::matmul::kHasScale<B_TYPE>,
+                  "Matmul<A, B, C>: MxMatmul (MatmulTypeWithScale operands, Ascend 950) is not simulated");
+    static_assert(!opgen_sim::matmul::kHasSparseIndex<B_TYPE>,
+                  "Matmul<A, B, C>: sparse Matmul (SparseMatmulType, SetSparseIndex) is not simulated");
+    static constexpr bool kOtherSoc = std::is_same_v<SrcAT, int4b_t> || std::is_same_v<SrcBT, int4b_t> ||
+                                      opgen_sim::matmul::kIsFp8<SrcAT> || opgen_sim::matmul::kIsFp8<SrcBT>;
+    static_assert(kOtherSoc || std::is_same_v<SrcAT, SrcBT> ||
                       (std::is_same_v<SrcAT, half> && std::is_same_v<SrcBT, int8_t>),
                   "Matmul<A, B, C>: A and B must have the same data type (half, bfloat16_t, float or int8_t) "
                   "on the simulated A2/A3");
-    static_assert(std::is_same_v<SrcAT, half> || std::is_same_v<SrcAT, bfloat16_t> ||
+    static_assert(kOtherSoc || std::is_same_v<SrcAT, half> || std::is_same_v<SrcAT, bfloat16_t> ||
                       std::is_same_v<SrcAT, float> || std::is_same_v<SrcAT, int8_t>,
                   "Matmul<A, B, C>: the simulated A2/A3 cube takes A/B of half, bfloat16_t, float or int8_t");
 
@@ -299,6 +699,7 @@ public:
                                                      "&tiling))");
         }
         tiling_ = *cubeTiling;
+        OverlayStatic();
         has_tiling_ = true;
         const char* api = "Matmul::Init";
         CheckPositive(api, "baseM", tiling_.baseM);
@@ -317,6 +718,16 @@ public:
         single_k_ = tiling_.singleCoreK;
         bias_on_ = tiling_.isBias != 0;
         Reset();
+    }
+    // REGIST_MATMUL_OBJ without a tiling: a constant tiling (MM_CFG from GetMatmulApiTiling) is
+    // the object's tiling; otherwise the kernel calls Init itself.
+    void OpgenInitStatic(TPipe* tpipe) {
+        if constexpr (kStatic) {
+            TCubeTiling t{};
+            Init(&t, tpipe);
+        } else {
+            (void)tpipe;
+        }
     }
     void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK, 0); }
     void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
@@ -413,18 +824,54 @@ public:
                                                         "float; call SetHF32(false) or leave it unset");
         }
     }
+    // The GM IterateNBatch writes its results to (reference "SetWorkspace").
     template <class T>
-    void SetWorkspace(GlobalTensor<T>&) {}
+    void SetWorkspace(GlobalTensor<T>& addr) {
+        ws_.SetGlobalBuffer(reinterpret_cast<__gm__ DstT*>(addr.ptr_));
+        has_ws_ = true;
+    }
     template <class T>
-    void SetWorkspace(__gm__ const T*, int) {}
+    void SetWorkspace(__gm__ const T* addr, int size) {
+        ws_.SetGlobalBuffer(reinterpret_cast<__gm__ DstT*>(const_cast<T*>(addr)),
+                            static_cast<uint64_t>(size) / sizeof(DstT));
+        has_ws_ = true;
+    }
     void SetLocalWorkspace(const LocalTensor<uint8_t>&) {}
     void SetSubBlockIdx(uint8_t subBlockIdx) { sub_block_ = subBlockIdx; }
     uint8_t GetSubBlockIdx() { return sub_block_; }
-    void SetUserDefInfo(const uint64_t) {}
+    // What the callbacks receive as tilingPtr and dataPtr (reference "SetUserDefInfo",
+    // "SetSelfDefineData").
+    void SetUserDefInfo(const uint64_t tilingPtr) { user_info_ = tilingPtr; }
     template <class T>
-    void SetSelfDefineData(T) {}
+    void SetSelfDefineData(T dataPtr) {
+        if constexpr (std::is_pointer_v<T>) {
+            self_data_ = reinterpret_cast<uint64_t>(dataPtr);
+        } else if constexpr (std::is_integral_v<T>) {
+            self_data_ = static_cast<uint64_t>(dataPtr);
+        } else {
+            static_assert(sizeof(T) <= sizeof(uint64_t), "SetSelfDefineData: a value of at most 8 bytes");
+            self_data_ = 0;
+            std::memcpy(&self_data_, &dataPtr, sizeof(T));
+        }
+    }
     void SetQuantScalar(const uint64_t) { Unsupported("SetQuantScalar", "quantised output"); }
     void SetQuantVector(const GlobalTensor<uint64_t>&) { Unsupported("SetQuantVector", "quantised output"); }
+    void SetQuantVector(const LocalTensor<uint64_t>&) { Unsupported("SetQuantVector", "quantised output"); }
+    void SetAntiQuantScalar(const SrcAT, const SrcAT) { Unsupported("SetAntiQuantScalar", "antiquant (int8 B)"); }
+    template <class T>
+    void SetAntiQuantVector(const LocalTensor<T>&, const LocalTensor<T>&) {
+        Unsupported("SetAntiQuantVector", "antiquant (int8 B)");
+    }
+    void SetSparseIndex(const GlobalTensor<uint8_t>&) { Unsupported("SetSparseIndex", "sparse Matmul"); }
+    template <class T>
+    void SetTensorScaleA(const T&, bool = false) { Unsupported("SetTensorScaleA", "MxMatmul (scale matrices)"); }
+    template <class T>
+    void SetTensorScaleB(const T&, bool = false) { Unsupported("SetTensorScaleB", "MxMatmul (scale matrices)"); }
+    // Reserved by the reference.
+    template <bool isTurnOnDebug = true>
+    MatrixOffset GetOffsetC() {
+        return {};
+    }
 
     // One [baseM, baseN] block of C, the whole K, into the object's CO1; false once every block of
     // the single-core shape was given (and the next call starts again). Iterate<false> computes
@@ -530,6 +977,132 @@ public:
         }
     }
     void WaitIterateAll() {}
+    void WaitIterateBatch() {}
+
+    // Batched Matmul (reference "IterateBatch", "IterateNBatch", "SetBatchNum"): C of each of
+    // max(batchA, batchB) batches computed as Iterate/IterateAll do, the operands of batch i found
+    // by the MatmulType's layout (BSNGD, SBNGD, BNGS1S2, NORMAL) and the tiling's layout fields.
+    void SetBatchNum(int32_t batchA, int32_t batchB) {
+        batch_a_ = batchA;
+        batch_b_ = batchB;
+    }
+#ifdef ASCENDC_CUBE_ONLY
+    // The pure-cube forms take the batch counts of SetBatchNum.
+    template <bool sync = true>
+    void IterateBatch(const GlobalTensor<DstT>& gm, bool enPartialSum, uint8_t enAtomic, bool enSequentialWrite,
+                      const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0,
+                      const uint32_t matrixStrideC = 0) {
+        (void)matrixStrideC;
+        RunBatch("Matmul::IterateBatch", &gm, nullptr, CubeBatchA(), CubeBatchB(), enSequentialWrite, matrixStrideA,
+                 matrixStrideB, enPartialSum, enAtomic, 0);
+    }
+    template <bool sync = true>
+    void IterateBatch(const LocalTensor<DstT>& ubCmatrix, bool enPartialSum, uint8_t enAtomic,
+                      bool enSequentialWrite, const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0,
+                      const uint32_t matrixStrideC = 0) {
+        (void)matrixStrideC;
+        RunBatch("Matmul::IterateBatch", nullptr, &ubCmatrix, CubeBatchA(), CubeBatchB(), enSequentialWrite,
+                 matrixStrideA, matrixStrideB, enPartialSum, enAtomic, 0);
+    }
+#else
+    // The mix forms (the vector cores' client) take the batch counts as arguments.
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateBatch(const GlobalTensor<DstT>& gm, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                      const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0,
+                      const uint32_t matrixStrideC = 0, const bool enPartialSum = false, const uint8_t enAtomic = 0) {
+        (void)matrixStrideC;
+        RunBatch("Matmul::IterateBatch", &gm, nullptr, batchA, batchB, enSequentialWrite, matrixStrideA,
+                 matrixStrideB, enPartialSum, enAtomic, 0);
+    }
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateBatch(const LocalTensor<DstT>& ubCmatrix, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                      const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0,
+                      const uint32_t matrixStrideC = 0, const bool enPartialSum = false, const uint8_t enAtomic = 0) {
+        (void)matrixStrideC;
+        if constexpr (!sync) {
+            opgen_sim::matmul::Error("Matmul::IterateBatch", "the asynchronous IterateBatch<false> cannot write to "
+                                                             "UB (reference \"IterateBatch\")");
+        }
+        RunBatch("Matmul::IterateBatch", nullptr, &ubCmatrix, batchA, batchB, enSequentialWrite, matrixStrideA,
+                 matrixStrideB, enPartialSum, enAtomic, 0);
+    }
+#endif
+    // batchLoop IterateBatch calls, the operands and C of call l offset as CANN's kernel server
+    // offsets them; C goes to the SetWorkspace GM.
+    template <bool sync = true, bool waitIterateBatch = false>
+    void IterateNBatch(const uint32_t batchLoop, uint32_t batchA, uint32_t batchB, bool enSequentialWrite,
+                       const uint32_t matrixStrideA = 0, const uint32_t matrixStrideB = 0,
+                       const uint32_t matrixStrideC = 0) {
+        (void)matrixStrideC;
+        const char* api = "Matmul::IterateNBatch";
+        if constexpr (!kCfg.isNBatch) {
+            opgen_sim::matmul::Error(api, "IterateNBatch needs MatmulConfig.isNBatch = true (GetMMConfig with "
+                                          "MatmulBatchParams{true, ...}, or GetNormalConfig(false, true))");
+        }
+        if (!has_ws_) {
+            opgen_sim::matmul::Error(api, "no workspace: call SetWorkspace(gm) first; IterateNBatch writes C there");
+        }
+        const auto aSave = a_;
+        const auto bSave = b_;
+        const auto biasSave = bias_;
+        const uint32_t batchC = BatchCount(batchA, batchB);
+        nbatch_iter_ = 0;
+        for (uint32_t l = 0; l < batchLoop; ++l) {
+            a_ = aSave;
+            b_ = bSave;
+            bias_ = biasSave;
+            ShiftSource(a_, NBatchOffset<A_TYPE>(batchA, l, tiling_.ALayoutInfoN, tiling_.ALayoutInfoG,
+                                                 tiling_.ALayoutInfoD, tiling_.ALayoutInfoS));
+            ShiftSource(b_, NBatchOffset<B_TYPE>(batchB, l, tiling_.BLayoutInfoN, tiling_.BLayoutInfoG,
+                                                 tiling_.BLayoutInfoD, tiling_.BLayoutInfoS));
+            const GlobalTensor<DstT> c = ws_[NBatchOffset<C_TYPE>(batchC, l, tiling_.CLayoutInfoN,
+                                                                  tiling_.CLayoutInfoG, tiling_.CLayoutInfoS2,
+                                                                  tiling_.CLayoutInfoS1)];
+            RunBatch(api, &c, nullptr, batchA, batchB, enSequentialWrite, matrixStrideA, matrixStrideB, false, 0,
+                     static_cast<uint64_t>(tiling_.CLayoutInfoS2) * batchC * l);
+        }
+        a_ = aSave;
+        b_ = bSave;
+        bias_ = biasSave;
+    }
+    // After IterateNBatch<false>: the next call's C in the workspace (reference "GetBatchTensorC").
+    template <bool sync = true>
+    GlobalTensor<DstT> GetBatchTensorC(uint32_t batchA, uint32_t batchB, bool enSequentialWrite = false) {
+        (void)enSequentialWrite;
+        const char* api = "Matmul::GetBatchTensorC";
+        if (!has_ws_) opgen_sim::matmul::Error(api, "no workspace: call SetWorkspace and IterateNBatch first");
+        const uint32_t batchC = BatchCount(batchA, batchB);
+        const GlobalTensor<DstT> r = ws_[NBatchOffset<C_TYPE>(batchC, nbatch_iter_++, tiling_.CLayoutInfoN,
+                                                              tiling_.CLayoutInfoG, single_n_, tiling_.CLayoutInfoS1)];
+        return r;
+    }
+    // ... copied to UB: batchC matrices of singleCoreM rows, each row singleCoreN elements (rounded
+    // up to 32 bytes), one after another.
+    template <bool sync = true>
+    void GetBatchTensorC(const LocalTensor<DstT>& c, uint32_t batchA, uint32_t batchB, bool enSequentialWrite = false) {
+        const char* api = "Matmul::GetBatchTensorC";
+        const GlobalTensor<DstT> src = GetBatchTensorC<sync>(batchA, batchB, enSequentialWrite);
+        const uint32_t batchC = BatchCount(batchA, batchB);
+        constexpr uint64_t align = 32 / sizeof(DstT);
+        const uint64_t m = static_cast<uint64_t>(single_m_), n = static_cast<uint64_t>(single_n_);
+        const uint64_t rowOut = (n + align - 1) / align * align;
+        const uint64_t ld = CLayoutRowStride();
+        const uint64_t batchStep = CBatchStep();
+        const uint64_t span = batchC * m * rowOut;
+        opgen_sim::CheckOperand(c, static_cast<int64_t>(span), api, "c");
+        src.CheckRange((batchC - 1) * batchStep + (m - 1) * ld + n, api);
+        opgen_sim::FlushAll();
+        opgen_sim::FlushUb(&opgen_sim::CurrentCore(), c.ptr_, span * sizeof(DstT), true);
+        for (uint64_t b = 0; b < batchC; ++b) {
+            for (uint64_t i = 0; i < m; ++i) {
+                for (uint64_t j = 0; j < n; ++j) c.ptr_[(b * m + i) * rowOut + j] = src.ptr_[b * batchStep + i * ld + j];
+            }
+        }
+    }
+    template <bool sync = true>
+    void GetBatchC(const LocalTensor<DstT>& c, uint32_t batchA, uint32_t batchB, bool enSequentialWrite = false) {
+        GetBatchTensorC<sync>(c, batchA, batchB, enSequentialWrite);
+    }
     void WaitGetTensorC() {}
     void End() {
         Reset();
@@ -542,6 +1115,28 @@ private:
         std::vector<L0cT> acc;
     };
 
+    // A constant tiling's fields (those not -1) override the runtime tiling's (CANN's
+    // MatmulTiling reads them first); its isBias (GetMatmulApiTiling copies enableSetBias, which
+    // only says SetBias may be called) is not taken: the bias is on when SetBias is called.
+    void OverlayStatic() {
+        if constexpr (kStatic) {
+            constexpr const MatmulApiStaticTiling& c = MM_CFG;
+#define OPGEN_MM_STATIC(f) \
+    if (c.f != -1) tiling_.f = c.f;
+            OPGEN_MM_STATIC(usedCoreNum) OPGEN_MM_STATIC(M) OPGEN_MM_STATIC(N) OPGEN_MM_STATIC(Ka)
+            OPGEN_MM_STATIC(Kb) OPGEN_MM_STATIC(singleCoreM) OPGEN_MM_STATIC(singleCoreN)
+            OPGEN_MM_STATIC(singleCoreK) OPGEN_MM_STATIC(baseM) OPGEN_MM_STATIC(baseN) OPGEN_MM_STATIC(baseK)
+            OPGEN_MM_STATIC(depthA1) OPGEN_MM_STATIC(depthB1) OPGEN_MM_STATIC(stepM) OPGEN_MM_STATIC(stepN)
+            OPGEN_MM_STATIC(iterateOrder) OPGEN_MM_STATIC(stepKa) OPGEN_MM_STATIC(stepKb)
+            OPGEN_MM_STATIC(ALayoutInfoB) OPGEN_MM_STATIC(ALayoutInfoS) OPGEN_MM_STATIC(ALayoutInfoN)
+            OPGEN_MM_STATIC(ALayoutInfoG) OPGEN_MM_STATIC(ALayoutInfoD) OPGEN_MM_STATIC(BLayoutInfoB)
+            OPGEN_MM_STATIC(BLayoutInfoS) OPGEN_MM_STATIC(BLayoutInfoN) OPGEN_MM_STATIC(BLayoutInfoG)
+            OPGEN_MM_STATIC(BLayoutInfoD) OPGEN_MM_STATIC(CLayoutInfoB) OPGEN_MM_STATIC(CLayoutInfoS1)
+            OPGEN_MM_STATIC(CLayoutInfoN) OPGEN_MM_STATIC(CLayoutInfoG) OPGEN_MM_STATIC(CLayoutInfoS2)
+            OPGEN_MM_STATIC(BatchNum)
+#undef OPGEN_MM_STATIC
+        }
+    }
     static void CheckPositive(const char* api, const char* field, int32_t v) {
         if (v <= 0) {
             opgen_sim::matmul::Error(api, std::string("the tiling's ") + field + " is " + std::to_string(v) +
@@ -561,10 +1156,237 @@ private:
         iter_ = 0;
         have_acc_ = false;
     }
-    int32_t OrgCN() const { return org_kc_ > 0 ? org_kc_ : org_n_; }
+    int32_t OrgCN() const {
+        if (c_ld_ > 0) return c_ld_;
+        return org_kc_ > 0 ? org_kc_ : org_n_;
+    }
+    int64_t ALd() const {
+        if (a_ld_ > 0) return a_ld_;
+        return a_.trans ? org_m_ : org_ka_;
+    }
+    int64_t BLd() const {
+        if (b_ld_ > 0) return b_ld_;
+        return b_.trans ? org_kb_ : org_n_;
+    }
+
+    // --- batched Matmul ---
+    int32_t CubeBatchA() const { return batch_a_ > 0 ? batch_a_ : tiling_.BatchNum; }
+    int32_t CubeBatchB() const { return batch_b_ > 0 ? batch_b_ : tiling_.BatchNum; }
+    bool ReduceG() const {
+        return tiling_.CLayoutInfoG == 1 && (tiling_.ALayoutInfoG != 1 || tiling_.BLayoutInfoG != 1);
+    }
+    int32_t ReduceGNum() const {
+        return tiling_.ALayoutInfoG >= tiling_.BLayoutInfoG ? tiling_.ALayoutInfoG : tiling_.BLayoutInfoG;
+    }
+    // The C batches of one IterateNBatch call (GetBatchCNum in CANN: G reduced when C has G 1).
+    uint32_t BatchCount(uint32_t batchA, uint32_t batchB) const {
+        uint32_t c = batchA > batchB ? batchA : batchB;
+        if (A_TYPE::layout != LayoutMode::NORMAL && ReduceG() && ReduceGNum() > 0) {
+            c /= static_cast<uint32_t>(ReduceGNum());
+        }
+        return c;
+    }
+    // The element offset of call l's first matrix (CANN's CalcNBatchoffset, in elements).
+    template <class T>
+    static uint64_t NBatchOffset(uint32_t batch, uint32_t l, int32_t n, int32_t g, int32_t d, int32_t sRows) {
+        uint64_t dd = static_cast<uint64_t>(d);
+        if constexpr (T::format == CubeFormat::ND_ALIGN) {
+            constexpr uint64_t c0 = 32 / sizeof(typename T::T);
+            dd = (dd + c0 - 1) / c0 * c0;
+        }
+        const uint64_t ng = static_cast<uint64_t>(n) * static_cast<uint64_t>(g);
+        const uint64_t first = static_cast<uint64_t>(batch) * l;
+        if constexpr (T::layout == LayoutMode::SBNGD) {
+            return dd * first;
+        } else if constexpr (T::layout == LayoutMode::BSNGD) {
+            if (ng == 0) return 0;
+            return (first / ng) * dd * static_cast<uint64_t>(sRows) * ng + (first % ng) * dd;
+        } else {
+            return dd * static_cast<uint64_t>(sRows) * first;
+        }
+    }
+    template <typename T>
+    static void ShiftSource(opgen_sim::matmul::Source<T>& s, uint64_t off) {
+        if (off == 0) return;
+        if (s.kind == opgen_sim::matmul::Source<T>::kGm) {
+            s.gm = s.gm[off];
+            s.ptr = s.gm.ptr_;
+        } else if (s.kind == opgen_sim::matmul::Source<T>::kLocal) {
+            s.local = s.local[static_cast<uint32_t>(off)];
+            s.ptr = s.local.ptr_;
+        }
+    }
+    // Which of an operand's loaded batches C batch c uses (CANN's batch scheduler: NORMAL repeats
+    // each of the fewer batches; the other layouts broadcast along G, N or B).
+    template <class T>
+    int64_t BatchIndex(bool isA, int64_t c, int64_t batchX, int64_t batchC) const {
+        if constexpr (T::layout == LayoutMode::NORMAL) {
+            const int64_t div = batchX > 0 ? batchC / batchX : 1;
+            return div > 0 ? c / div : c;
+        } else {
+            const int64_t xB = isA ? tiling_.ALayoutInfoB : tiling_.BLayoutInfoB;
+            const int64_t xN = isA ? tiling_.ALayoutInfoN : tiling_.BLayoutInfoN;
+            const int64_t xG = isA ? tiling_.ALayoutInfoG : tiling_.BLayoutInfoG;
+            const int64_t yB = isA ? tiling_.BLayoutInfoB : tiling_.ALayoutInfoB;
+            const int64_t yN = isA ? tiling_.BLayoutInfoN : tiling_.ALayoutInfoN;
+            const int64_t yG = isA ? tiling_.BLayoutInfoG : tiling_.ALayoutInfoG;
+            int64_t mod = 1, div = 1;
+            if (xG == 1 && yG != 1) {
+                div = yG;
+            } else if (xN == 1 && yN != 1) {
+                mod = yG;
+                div = yG * yN;
+            } else if (xB == 1 && yB != 1) {
+                mod = yG * yN;
+                div = yG * yN * yB;
+            }
+            if (mod <= 0 || div <= 0) return c;
+            return c % mod + c / div;
+        }
+    }
+    // The element offset of an operand's loaded batch i: BSNGD's batches are D apart along a row of
+    // N * G * D and wrap to the next B after N * G; SBNGD's D apart; NORMAL and BNGS1S2 whole
+    // matrices (rows x cols, or matrixStride when given) apart.
+    template <class T>
+    uint64_t BatchOffset(bool isA, int64_t i, uint64_t rows, uint64_t cols, uint32_t matrixStride) const {
+        const uint64_t n = static_cast<uint64_t>(isA ? tiling_.ALayoutInfoN : tiling_.BLayoutInfoN);
+        const uint64_t g = static_cast<uint64_t>(isA ? tiling_.ALayoutInfoG : tiling_.BLayoutInfoG);
+        const uint64_t sRows = static_cast<uint64_t>(isA ? tiling_.ALayoutInfoS : tiling_.BLayoutInfoS);
+        const uint64_t ui = static_cast<uint64_t>(i);
+        if constexpr (T::layout == LayoutMode::BSNGD || T::layout == LayoutMode::SBNGD) {
+            const uint64_t step = matrixStride != 0 ? matrixStride : cols;
+            if constexpr (T::layout == LayoutMode::BSNGD) {
+                const uint64_t ng = n * g;
+                if (ng > 0 && ui >= ng) return (ui / ng) * sRows * ng * cols + (ui % ng) * step;
+            }
+            return ui * step;
+        } else {
+            return ui * (matrixStride != 0 ? matrixStride : rows * cols);
+        }
+    }
+    // An operand's row length in its batch layout.
+    template <class T>
+    int64_t BatchLd(bool isA, int64_t cols) const {
+        const int64_t b = isA ? tiling_.ALayoutInfoB : tiling_.BLayoutInfoB;
+        const int64_t n = isA ? tiling_.ALayoutInfoN : tiling_.BLayoutInfoN;
+        const int64_t g = isA ? tiling_.ALayoutInfoG : tiling_.BLayoutInfoG;
+        const int64_t d = isA ? tiling_.ALayoutInfoD : tiling_.BLayoutInfoD;
+        if constexpr (T::layout == LayoutMode::BSNGD) {
+            return n * g * d;
+        } else if constexpr (T::layout == LayoutMode::SBNGD) {
+            return b * n * g * d;
+        } else {
+            return cols;
+        }
+    }
+    // C's row length and the distance between its batches in GM.
+    uint64_t CLayoutRowStride() const {
+        const uint64_t n = static_cast<uint64_t>(single_n_);
+        if constexpr (C_TYPE::layout == LayoutMode::BSNGD) {
+            return static_cast<uint64_t>(tiling_.CLayoutInfoN) * tiling_.CLayoutInfoG * tiling_.CLayoutInfoS2;
+        } else if constexpr (C_TYPE::layout == LayoutMode::SBNGD) {
+            return static_cast<uint64_t>(tiling_.CLayoutInfoB) * tiling_.CLayoutInfoN * tiling_.CLayoutInfoG *
+                   tiling_.CLayoutInfoS2;
+        } else {
+            return n;
+        }
+    }
+    uint64_t CBatchStep() const {
+        if constexpr (C_TYPE::layout == LayoutMode::BSNGD || C_TYPE::layout == LayoutMode::SBNGD) {
+            return static_cast<uint64_t>(single_n_);
+        } else {
+            return static_cast<uint64_t>(single_m_) * static_cast<uint64_t>(single_n_);
+        }
+    }
+    void RunBatch(const char* api, const GlobalTensor<DstT>* gm, const LocalTensor<DstT>* ub, int64_t batchA,
+                  int64_t batchB, bool sequential, uint32_t strideA, uint32_t strideB, bool enPartialSum,
+                  uint8_t enAtomic, uint64_t biasBase) {
+        if constexpr (A_TYPE::layout == LayoutMode::NONE || B_TYPE::layout == LayoutMode::NONE) {
+            opgen_sim::matmul::Error(api, "A and B need a batch layout (MatmulType's LayoutMode: NORMAL, BSNGD, "
+                                          "SBNGD or BNGS1S2)");
+        }
+        if constexpr (A_TYPE::layout != B_TYPE::layout) {
+            opgen_sim::matmul::Error(api, "A and B must have the same layout (reference \"IterateBatch\")");
+        }
+        if constexpr ((A_TYPE::format != CubeFormat::ND && A_TYPE::format != CubeFormat::ND_ALIGN) ||
+                      (B_TYPE::format != CubeFormat::ND && B_TYPE::format != CubeFormat::ND_ALIGN)) {
+            opgen_sim::matmul::Error(api, "batched A and B in the NZ format are not simulated (ND only)");
+        }
+        if (enPartialSum) opgen_sim::matmul::Error(api, "enPartialSum in a batched Matmul is not simulated");
+        if (batchA <= 0 || batchB <= 0 || (batchA % batchB != 0 && batchB % batchA != 0)) {
+            opgen_sim::matmul::Error(api, "batchA " + std::to_string(batchA) + " and batchB " +
+                                              std::to_string(batchB) + " must be positive and one a multiple of the "
+                                                                       "other (set them with SetBatchNum or pass them)");
+        }
+        if (ub != nullptr && (C_TYPE::layout == LayoutMode::BSNGD || C_TYPE::layout == LayoutMode::SBNGD)) {
+            opgen_sim::matmul::Error(api, "a batched C in UB with the BSNGD or SBNGD layout is not simulated");
+        }
+        if (sequential && (C_TYPE::layout == LayoutMode::BSNGD || C_TYPE::layout == LayoutMode::SBNGD)) {
+            opgen_sim::matmul::Error(api, "the BSNGD and SBNGD layouts cannot write sequentially (reference "
+                                          "\"IterateBatch\")");
+        }
+        const auto aSave = a_;
+        const auto bSave = b_;
+        const auto biasSave = bias_;
+        const int64_t batchC = batchA > batchB ? batchA : batchB;
+        const bool reduce = A_TYPE::layout != LayoutMode::NORMAL && ReduceG();
+        const int64_t reduceNum = reduce ? ReduceGNum() : 1;
+        const uint64_t m = static_cast<uint64_t>(single_m_), n = static_cast<uint64_t>(single_n_),
+                       k = static_cast<uint64_t>(single_k_);
+        // stored shapes: A [m, k] (transposed [k, m]), B [k, n] (transposed [n, k])
+        const uint64_t aRows = a_.trans ? k : m, aCols = a_.trans ? m : k;
+        const uint64_t bRows = b_.trans ? n : k, bCols = b_.trans ? k : n;
+        a_ld_ = BatchLd<A_TYPE>(true, static_cast<int64_t>(aCols));
+        b_ld_ = BatchLd<B_TYPE>(false, static_cast<int64_t>(bCols));
+        constexpr uint64_t cAlign = 32 / sizeof(DstT);
+        const uint64_t ubRow = (n + cAlign - 1) / cAlign * cAlign;
+        c_ld_ = static_cast<int32_t>(ub != nullptr ? ubRow : CLayoutRowStride());
+        Reset();
+        Prepare(api);
+        for (int64_t c = 0; c < batchC; ++c) {
+            a_ = aSave;
+            b_ = bSave;
+            bias_ = biasSave;
+            ShiftSource(a_, BatchOffset<A_TYPE>(true, BatchIndex<A_TYPE>(true, c, batchA, batchC), aRows, aCols,
+                                                strideA));
+            ShiftSource(b_, BatchOffset<B_TYPE>(false, BatchIndex<B_TYPE>(false, c, batchB, batchC), bRows, bCols,
+                                                strideB));
+            if (bias_on_ && kCfg.isBiasBatch) ShiftSource(bias_, biasBase + static_cast<uint64_t>(c) * n);
+            CheckOperands(api);
+            const uint64_t iBatch = static_cast<uint64_t>(reduce ? c / reduceNum : c);
+            const uint8_t atomic = reduce ? 1 : enAtomic;
+            iter_ = 0;
+            while (Next()) {
+                Compute(api, false);
+                if (gm != nullptr) {
+                    WriteGm(api, (*gm)[iBatch * CBatchStep()], atomic, sequential);
+                } else {
+                    WriteBatchLocal(api, (*ub)[static_cast<uint32_t>(iBatch * m * ubRow)], atomic, ubRow);
+                }
+            }
+        }
+        a_ = aSave;
+        b_ = bSave;
+        bias_ = biasSave;
+        a_ld_ = b_ld_ = 0;
+        c_ld_ = 0;
+        Reset();
+    }
+    void WriteBatchLocal(const char* api, const LocalTensor<DstT>& dst, uint8_t enAtomic, uint64_t row) {
+        const uint64_t base = static_cast<uint64_t>(m0_) * row + static_cast<uint64_t>(n0_);
+        const uint64_t span = base + static_cast<uint64_t>(cur_m_ - 1) * row + static_cast<uint64_t>(cur_n_);
+        opgen_sim::CheckOperand(dst, static_cast<int64_t>(span), api, "C");
+        opgen_sim::FlushUb(&opgen_sim::CurrentCore(), dst.ptr_, span * sizeof(DstT), true);
+        for (int32_t i = 0; i < cur_m_; ++i) {
+            for (int32_t j = 0; j < cur_n_; ++j) {
+                const uint64_t at = base + static_cast<uint64_t>(i) * row + static_cast<uint64_t>(j);
+                dst.ptr_[at] = Combine(enAtomic, dst.ptr_[at], Convert(acc_[static_cast<size_t>(i) * cur_n_ + j]));
+            }
+        }
+    }
     IterateOrder Order() const {
-        if constexpr (MM_CFG.iterateOrder != IterateOrder::UNDEF) {
-            return MM_CFG.iterateOrder;
+        if constexpr (kCfg.iterateOrder != IterateOrder::UNDEF) {
+            return kCfg.iterateOrder;
         } else {
             return tiling_.iterateOrder == 1 ? IterateOrder::ORDER_N : IterateOrder::ORDER_M;
         }
@@ -572,8 +1394,14 @@ private:
 
     // Checks that the object can run and the operands hold what it reads.
     void Prepare(const char* api) {
-        if constexpr (!MM_CB::kNone) {
-            Unsupported("Iterate", "a Matmul with MatmulCallBackFunc callbacks");
+        if constexpr (MM_CB::DataCopyOutPtr != nullptr) {
+            Unsupported("Iterate", "a MatmulCallBackFunc DataCopyOut callback (C out of L0C by the user)");
+        }
+        if constexpr (kPolicy == Impl::Detail::OpgenPolicy::kSplitN) {
+            Unsupported("Iterate", "SplitNMatmulPolicy (a block split along N between two AIV cores)");
+        }
+        if constexpr (kPolicy == Impl::Detail::OpgenPolicy::kWithScale) {
+            Unsupported("Iterate", "MatmulWithScalePolicy (MxMatmul with scale matrices)");
         }
         if (!has_tiling_) {
             opgen_sim::matmul::Error(api, "the Matmul has no tiling: register it with REGIST_MATMUL_OBJ(&pipe, "
@@ -597,18 +1425,98 @@ private:
         if (iter_ == 0) {
             opgen_sim::FlushAll();  // the operands are read as every earlier instruction left them
             CheckOperands(api);
+            LoadByCallbacks(api);
         }
+    }
+    // A tile the callbacks load into: the top of L1 (the object's own buffers; CANN's come after
+    // the user's TPipe buffers).
+    static LocalTensor<int8_t> ScratchL1(uint64_t bytes, const char* api) {
+        const uint64_t cap = opgen_sim::kCubeBufBytes[opgen_sim::kCubeL1];
+        if (bytes > cap) {
+            opgen_sim::matmul::Error(api, "a callback tile of " + std::to_string(bytes) + " bytes does not fit L1");
+        }
+        const uint64_t addr = (cap - bytes) / 32 * 32;
+        return LocalTensor<int8_t>(TPosition::A1, static_cast<uint32_t>(addr), static_cast<uint32_t>(bytes));
+    }
+    // CopyA1/CopyB1: every tile of the core's A [singleCoreM, singleCoreK] (B [singleCoreK,
+    // singleCoreN]) loaded by the callback into L1, NZ (C0 = 32 bytes along K for A, along N for
+    // B; rows padded to 16), and read from there. The tiles are CANN's: baseM x baseK (Norm), or
+    // stepM * baseM x stepKa * baseK (MDL), indexed (row, col) from 0.
+    void LoadByCallbacks(const char* api) {
+        const int64_t m = single_m_, n = single_n_, k = single_k_;
+        const bool mdl = kCfg.doMultiDataLoad;
+        if constexpr (kCbA) {
+            if (a_.trans) opgen_sim::matmul::Error(api, "a CopyA1 callback with a transposed A is not simulated");
+            constexpr int64_t c0 = 32 / sizeof(SrcAT);
+            const int64_t tm = mdl ? int64_t{tiling_.stepM} * tiling_.baseM : tiling_.baseM;
+            const int64_t tk = mdl ? int64_t{tiling_.stepKa} * tiling_.baseK : tiling_.baseK;
+            a_cb_.assign(static_cast<size_t>(m * k), SrcAT{});
+            for (int64_t row = 0; row * tm < m; ++row) {
+                for (int64_t col = 0; col * tk < k; ++col) {
+                    const int64_t useM = std::min(tm, m - row * tm), useK = std::min(tk, k - col * tk);
+                    const int64_t alignM = (useM + 15) / 16 * 16, alignK = (useK + c0 - 1) / c0 * c0;
+                    const LocalTensor<int8_t> l1 =
+                        ScratchL1(static_cast<uint64_t>(alignM * alignK) * sizeof(SrcAT), api);
+                    MM_CB::CopyA1Ptr(l1, a_.ptr, static_cast<int>(row), static_cast<int>(col),
+                                     static_cast<int>(useM), static_cast<int>(useK), user_info_, self_data_);
+                    opgen_sim::FlushAll();
+                    const SrcAT* t = reinterpret_cast<const SrcAT*>(l1.ptr_);
+                    for (int64_t r = 0; r < useM; ++r) {
+                        for (int64_t c = 0; c < useK; ++c) {
+                            a_cb_[static_cast<size_t>((row * tm + r) * k + col * tk + c)] =
+                                t[(c / c0 * alignM + r) * c0 + c % c0];
+                        }
+                    }
+                }
+            }
+        }
+        if constexpr (kCbB) {
+            if (b_.trans) opgen_sim::matmul::Error(api, "a CopyB1 callback with a transposed B is not simulated");
+            constexpr int64_t c0 = 32 / sizeof(SrcBT);
+            const int64_t tk = mdl ? int64_t{tiling_.stepKb} * tiling_.baseK : tiling_.baseK;
+            const int64_t tn = mdl ? int64_t{tiling_.stepN} * tiling_.baseN : tiling_.baseN;
+            b_cb_.assign(static_cast<size_t>(k * n), SrcBT{});
+            for (int64_t row = 0; row * tk < k; ++row) {
+                for (int64_t col = 0; col * tn < n; ++col) {
+                    const int64_t useK = std::min(tk, k - row * tk), useN = std::min(tn, n - col * tn);
+                    const int64_t alignK = (useK + 15) / 16 * 16, alignN = (useN + c0 - 1) / c0 * c0;
+                    const LocalTensor<int8_t> l1 =
+                        ScratchL1(static_cast<uint64_t>(alignK * alignN) * sizeof(SrcBT), api);
+                    MM_CB::CopyB1Ptr(l1, b_.ptr, static_cast<int>(row), static_cast<int>(col),
+                                     static_cast<int>(useK), static_cast<int>(useN), user_info_, self_data_);
+                    opgen_sim::FlushAll();
+                    const SrcBT* t = reinterpret_cast<const SrcBT*>(l1.ptr_);
+                    for (int64_t r = 0; r < useK; ++r) {
+                        for (int64_t c = 0; c < useN; ++c) {
+                            b_cb_[static_cast<size_t>((row * tk + r) * n + col * tn + c)] =
+                                t[(c / c0 * alignK + r) * c0 + c % c0];
+                        }
+                    }
+                }
+            }
+        }
+        (void)m, (void)n, (void)k, (void)mdl;
+    }
+    // The triangular policies: whether the current block is computed and written.
+    bool InTriangle() const {
+        const int32_t mi = m0_ / tiling_.baseM, ni = n0_ / tiling_.baseN;
+        if constexpr (kPolicy == Impl::Detail::OpgenPolicy::kTrianUpper) return mi <= ni;
+        if constexpr (kPolicy == Impl::Detail::OpgenPolicy::kTrianLower) return mi >= ni;
+        return true;
     }
     template <typename T>
     void CheckSource(const char* api, const opgen_sim::matmul::Source<T>& s, CubeFormat format, uint64_t rows,
                      uint64_t cols, uint64_t orgRows, uint64_t stride, const char* what) {
         if (s.kind == opgen_sim::matmul::Source<T>::kScalar || s.kind == opgen_sim::matmul::Source<T>::kNone) return;
         if (format != CubeFormat::ND && format != CubeFormat::NZ && format != CubeFormat::ND_ALIGN &&
-            format != CubeFormat::VECTOR) {
-            opgen_sim::matmul::Error(api, std::string(what) + ": only the ND and NZ formats are simulated");
+            format != CubeFormat::VECTOR && format != CubeFormat::COLUMN_MAJOR) {
+            opgen_sim::matmul::Error(api, std::string(what) + ": only the ND, NZ, VECTOR and COLUMN_MAJOR "
+                                                              "formats are simulated");
         }
         uint64_t span = 0;
-        if (format == CubeFormat::NZ) {
+        if (format == CubeFormat::COLUMN_MAJOR) {
+            span = rows == 0 || cols == 0 ? 0 : (cols - 1) * orgRows + rows;
+        } else if (format == CubeFormat::NZ) {
             constexpr uint64_t c0 = 32 / sizeof(T);
             const uint64_t aligned = (orgRows + 15) / 16 * 16;
             span = ((cols + c0 - 1) / c0 - 1) * aligned * c0 + ((rows + 15) / 16 * 16) * c0;
@@ -635,19 +1543,20 @@ private:
         const uint64_t m = static_cast<uint64_t>(single_m_), n = static_cast<uint64_t>(single_n_),
                        k = static_cast<uint64_t>(single_k_);
         // A is [M, Ka] (rows of Ka), or transposed [Ka, M] (rows of M); B [Kb, N] or [N, Kb].
-        if (a_.trans) {
-            CheckSource(api, a_, A_TYPE::format, k, m, static_cast<uint64_t>(org_ka_), static_cast<uint64_t>(org_m_),
-                        "A");
+        const uint64_t aLd = static_cast<uint64_t>(ALd()), bLd = static_cast<uint64_t>(BLd());
+        if (kCbA) {
+            // the callback reads A
+        } else if (a_.trans) {
+            CheckSource(api, a_, A_TYPE::format, k, m, static_cast<uint64_t>(org_ka_), aLd, "A");
         } else {
-            CheckSource(api, a_, A_TYPE::format, m, k, static_cast<uint64_t>(org_m_), static_cast<uint64_t>(org_ka_),
-                        "A");
+            CheckSource(api, a_, A_TYPE::format, m, k, static_cast<uint64_t>(org_m_), aLd, "A");
         }
-        if (b_.trans) {
-            CheckSource(api, b_, B_TYPE::format, n, k, static_cast<uint64_t>(org_n_), static_cast<uint64_t>(org_kb_),
-                        "B");
+        if (kCbB) {
+            // the callback reads B
+        } else if (b_.trans) {
+            CheckSource(api, b_, B_TYPE::format, n, k, static_cast<uint64_t>(org_n_), bLd, "B");
         } else {
-            CheckSource(api, b_, B_TYPE::format, k, n, static_cast<uint64_t>(org_kb_), static_cast<uint64_t>(org_n_),
-                        "B");
+            CheckSource(api, b_, B_TYPE::format, k, n, static_cast<uint64_t>(org_kb_), bLd, "B");
         }
         if (bias_on_) CheckSource(api, bias_, CubeFormat::ND, 1, n, 1, n, "bias");
     }
@@ -680,39 +1589,55 @@ private:
     T Read(const opgen_sim::matmul::Source<T>& s, CubeFormat format, uint64_t r, uint64_t c, uint64_t stride,
            uint64_t orgRows) const {
         if (s.kind == opgen_sim::matmul::Source<T>::kScalar) return s.scalar;
+        if (format == CubeFormat::COLUMN_MAJOR) return s.ptr[c * orgRows + r];  // columns of orgRows
         constexpr uint64_t c0 = 32 / sizeof(T);
         return s.ptr[opgen_sim::matmul::Index(format, r, c, stride, (orgRows + 15) / 16 * 16, c0)];
     }
     SrcAT A(uint64_t i, uint64_t k) const {
-        return a_.trans ? Read(a_, A_TYPE::format, k, i, static_cast<uint64_t>(org_m_), static_cast<uint64_t>(org_ka_))
-                        : Read(a_, A_TYPE::format, i, k, static_cast<uint64_t>(org_ka_), static_cast<uint64_t>(org_m_));
+        if constexpr (kCbA) return a_cb_[i * static_cast<uint64_t>(single_k_) + k];
+        return a_.trans ? Read(a_, A_TYPE::format, k, i, static_cast<uint64_t>(ALd()), static_cast<uint64_t>(org_ka_))
+                        : Read(a_, A_TYPE::format, i, k, static_cast<uint64_t>(ALd()), static_cast<uint64_t>(org_m_));
     }
     SrcBT B(uint64_t k, uint64_t j) const {
-        return b_.trans ? Read(b_, B_TYPE::format, j, k, static_cast<uint64_t>(org_kb_), static_cast<uint64_t>(org_n_))
-                        : Read(b_, B_TYPE::format, k, j, static_cast<uint64_t>(org_n_), static_cast<uint64_t>(org_kb_));
+        if constexpr (kCbB) return b_cb_[k * static_cast<uint64_t>(single_n_) + j];
+        return b_.trans ? Read(b_, B_TYPE::format, j, k, static_cast<uint64_t>(BLd()), static_cast<uint64_t>(org_n_))
+                        : Read(b_, B_TYPE::format, k, j, static_cast<uint64_t>(BLd()), static_cast<uint64_t>(org_kb_));
     }
 
     // The current block into acc_ (added to it with `accumulate`), as Mmad computes: per element,
     // the K products of each fractal row summed, each sum added to C in order.
+#if defined(__GNUC__) && !defined(__clang__)
+    // kernels build at -O0 by default; the product loops are the simulator's, not the kernel's
+    __attribute__((optimize("O2")))
+#endif
     void Compute(const char* api, bool accumulate) {
         (void)api;
         const uint64_t k = static_cast<uint64_t>(single_k_);
         const size_t cells = static_cast<size_t>(cur_m_) * static_cast<size_t>(cur_n_);
         if (!accumulate) acc_.assign(cells, L0cT{});
-        std::vector<L0cT> arow(k), bcol(k);
+        // B's rows of the block widened once (row q at q * n); each C row then takes K one fractal
+        // row at a time: the row's products summed in order into s, s added to C (per element the
+        // order of Mmad's model; the loops run along N so that they vectorise)
+        const size_t n = static_cast<size_t>(cur_n_);
+        std::vector<L0cT> arow(k), brows(n * k), s(n);
+        for (uint64_t kk = 0; kk < k; ++kk) {
+            for (size_t j = 0; j < n; ++j) brows[kk * n + j] = Widen(B(kk, static_cast<uint64_t>(n0_) + j));
+        }
         for (int32_t i = 0; i < cur_m_; ++i) {
             for (uint64_t kk = 0; kk < k; ++kk) arow[kk] = Widen(A(static_cast<uint64_t>(m0_ + i), kk));
-            for (int32_t j = 0; j < cur_n_; ++j) {
-                for (uint64_t kk = 0; kk < k; ++kk) bcol[kk] = Widen(B(kk, static_cast<uint64_t>(n0_ + j)));
-                L0cT& cell = acc_[static_cast<size_t>(i) * cur_n_ + j];
-                L0cT sum = accumulate ? cell : bias_on_ ? BiasAt(static_cast<uint64_t>(n0_ + j)) : L0cT{};
-                for (uint64_t kb = 0; kb < k; kb += kC0) {
-                    const uint64_t end = kb + kC0 < k ? kb + kC0 : k;
-                    L0cT s{};
-                    for (uint64_t q = kb; q < end; ++q) s += arow[q] * bcol[q];
-                    sum += s;
+            L0cT* row = acc_.data() + static_cast<size_t>(i) * n;
+            if (!accumulate) {
+                for (size_t j = 0; j < n; ++j) row[j] = bias_on_ ? BiasAt(static_cast<uint64_t>(n0_) + j) : L0cT{};
+            }
+            for (uint64_t kb = 0; kb < k; kb += kC0) {
+                const uint64_t end = kb + kC0 < k ? kb + kC0 : k;
+                std::fill(s.begin(), s.end(), L0cT{});
+                for (uint64_t q = kb; q < end; ++q) {
+                    const L0cT av = arow[q];
+                    const L0cT* br = brows.data() + q * n;
+                    for (size_t j = 0; j < n; ++j) s[j] += av * br[j];
                 }
-                cell = sum;
+                for (size_t j = 0; j < n; ++j) row[j] += s[j];
             }
         }
         have_acc_ = true;
@@ -777,44 +1702,87 @@ private:
                                           "mm.GetTensorC(...); })");
         }
     }
+    // ND_ALIGN writes rows rounded up to 32 bytes (the padding columns zero: the products of B's
+    // zero padding), in a C of rows of N rounded up the same way (CANN's GetOrgWidth).
+    static uint64_t AlignC(uint64_t v) {
+        constexpr uint64_t a = 32 / sizeof(DstT);
+        return C_TYPE::format == CubeFormat::ND_ALIGN ? (v + a - 1) / a * a : v;
+    }
     void WriteGm(const char* api, const GlobalTensor<DstT>& gm, uint8_t enAtomic, bool sequential) {
-        const uint64_t stride = sequential ? static_cast<uint64_t>(cur_n_) : static_cast<uint64_t>(OrgCN());
+        if (!InTriangle()) return;
+        const uint64_t cols = AlignC(static_cast<uint64_t>(cur_n_));
+        const uint64_t stride = sequential ? cols : (c_ld_ > 0 ? static_cast<uint64_t>(c_ld_)
+                                                                : AlignC(static_cast<uint64_t>(OrgCN())));
         const uint64_t base = sequential ? 0
                                          : static_cast<uint64_t>(m0_) * stride + static_cast<uint64_t>(n0_);
         const bool nz = C_TYPE::format == CubeFormat::NZ;
+        const bool colMajor = C_TYPE::format == CubeFormat::COLUMN_MAJOR;  // columns of M
         if (C_TYPE::format != CubeFormat::ND && C_TYPE::format != CubeFormat::NZ &&
-            C_TYPE::format != CubeFormat::ND_ALIGN) {
-            opgen_sim::matmul::Error(api, "C: only the ND, ND_ALIGN and NZ formats are simulated");
+            C_TYPE::format != CubeFormat::ND_ALIGN && !colMajor) {
+            opgen_sim::matmul::Error(api, "C: only the ND, ND_ALIGN, NZ and COLUMN_MAJOR formats are simulated");
         }
         const uint64_t rowsAligned = (static_cast<uint64_t>(sequential ? cur_m_ : org_m_) + 15) / 16 * 16;
         constexpr uint64_t c0 = 32 / sizeof(DstT) < 16 ? 32 / sizeof(DstT) : 16;
+        auto at = [&](int32_t i, uint64_t j) {
+            const uint64_t r = static_cast<uint64_t>(i) + (sequential ? 0 : static_cast<uint64_t>(m0_));
+            const uint64_t col = j + (sequential ? 0 : static_cast<uint64_t>(n0_));
+            if (colMajor) return col * static_cast<uint64_t>(sequential ? cur_m_ : org_m_) + r;
+            return nz ? opgen_sim::matmul::Index(CubeFormat::NZ, r, col, stride, rowsAligned, c0)
+                      : base + static_cast<uint64_t>(i) * stride + j;
+        };
         uint64_t span = 0;
         for (int32_t i = 0; i < cur_m_; ++i) {
-            for (int32_t j = 0; j < cur_n_; ++j) {
-                const uint64_t r = static_cast<uint64_t>(i) + (sequential ? 0 : static_cast<uint64_t>(m0_));
-                const uint64_t col = static_cast<uint64_t>(j) + (sequential ? 0 : static_cast<uint64_t>(n0_));
-                const uint64_t at = nz ? opgen_sim::matmul::Index(CubeFormat::NZ, r, col, stride, rowsAligned, c0)
-                                       : base + static_cast<uint64_t>(i) * stride + static_cast<uint64_t>(j);
-                if (at + 1 > span) span = at + 1;
+            for (uint64_t j = 0; j < cols; ++j) {
+                const uint64_t p = at(i, j);
+                if (p + 1 > span) span = p + 1;
             }
         }
         gm.CheckRange(span, (std::string(api) + " (C)").c_str());
         opgen_sim::FlushGm(gm.ptr_, span * sizeof(DstT));
         DstT* out = gm.ptr_;
         for (int32_t i = 0; i < cur_m_; ++i) {
-            for (int32_t j = 0; j < cur_n_; ++j) {
-                const uint64_t r = static_cast<uint64_t>(i) + (sequential ? 0 : static_cast<uint64_t>(m0_));
-                const uint64_t col = static_cast<uint64_t>(j) + (sequential ? 0 : static_cast<uint64_t>(n0_));
-                const uint64_t at = nz ? opgen_sim::matmul::Index(CubeFormat::NZ, r, col, stride, rowsAligned, c0)
-                                       : base + static_cast<uint64_t>(i) * stride + static_cast<uint64_t>(j);
-                out[at] = Combine(enAtomic, out[at], Convert(acc_[static_cast<size_t>(i) * cur_n_ + j]));
+            for (uint64_t j = 0; j < cols; ++j) {
+                const uint64_t p = at(i, j);
+                const DstT v = j < static_cast<uint64_t>(cur_n_)
+                                   ? Convert(acc_[static_cast<size_t>(i) * cur_n_ + j]) : DstT{};
+                if (enAtomic == 0) {
+                    out[p] = v;
+                } else {
+                    // other cores may update the same C (split K): one atomic read-modify-write
+                    opgen_sim::AtomicUpdate(out + p, v, [enAtomic](DstT old, DstT nv) {
+                        return Combine(enAtomic, old, nv);
+                    });
+                }
             }
         }
     }
     void WriteLocal(const char* api, const LocalTensor<DstT>& dst, uint8_t enAtomic, bool sequential) {
+        if (!InTriangle()) return;
+        if constexpr (kPolicy == Impl::Detail::OpgenPolicy::kSplitM) {
+            // SplitM: the block's first ceil(rows / 2) rows go to the block's AIV core 0, the rest to
+            // core 1, each as a block of its own (reference "MatmulPolicy")
+            const int32_t half0 = (cur_m_ + 1) / 2;
+            const bool second = AscendC::GetSubBlockIdx() % 2 == 1;
+            const int32_t first = second ? half0 : 0, rows = second ? cur_m_ - half0 : half0;
+            if (rows <= 0) return;
+            std::vector<L0cT> part(acc_.begin() + static_cast<size_t>(first) * cur_n_,
+                                   acc_.begin() + static_cast<size_t>(first + rows) * cur_n_);
+            std::swap(part, acc_);
+            const int32_t m0 = m0_, m = cur_m_;
+            m0_ = 0;
+            cur_m_ = rows;
+            WriteLocalRows(api, dst, enAtomic, true);
+            std::swap(part, acc_);
+            m0_ = m0;
+            cur_m_ = m;
+            return;
+        }
+        WriteLocalRows(api, dst, enAtomic, sequential);
+    }
+    void WriteLocalRows(const char* api, const LocalTensor<DstT>& dst, uint8_t enAtomic, bool sequential) {
         constexpr uint64_t align = 32 / sizeof(DstT);
         const uint64_t stride = sequential ? (static_cast<uint64_t>(cur_n_) + align - 1) / align * align
-                                           : static_cast<uint64_t>(single_n_);
+                                           : AlignC(static_cast<uint64_t>(single_n_));
         const uint64_t base = sequential ? 0 : static_cast<uint64_t>(m0_) * stride + static_cast<uint64_t>(n0_);
         const uint64_t span = base + static_cast<uint64_t>(cur_m_ - 1) * stride + static_cast<uint64_t>(cur_n_);
         if (C_TYPE::format != CubeFormat::ND && C_TYPE::format != CubeFormat::ND_ALIGN) {
@@ -846,11 +1814,21 @@ private:
     std::vector<Block> async_;
     size_t async_next_ = 0;
     uint8_t sub_block_ = 0;
+    uint64_t user_info_ = 0, self_data_ = 0;
+    std::vector<SrcAT> a_cb_;  // A as CopyA1 loaded it, [singleCoreM, singleCoreK]
+    std::vector<SrcBT> b_cb_;  // B as CopyB1 loaded it, [singleCoreK, singleCoreN]
+    int64_t a_ld_ = 0, b_ld_ = 0;  // a batch layout's row lengths (0: the org shape's)
+    int32_t c_ld_ = 0;
+    int32_t batch_a_ = 0, batch_b_ = 0;
+    GlobalTensor<DstT> ws_{};
+    bool has_ws_ = false;
+    uint32_t nbatch_iter_ = 0;
 };
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE, const auto& MM_CFG = CFG_NORM,
-          class MM_CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>>
-using Matmul = MatmulImpl<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG, MM_CB>;
+          class MM_CB = MatmulCallBackFunc<nullptr, nullptr, nullptr>,
+          template <const auto&, typename...> class MM_POLICY = Impl::Detail::MatmulPolicy>
+using Matmul = MatmulImpl<A_TYPE, B_TYPE, C_TYPE, BIAS_TYPE, MM_CFG, MM_CB, MM_POLICY>;
 
 // REGIST_MATMUL_OBJ(pipe, workspace, mm1, &tiling1[, mm2, &tiling2 ...]): each object gets its
 // tiling (an object without one, or with a null one, is left to call Init itself).
@@ -859,10 +1837,16 @@ template <class M, class T>
 inline void OpgenInitMatmul(TPipe* pipe, M& obj, T* tiling) {
     static_assert(std::is_same_v<std::remove_cv_t<T>, TCubeTiling>,
                   "REGIST_MATMUL_OBJ: each Matmul object is followed by a pointer to its TCubeTiling");
-    if (tiling != nullptr) obj.Init(tiling, pipe);
+    if (tiling != nullptr) {
+        obj.Init(tiling, pipe);
+    } else {
+        obj.OpgenInitStatic(pipe);
+    }
 }
 template <class M>
-inline void OpgenInitMatmul(TPipe*, M&, std::nullptr_t) {}
+inline void OpgenInitMatmul(TPipe* pipe, M& obj, std::nullptr_t) {
+    obj.OpgenInitStatic(pipe);
+}
 template <class M, class... Rest>
 inline void OpgenRegisterMatmul(TPipe* pipe, M& obj, Rest&&... rest) {
     if constexpr (sizeof...(Rest) > 0) {
@@ -872,8 +1856,11 @@ inline void OpgenRegisterMatmul(TPipe* pipe, M& obj, Rest&&... rest) {
             OpgenInitMatmul(pipe, obj, std::get<0>(args));
             std::apply([pipe](auto&&, auto&&... others) { OpgenRegisterMatmul(pipe, others...); }, args);
         } else {
+            obj.OpgenInitStatic(pipe);
             std::apply([pipe](auto&&... all) { OpgenRegisterMatmul(pipe, all...); }, args);
         }
+    } else {
+        obj.OpgenInitStatic(pipe);
     }
 }
 

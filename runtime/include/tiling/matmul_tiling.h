@@ -27,7 +27,7 @@
 // search cannot fit) returns -1 and prints the reason as the other tiling functions do; CANN
 // logs it. Not modelled (an error naming it): MxMatmul (MatrixMadType::MXMODE), sparse A,
 // ScheduleType::N_BUFFER_33; the 310P's UB ND2NZ (enVecND2NZ) and L1 cache of UB (enableL1CacheUB)
-// plan as without them. BatchMatmulTiling and EnableL1BankConflictOptimise are not declared.
+// plan as without them. EnableL1BankConflictOptimise is not declared.
 #pragma once
 
 #include <algorithm>
@@ -836,6 +836,48 @@ private:
         SetFinalTiling(tiling);
         return ret;
     }
+};
+
+// A batched Matmul on one core (BatchMatmulTiling, bmm_tiling.h): CANN plans it with the same
+// algorithm as MatmulApiTiling (bmm_tiling.cpp); the layouts and the batch count set with
+// SetALayout/SetBLayout/SetCLayout/SetBatchInfoForNormal/SetBatchNum go into the tiling.
+class BatchMatmulTiling : public MatmulApiTilingBase {
+public:
+    BatchMatmulTiling() {}
+    explicit BatchMatmulTiling(const platform_ascendc::PlatformAscendC& ascendcPlatform)
+        : MatmulApiTilingBase(ascendcPlatform) {}
+    explicit BatchMatmulTiling(const PlatformInfo& platform) : MatmulApiTilingBase(platform) {}
+    ~BatchMatmulTiling() override = default;
+
+    int64_t GetTiling(optiling::TCubeTiling& tiling) override { return Run(tiling); }
+    int64_t GetTiling(AscendC::tiling::TCubeTiling& tiling) override { return Run(tiling); }
+    // The cores of the last GetTiling, the M and N splits, and the batch splits (1: one core).
+    int32_t GetCoreNum(int32_t& dim, int32_t& mDim, int32_t& nDim, int32_t& batchCoreM,
+                       int32_t& batchCoreN) {
+        dim = lastUsedCores;
+        mDim = lastSingleM > 0 ? (lastM + lastSingleM - 1) / lastSingleM : 0;
+        nDim = lastSingleN > 0 ? (lastN + lastSingleN - 1) / lastSingleN : 0;
+        batchCoreM = 1;
+        batchCoreN = 1;
+        return 0;
+    }
+
+private:
+    template <typename Tiling>
+    int64_t Run(Tiling& tiling) {
+        const int64_t ret = Compute("BatchMatmulTiling::GetTiling");
+        if (ret == -1) return -1;
+        SetFinalTiling(tiling);
+        AscendC::tiling::TCubeTiling k{};
+        SetFinalTiling(k);
+        lastUsedCores = k.usedCoreNum;
+        lastM = k.M;
+        lastN = k.N;
+        lastSingleM = k.singleCoreM;
+        lastSingleN = k.singleCoreN;
+        return ret;
+    }
+    int32_t lastUsedCores = 0, lastM = 0, lastN = 0, lastSingleM = 0, lastSingleN = 0;
 };
 
 // A Matmul split over SetDim cores (MultiCoreMatmulTiling).
