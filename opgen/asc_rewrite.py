@@ -146,29 +146,81 @@ def find_launches(text: str, path: str) -> list[Launch]:
 # block), `__vector__ ... name(` or `__cube__ ... name(` (one core a block).
 _KERNEL_TYPE = re.compile(r"(__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)|__vector__|__cube__)"
                           r"[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+# A __global__ kernel's declaration and name (typed or not), and the type words.
+_GLOBAL = re.compile(r"\b__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+_KIND_WORD = re.compile(r"__mix__|__vector__|__cube__")
 # AscLaunch's ratio for a kernel of no declared type: its file's (opgen_sim/core.h,
 # UnitTaskRatio: 2 where the file uses the Matmul API from the vector cores, as CANN's compiler
 # then makes its kernels mix kernels).
 UNIT_RATIO = -1
 
 
-def mix_ratios(text: str) -> dict[str, tuple[int, bool]]:
-    """Kernel name -> (AIV cores per launched block, whether it is a mix kernel), for each kernel
-    declared with a type in code: v / c for `__mix__(c, v)` (1:2 -> 2, 1:1 -> 1), the cores a
-    launch's GetBlockIdx() counts, whose cube cores run as well; 1 for `__vector__` and
-    `__cube__`."""
+@dataclass(frozen=True)
+class KernelKind:
+    """A kernel declared with a type: its name, the AIV cores per launched block (v / c for
+    `__mix__(c, v)`, 1 otherwise), whether its cube cores run beside them (`__mix__`) or instead
+    of vector cores (`__cube__`), and where its declaration starts."""
+
+    name: str
+    ratio: int
+    mix: bool
+    cube: bool
+    start: int
+
+    def marker(self) -> str:
+        """A declaration recording the kind, put in front of the kernel's own (so that under
+        `#if` only the active branch's kind exists) and read back by the launch."""
+        return (f"::opgen_sim::KernelKind<{self.ratio}, {str(self.mix).lower()}, "
+                f"{str(self.cube).lower()}> {KIND_PREFIX}{self.name}(); ")
+
+
+KIND_PREFIX = "opgen_kernel_kind_"
+
+
+def _statement_start(text: str, mask: list[bool], i: int) -> int:
+    """Where the declaration around index i starts: after the code `;`, `{` or `}` before it, or
+    after a preprocessor line, at its first non-blank character."""
+    j = i
+    while j > 0:
+        c = text[j - 1]
+        if mask[j - 1] and c in ";{}":
+            break
+        if c == "\n":
+            line_start = text.rfind("\n", 0, j - 1) + 1
+            if text[line_start:j - 1].lstrip().startswith("#"):
+                break
+        j -= 1
+    while j < i and text[j].isspace():
+        j += 1
+    return j
+
+
+def kernel_kinds(text: str) -> list[KernelKind]:
+    """Every kernel declared with a type in code (comments and strings skipped; every `#if`
+    branch: the markers keep the active one)."""
     mask = _code_mask(text)
-    ratios: dict[str, tuple[int, bool]] = {}
+    kinds: list[KernelKind] = []
     for m in _KERNEL_TYPE.finditer(text):
         if not mask[m.start()]:
             continue
+        start = _statement_start(text, mask, m.start())
         if m.group(2) is None:
-            ratios[m.group(4)] = (1, False)
+            kinds.append(KernelKind(m.group(4), 1, False, m.group(1) == "__cube__", start))
             continue
         cube, vec = int(m.group(2)), int(m.group(3))
         if cube > 0 and vec % cube == 0:
-            ratios[m.group(4)] = (vec // cube, True)
-    return ratios
+            kinds.append(KernelKind(m.group(4), vec // cube, True, False, start))
+    # a kernel declared with a type in one `#if` branch and without one in another: the untyped
+    # declaration's marker says "the file's ratio" (UNIT_RATIO), so every branch has one
+    typed = {k.name for k in kinds}
+    for m in _GLOBAL.finditer(text):
+        name = m.group(1)
+        if (not mask[m.start()] or name not in typed or name.startswith("__")
+                or _KIND_WORD.search(m.group(0))):
+            continue
+        kinds.append(KernelKind(name, UNIT_RATIO, False, False,
+                                _statement_start(text, mask, m.start())))
+    return kinds
 
 
 def _base_name(callee: str) -> str:
@@ -177,12 +229,25 @@ def _base_name(callee: str) -> str:
     return name.rsplit("::", 1)[-1].strip()
 
 
+def _kind_of(callee: str, typed: set[str]) -> str | None:
+    """The kind marker a launch of `callee` reads (qualified as the callee is), or None for a
+    kernel of no declared type."""
+    base = _base_name(callee)
+    if base not in typed:
+        return None
+    name = "".join(callee.split("<", 1)[0].split())
+    qualifier = name[:len(name) - len(base)]
+    return f"decltype({qualifier}{KIND_PREFIX}{base}())"
+
+
 def rewrite(text: str, path: str) -> str:
     """The program with its launches and __ubuf__ arrays rewritten, after PRELUDE (and UB_PRELUDE)
     and `#line 1 "path"`: compiler messages name the user's file and lines (columns shift on a
     rewritten line)."""
     edits: list[tuple[int, int, str]] = []
-    ratios = mix_ratios(text)
+    kinds = kernel_kinds(text)
+    edits += [(k.start, k.start, k.marker()) for k in kinds]
+    typed = {k.name for k in kinds}
     for launch in find_launches(text, path):
         name = " ".join(launch.callee.split())
         # the line breaks between the kernel's name and `<<<`, which the launcher drops, follow
@@ -190,7 +255,7 @@ def rewrite(text: str, path: str) -> str:
         gap = text[launch.callee_start + len(launch.callee):launch.config_start - 3]
         edits.append((launch.callee_start, launch.config_end + 3,
                       launcher(name, launch.callee, text[launch.config_start:launch.config_end],
-                               *ratios.get(_base_name(launch.callee), (UNIT_RATIO, False)))
+                               UNIT_RATIO, kind=_kind_of(launch.callee, typed))
                       + "\n" * gap.count("\n")))
     arrays = ub_arrays(text, path)
     edits += [(a.start, a.end, a.replacement()) for a in arrays]
@@ -204,12 +269,17 @@ def rewrite(text: str, path: str) -> str:
     return "".join(out)
 
 
-def launcher(name: str, callee: str, config: str, task_ratio: int = 1, mix: bool = False) -> str:
+def launcher(name: str, callee: str, config: str, task_ratio: int = 1,
+             kind: str | None = None) -> str:
     """The simulator launcher of `callee<<<config>>>`, to be applied to the kernel's arguments:
     the one form of a launch, shared by <<<>>> rewrites and generated aclrtlaunch_ functions.
     `task_ratio`: the AIV cores of each block (a `__mix__(1, 2)` kernel's 2; UNIT_RATIO: the
-    kernel file's); `mix`: a `__mix__` kernel, whose cube cores run too."""
-    ratio = (f"<{task_ratio}, true>" if mix else f"<{task_ratio}>" if task_ratio != 1 else "")
+    kernel file's); `kind`: the type of a kernel declared with one (a KernelKind marker, read in
+    C++: the active declaration's under `#if`), which wins over `task_ratio`."""
+    if kind is not None:
+        ratio = f"<{kind}::kRatio, {kind}::kMix, {kind}::kCube>"
+    else:
+        ratio = f"<{task_ratio}>" if task_ratio != 1 else ""
     return (f'::opgen_sim::AscLaunch{ratio}("{c_string(name)}", '
             f"[&](const auto&... opgen_arg) {{ {callee}(opgen_arg...); }}, {config})")
 

@@ -297,15 +297,39 @@ int main()
 
 
 def test_the_launch_carries_the_kernels_declared_type() -> None:
+    # each typed declaration gets a marker of its kind in front of it, so that under #if only
+    # the active branch's counts; a launch reads the marker, qualified as the kernel is named
     text = ("__global__ __mix__(1, 2) void m(GM_ADDR x) {}\n"
             "template <typename T> __global__ __vector__ void v(GM_ADDR x) {}\n"
+            "#if SCENARIO == 2\n"
+            "__global__ __cube__ void c(GM_ADDR x);\n"
+            "#else\n"
+            'extern "C" __global__ __mix__(1, 1) void c(GM_ADDR x);\n'
+            "#endif\n"
             "// __mix__(1, 1) void p(\n"
             "__global__ __aicore__ void p(GM_ADDR x) {}\n"
-            "void f() { m<<<1>>>(x); v<float><<<1>>>(x); p<<<1>>>(x); }\n")
-    launches = rewrite(text, "t.asc").splitlines()[-1]
-    assert '::opgen_sim::AscLaunch<2, true>("m"' in launches
-    assert '::opgen_sim::AscLaunch("v<float>"' in launches
+            "void f() { m<<<1>>>(x); v<float><<<1>>>(x); p<<<1>>>(x); ns::c<<<2>>>(x); }\n")
+    lines = rewrite(text, "t.asc").splitlines()[2:]
+    assert len(lines) == text.count("\n")
+    assert lines[0].startswith("::opgen_sim::KernelKind<2, true, false> opgen_kernel_kind_m(); "
+                               "__global__ __mix__(1, 2) void m(")
+    assert lines[1].startswith("::opgen_sim::KernelKind<1, false, false> opgen_kernel_kind_v(); "
+                               "template <typename T>")
+    assert lines[3].startswith("::opgen_sim::KernelKind<1, false, true> opgen_kernel_kind_c(); ")
+    assert lines[5].startswith("::opgen_sim::KernelKind<1, true, false> opgen_kernel_kind_c(); "
+                               'extern "C"')
+    assert lines[7] == "// __mix__(1, 1) void p("
+    launches = lines[-1]
+    kind = "decltype(opgen_kernel_kind_m())"
+    assert f'AscLaunch<{kind}::kRatio, {kind}::kMix, {kind}::kCube>("m"' in launches
     assert '::opgen_sim::AscLaunch<-1>("p"' in launches  # its file's ratio
+    assert "decltype(ns::opgen_kernel_kind_c())::kRatio" in launches
+    # typed in one branch, untyped in the other: the untyped branch's marker is the file's ratio
+    text = ("#if S == 2\n__global__ __cube__ void k(GM_ADDR a)\n"
+            "#else\n__global__ __aicore__ void k(GM_ADDR a)\n#endif\n{}\n")
+    lines = rewrite(text, "t.asc").splitlines()[2:]
+    assert lines[1].startswith("::opgen_sim::KernelKind<1, false, true> opgen_kernel_kind_k(); ")
+    assert lines[3].startswith("::opgen_sim::KernelKind<-1, false, false> opgen_kernel_kind_k(); ")
 
 
 def test_a_mix_kernel_runs_two_vector_cores_a_block(tmp_path: Path) -> None:
@@ -390,3 +414,48 @@ def test_a_mix_kernels_cube_and_vector_cores_sync_in_modes_1_and_2(tmp_path: Pat
     assert ("kernel 'vec_mode2', block 0: CrossCoreSetFlag: modeId 2 synchronises the cores "
             "inside one AI Core (cube and vector): it needs a __mix__(1, 1) or __mix__(1, 2) "
             "kernel" in run.stderr)
+
+
+CUBE_IDS = r"""
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include <cstdio>
+#define USE_CUBE 1
+#if USE_CUBE
+__global__ __cube__ void which(GM_ADDR out)
+#else
+__global__ __mix__(1, 2) void which(GM_ADDR out)
+#endif
+{
+    AscendC::GlobalTensor<int32_t> o;
+    o.SetGlobalBuffer((__gm__ int32_t*)out, 64);
+    const int64_t i = AscendC::GetBlockIdx();
+    o.SetValue(i * 3 + 0, ASCEND_IS_AIC ? 1 : 0);
+    o.SetValue(i * 3 + 1, AscendC::GetBlockNum());
+    o.SetValue(i * 3 + 2, AscendC::GetSubBlockIdx());
+}
+int main()
+{
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    void* out = nullptr;
+    aclrtMalloc(&out, 256, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemset(out, 256, 0xff, 256);
+    which<<<3, nullptr, nullptr>>>((GM_ADDR)out);
+    int32_t host[12];
+    aclrtMemcpy(host, sizeof(host), out, sizeof(host), ACL_MEMCPY_DEVICE_TO_HOST);
+    for (int v : host) std::printf("%d ", v);
+    std::printf("\n");
+    return 0;
+}
+"""
+
+
+def test_a_cube_kernels_cores_are_cube_cores(tmp_path: Path) -> None:
+    # the active #if branch declares the kernel __cube__: its 3 blocks run as cube cores
+    # (ASCEND_IS_AIC, GetBlockIdx in [0, 3)), not as a __mix__ kernel's 6 + 3 cores
+    src = tmp_path / "cube_ids.asc"
+    src.write_text(CUBE_IDS)
+    run = opgen("run", str(src), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1", "3", "0"] * 3 + ["-1"] * 3

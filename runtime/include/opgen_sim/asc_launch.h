@@ -41,6 +41,16 @@
 
 namespace opgen_sim {
 
+// A kernel's declared type (opgen/asc_rewrite.py puts a declaration returning this in front of
+// each `__mix__`, `__vector__` or `__cube__` kernel, and its launches read it): the AIV cores of
+// a block, whether its cube cores run beside them (__mix__) or alone (__cube__).
+template <int32_t kRatio_, bool kMix_, bool kCube_>
+struct KernelKind {
+    static constexpr int32_t kRatio = kRatio_;
+    static constexpr bool kMix = kMix_;
+    static constexpr bool kCube = kCube_;
+};
+
 // block_idx / block_num: the kernel language's builtin variables (GetBlockIdx(), GetBlockNum()).
 struct BlockIdxVar {
     operator int64_t() const { return AscendC::GetBlockIdx(); }  // NOLINT: reads like the builtin
@@ -70,6 +80,7 @@ struct AscLauncher {
     void* stream;
     int32_t task_ratio;  // AIV cores per block: 2 for a __mix__(1, 2) kernel, -1: UnitTaskRatio
     bool mix;            // a __mix__ kernel: its cube cores run too, unless it uses Matmul
+    bool cube;           // a __cube__ kernel: its cores are cube cores (ASCEND_IS_AIC)
 
     template <typename... A>
     void operator()(A&&... args) const {
@@ -88,7 +99,7 @@ struct AscLauncher {
             kernel, blocks, [&]() { std::apply([&](const auto&... a) { fn(a...); }, stored); },
             "<<<>>>", task_ratio < 0 ? UnitTaskRatio() : task_ratio,
             // the Matmul API computes on the vector cores: its kernels' cube cores have no code
-            mix && UnitTaskRatio() == 1);
+            mix && UnitTaskRatio() == 1, cube);
     }
 };
 
@@ -104,14 +115,15 @@ inline void* StreamPointer(Stream s) {
 // kTaskRatio: the AIV cores of each block, from the kernel's __mix__(c, v) (v / c; the rewriter
 // passes it), 1 for __vector__ and __cube__ kernels, -1 for a kernel of no declared type: its
 // file's UnitTaskRatio (opgen_sim/core.h). kMix: a __mix__ kernel, whose cube cores run as well
-// (one per block, ASCEND_IS_AIC) unless its file uses the Matmul API.
-template <int32_t kTaskRatio = 1, bool kMix = false, typename F, typename Blocks,
-          typename L2 = std::nullptr_t, typename Stream = std::nullptr_t>
+// (one per block, ASCEND_IS_AIC) unless its file uses the Matmul API. kCube: a __cube__ kernel,
+// whose cores are cube cores.
+template <int32_t kTaskRatio = 1, bool kMix = false, bool kCube = false, typename F,
+          typename Blocks, typename L2 = std::nullptr_t, typename Stream = std::nullptr_t>
 inline AscLauncher<F> AscLaunch(const char* kernel, F fn, Blocks blocks, L2 l2ctrl = nullptr,
                                 Stream stream = nullptr) {
     (void)l2ctrl;  // L2 cache control: no L2 in the simulator
     return AscLauncher<F>{kernel, fn, static_cast<int64_t>(blocks), StreamPointer(stream), kTaskRatio,
-                          kMix};
+                          kMix, kCube};
 }
 
 }  // namespace opgen_sim

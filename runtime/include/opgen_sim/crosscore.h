@@ -156,6 +156,8 @@ struct LaunchSync {
     }
     bool IsAic(int32_t b) const { return b >= aiv_blocks; }
     bool HasAic() const { return block_dim > aiv_blocks; }
+    // a __mix__ launch: vector and cube cores (a __cube__ launch has cube cores only)
+    bool IsMix() const { return aiv_blocks > 0 && block_dim > aiv_blocks; }
     // The AI Core of core b; its first vector core; its cube core.
     int32_t AiCore(int32_t b) const { return IsAic(b) ? b - aiv_blocks : b / task_ratio; }
     int32_t FirstAiv(int32_t core) const { return core * task_ratio; }

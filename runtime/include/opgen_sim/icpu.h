@@ -127,14 +127,15 @@ inline void InvokeBody(void* ctx) {
 template <typename F>
 inline void IcpuRun(const char* kernel, int64_t block_dim, F&& body,
                     const char* launch = "ICPU_RUN_KF", int32_t task_ratio = 0,
-                    bool run_aic = false) {
+                    bool run_aic = false, bool cube_only = false) {
     if (block_dim < 1 || block_dim > 65535) {
         IcpuFatal(std::string(launch) + "(" + kernel + "): blockDim " +
                   std::to_string(block_dim) + " must be in [1, 65535]");
     }
     if (task_ratio == 0) task_ratio = IcpuMixRatio();
-    const int64_t aic_blocks = run_aic ? block_dim : 0;  // and a cube core per block
-    block_dim = block_dim * task_ratio + aic_blocks;  // the AIV cores: task_ratio per block
+    const int64_t aic_blocks = run_aic || cube_only ? block_dim : 0;  // a cube core per block
+    // the AIV cores, task_ratio per block (none for a __cube__ kernel), then the cube cores
+    block_dim = (cube_only ? 0 : block_dim * task_ratio) + aic_blocks;
     std::vector<std::string> names;
     std::vector<GmRegion> regions;
     {

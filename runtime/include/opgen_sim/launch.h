@@ -183,7 +183,7 @@ inline void RunBlock(Job& job, int32_t b) {
     Core core;
     core.block_idx = b;
     const int32_t aiv = job.block_dim - job.aic_blocks;
-    core.block_num = aiv / job.task_ratio;  // GetBlockNum: the launch's numBlocks
+    core.block_num = aiv > 0 ? aiv / job.task_ratio : job.aic_blocks;  // the launch's numBlocks
     core.task_ratio = job.task_ratio;
     core.launch_core = b;
     if (b >= aiv) {  // a cube core: GetBlockIdx is its AI Core's index

@@ -76,8 +76,8 @@ inline uint32_t CrossCoreCounter(LaunchSync& s, int32_t b, int32_t f) {
     };
     if (!aic) {
         n += vectorRounds(s.Sets(1));
-        if (s.HasAic()) n += at(s.Sets(2), s.Aic(core));
-    } else {
+        if (s.IsMix()) n += at(s.Sets(2), s.Aic(core));
+    } else if (s.IsMix()) {
         n += vectorRounds(s.Sets(2));
     }
     return n;
@@ -122,7 +122,7 @@ inline void CrossCoreWaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& loc
                            (std::strcmp(what, "SyncAll") == 0 ? std::string("SyncAll")
                                                               : "CrossCoreSetFlag(" + std::to_string(f) + ")") +
                            " (time " + std::to_string(want) + ")";
-        if (s.HasAic() || s.task_ratio > 1) {
+        if (s.IsMix() || s.task_ratio > 1) {
             text += " or for the other cores of AI Core " + std::to_string(s.AiCore(b)) +
                     " to set it in mode 1 or 2";
         }
@@ -194,12 +194,12 @@ inline void CrossCoreSetFlag(uint16_t flagId) {
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     const int32_t b = opgen_sim::CheckedSyncBlock(api);
     if constexpr (modeId != 0) {
-        if (!s.HasAic()) {
+        if (!s.IsMix()) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
                             "modeId " + std::to_string(modeId) +
                                 " synchronises the cores inside one AI Core (cube and vector): it "
                                 "needs a __mix__(1, 1) or __mix__(1, 2) kernel (reference "
-                                "\"CrossCoreSetFlag\", table 3); this launch runs vector cores only");
+                                "\"CrossCoreSetFlag\", table 3); this launch runs one kind of core only");
         }
         if (modeId == 1 && s.IsAic(b)) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
