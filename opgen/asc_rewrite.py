@@ -215,11 +215,13 @@ def kernel_kinds(text: str) -> list[KernelKind]:
     typed = {k.name for k in kinds}
     for m in _GLOBAL.finditer(text):
         name = m.group(1)
-        if (not mask[m.start()] or name not in typed or name.startswith("__")
-                or _KIND_WORD.search(m.group(0))):
+        if not mask[m.start()] or name not in typed or name.startswith("__"):
             continue
-        kinds.append(KernelKind(name, UNIT_RATIO, False, False,
-                                _statement_start(text, mask, m.start())))
+        start = _statement_start(text, mask, m.start())
+        # the type word may come before `__global__` (`__vector__ __global__ void k(`)
+        if _KIND_WORD.search(text, start, m.end()):
+            continue
+        kinds.append(KernelKind(name, UNIT_RATIO, False, False, start))
     return kinds
 
 

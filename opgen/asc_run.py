@@ -85,7 +85,8 @@ def _is_asc(arg: str) -> bool:
 
 
 def _npu_args(args: Sequence[str]) -> list[str]:
-    """The arguments without the NPU compiler's own options (-xcce, --cce-*, -mllvm X)."""
+    """The arguments without the NPU compiler's own options (-xcce, --cce-*, --sanitizer,
+    -mllvm X)."""
     out: list[str] = []
     skip = False
     for arg in args:
@@ -93,7 +94,7 @@ def _npu_args(args: Sequence[str]) -> list[str]:
             skip = False
         elif arg == "-mllvm":
             skip = True
-        elif not (arg.startswith(("--cce-", "--npu-arch=")) or arg == "-xcce"
+        elif not (arg.startswith(("--cce-", "--npu-arch=")) or arg in ("-xcce", "--sanitizer")
                   or arg in _NPU_ONLY_LIBS):
             out.append(arg)
     return out

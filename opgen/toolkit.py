@@ -232,14 +232,15 @@ _ASC_TEST = """\
 set(CMAKE_ASC_COMPILER_WORKS 1 CACHE INTERNAL "")
 """
 
-# The compiler CMake runs for .asc files: `opgen cxx` without the NPU-only options.
+# The compiler CMake runs for .asc files: `opgen cxx` without the NPU-only options (--sanitizer:
+# the NPU compiler's instrumentation for msSanitizer; the simulator checks memory accesses itself).
 _OPGEN_CXX = """\
 #!/bin/sh
 # opgen simulator toolkit: the ASC compiler of CMake projects (opgen cxx, NPU options dropped).
 for a in "$$@"; do
   shift
   case "$$a" in
-    --npu-arch=*|--cce-*|-arch=*) ;;
+    --npu-arch=*|--cce-*|-arch=*|--sanitizer) ;;
     *) set -- "$$@" "$$a" ;;
   esac
 done

@@ -7,6 +7,7 @@
 #include "opgen_sim/buf_pool.h"
 #include "opgen_sim/data_copy.h"
 #include "opgen_sim/cube.h"
+#include "opgen_sim/cube_fill.h"
 #include "opgen_sim/vector.h"
 #include "opgen_sim/vector_masked.h"
 #include "opgen_sim/vector_more.h"

@@ -330,6 +330,12 @@ def test_the_launch_carries_the_kernels_declared_type() -> None:
     lines = rewrite(text, "t.asc").splitlines()[2:]
     assert lines[1].startswith("::opgen_sim::KernelKind<1, false, true> opgen_kernel_kind_k(); ")
     assert lines[3].startswith("::opgen_sim::KernelKind<-1, false, false> opgen_kernel_kind_k(); ")
+    # the type word before `__global__` (asc-devkit's C API samples): one marker, of that type
+    text = "__vector__ __global__ __aicore__ void add(GM_ADDR a) {}\nvoid f() { add<<<8>>>(a); }\n"
+    lines = rewrite(text, "t.asc").splitlines()[2:]
+    assert lines[0].count("opgen_kernel_kind_add()") == 1
+    assert lines[0].startswith("::opgen_sim::KernelKind<1, false, false> opgen_kernel_kind_add(); "
+                               "__vector__ __global__")
 
 
 def test_a_mix_kernel_runs_two_vector_cores_a_block(tmp_path: Path) -> None:

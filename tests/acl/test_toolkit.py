@@ -215,3 +215,16 @@ def test_asc_kernel_library_links_into_a_program(tmp_path: Path, kind: str) -> N
                                                         if k != "LD_LIBRARY_PATH"})
     assert run.returncode == 0, run.stdout + run.stderr
     assert "twice_plus: 0 of 4096 wrong" in run.stdout
+
+
+def test_asc_compiler_drops_the_npu_sanitizer_option(tmp_path: Path) -> None:
+    """asc-devkit's ms_sanitizer sample compiles with `-g --sanitizer` (the NPU compiler's
+    msSanitizer instrumentation): the toolkit's ASC compiler drops it, as --npu-arch."""
+    toolkit = Path(opgen("config", "--toolkit").stdout.strip())
+    obj = tmp_path / "scale_add.o"
+    proc = subprocess.run(
+        [str(toolkit / "bin" / "opgen-cxx"), "--npu-arch=dav-2201", "-g", "--sanitizer", "-c",
+         str(Path(__file__).parent / "programs" / "scale_add.asc"), "-o", str(obj)],
+        capture_output=True, text=True, check=False, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert obj.stat().st_size > 0

@@ -36,6 +36,19 @@ inline void LoadTiling(void* dst, uint64_t size, const uint8_t* tiling) {
 
 }  // namespace opgen_sim
 
+// convert_from_bytes<T>(bytes): the compiler builtin of the AOT guide ("AOT编译优化"): the first
+// sizeof(T) bytes of a constexpr byte array as a T, at compile time (a tiling struct made a
+// constant). T must be trivially copyable and hold no pointer, as a tiling struct does.
+template <typename T>
+constexpr T convert_from_bytes(const uint8_t* bytes) {
+    static_assert(std::is_trivially_copyable_v<T>, "convert_from_bytes: T must be trivially copyable");
+    struct Raw {
+        uint8_t b[sizeof(T)];
+    } raw{};
+    for (size_t i = 0; i < sizeof(T); ++i) raw.b[i] = bytes[i];
+    return __builtin_bit_cast(T, raw);
+}
+
 // REGISTER_TILING_DEFAULT(Struct) names the struct GET_TILING_DATA fills.
 #define REGISTER_TILING_DEFAULT(Struct) using OpgenDefaultTilingData = Struct
 #define REGISTER_TILING_FOR_TILINGKEY(cond, Struct)
