@@ -484,8 +484,11 @@ void SimOpBase::Compute(OpKernelContext* ctx) {
         const std::string err = opgen_host::OutputDims(d.outputs[o].rule, d.inputs,
                                                        shapes.data(), attrs_, false,
                                                        &dims[ni + o]);
-        OP_REQUIRES(ctx, err.empty(),
-                    OpError(d, std::string("output '") + d.outputs[o].name + "': " + err));
+        // an output without a rule is named (the other errors name the inputs)
+        const std::string which = d.outputs[o].rule.kind == RuleKind::kNone
+                                      ? std::string("output '") + d.outputs[o].name + "': "
+                                      : std::string();
+        OP_REQUIRES(ctx, err.empty(), OpError(d, which + err));
     }
     bool skip = false;
     {

@@ -197,9 +197,11 @@ OPGEN_TORCH_SUPPORT_FN void OutputDims(const OpDesc& d, const ShapeRule& r, cons
     }
     const std::string err = opgen_host::OutputDims(r, d.inputs, shapes, attrs, true, out);
     if (err.empty()) return;
-    std::string which;
+    std::string which;  // an output without a rule: named (the other errors name inputs)
     for (const auto& o : d.outputs) {
-        if (&o.rule == &r) which = std::string("output '") + o.name + "': ";
+        if (&o.rule == &r && r.kind == ::opgen_host::RuleKind::kNone) {
+            which = std::string("output '") + o.name + "': ";
+        }
     }
     ValueError(std::string(d.checks.op_name) + "(): " + which + err);
 }
