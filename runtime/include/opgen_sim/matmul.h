@@ -630,6 +630,29 @@ struct Source {
     bool trans = false;
     AscendC::GlobalTensor<T> gm{};      // kGm: the tensor, for its range checks
     AscendC::LocalTensor<T> local{};    // kLocal
+
+    static Source Gm(const AscendC::GlobalTensor<T>& t, bool transposed) {
+        Source s;
+        s.kind = kGm;
+        s.gm = t;
+        s.ptr = t.ptr_;
+        s.trans = transposed;
+        return s;
+    }
+    static Source Local(const AscendC::LocalTensor<T>& t, bool transposed) {
+        Source s;
+        s.kind = kLocal;
+        s.local = t;
+        s.ptr = t.ptr_;
+        s.trans = transposed;
+        return s;
+    }
+    static Source Scalar(T v) {
+        Source s;
+        s.kind = kScalar;
+        s.scalar = v;
+        return s;
+    }
 };
 
 [[noreturn]] inline void Error(const char* api, const std::string& what) {
@@ -752,62 +775,36 @@ public:
         Reset();
     }
     void SetTensorA(const GlobalTensor<SrcAT>& gm, bool isTransposeA = false) {
-        a_ = {};
-        a_.kind = opgen_sim::matmul::Source<SrcAT>::kGm;
-        a_.gm = gm;
-        a_.ptr = gm.ptr_;
-        a_.trans = isTransposeA;
+        a_ = opgen_sim::matmul::Source<SrcAT>::Gm(gm, isTransposeA);
         Reset();
     }
     void SetTensorA(const LocalTensor<SrcAT>& local, bool isTransposeA = false) {
-        a_ = {};
-        a_.kind = opgen_sim::matmul::Source<SrcAT>::kLocal;
-        a_.local = local;
-        a_.ptr = local.ptr_;
-        a_.trans = isTransposeA;
+        a_ = opgen_sim::matmul::Source<SrcAT>::Local(local, isTransposeA);
         Reset();
     }
     void SetTensorA(SrcAT aScalar) {
-        a_ = {};
-        a_.kind = opgen_sim::matmul::Source<SrcAT>::kScalar;
-        a_.scalar = aScalar;
+        a_ = opgen_sim::matmul::Source<SrcAT>::Scalar(aScalar);
         Reset();
     }
     void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false) {
-        b_ = {};
-        b_.kind = opgen_sim::matmul::Source<SrcBT>::kGm;
-        b_.gm = gm;
-        b_.ptr = gm.ptr_;
-        b_.trans = isTransposeB;
+        b_ = opgen_sim::matmul::Source<SrcBT>::Gm(gm, isTransposeB);
         Reset();
     }
     void SetTensorB(const LocalTensor<SrcBT>& local, bool isTransposeB = false) {
-        b_ = {};
-        b_.kind = opgen_sim::matmul::Source<SrcBT>::kLocal;
-        b_.local = local;
-        b_.ptr = local.ptr_;
-        b_.trans = isTransposeB;
+        b_ = opgen_sim::matmul::Source<SrcBT>::Local(local, isTransposeB);
         Reset();
     }
     void SetTensorB(SrcBT bScalar) {
-        b_ = {};
-        b_.kind = opgen_sim::matmul::Source<SrcBT>::kScalar;
-        b_.scalar = bScalar;
+        b_ = opgen_sim::matmul::Source<SrcBT>::Scalar(bScalar);
         Reset();
     }
     void SetBias(const GlobalTensor<BiasT>& biasGlobal) {
-        bias_ = {};
-        bias_.kind = opgen_sim::matmul::Source<BiasT>::kGm;
-        bias_.gm = biasGlobal;
-        bias_.ptr = biasGlobal.ptr_;
+        bias_ = opgen_sim::matmul::Source<BiasT>::Gm(biasGlobal, false);
         bias_on_ = true;
         Reset();
     }
     void SetBias(const LocalTensor<BiasT>& inputBias) {
-        bias_ = {};
-        bias_.kind = opgen_sim::matmul::Source<BiasT>::kLocal;
-        bias_.local = inputBias;
-        bias_.ptr = inputBias.ptr_;
+        bias_ = opgen_sim::matmul::Source<BiasT>::Local(inputBias, false);
         bias_on_ = true;
         Reset();
     }
@@ -1438,6 +1435,33 @@ private:
         const uint64_t addr = (cap - bytes) / 32 * 32;
         return LocalTensor<int8_t>(TPosition::A1, static_cast<uint32_t>(addr), static_cast<uint32_t>(bytes));
     }
+    // One operand [rows, cols] through a CopyA1/CopyB1 callback, tile by tile (tiles of
+    // tileRows x tileCols, indexed (row, col) from 0), each read back from L1 in NZ (rows padded
+    // to 16, C0 = 32 bytes along the columns) into `out`, row-major.
+    template <typename T, typename Copy>
+    void LoadTiles(Copy copy, const T* gm, int64_t rows, int64_t cols, int64_t tileRows,
+                   int64_t tileCols, std::vector<T>* out, const char* api) {
+        constexpr int64_t c0 = 32 / sizeof(T);
+        out->assign(static_cast<size_t>(rows * cols), T{});
+        for (int64_t row = 0; row * tileRows < rows; ++row) {
+            for (int64_t col = 0; col * tileCols < cols; ++col) {
+                const int64_t useR = std::min(tileRows, rows - row * tileRows);
+                const int64_t useC = std::min(tileCols, cols - col * tileCols);
+                const int64_t alignR = (useR + 15) / 16 * 16, alignC = (useC + c0 - 1) / c0 * c0;
+                const LocalTensor<int8_t> l1 = ScratchL1(static_cast<uint64_t>(alignR * alignC) * sizeof(T), api);
+                copy(l1, gm, static_cast<int>(row), static_cast<int>(col), static_cast<int>(useR),
+                     static_cast<int>(useC), user_info_, self_data_);
+                opgen_sim::FlushAll();
+                const T* t = reinterpret_cast<const T*>(l1.ptr_);
+                for (int64_t r = 0; r < useR; ++r) {
+                    for (int64_t c = 0; c < useC; ++c) {
+                        (*out)[static_cast<size_t>((row * tileRows + r) * cols + col * tileCols + c)] =
+                            t[(c / c0 * alignR + r) * c0 + c % c0];
+                    }
+                }
+            }
+        }
+    }
     // CopyA1/CopyB1: every tile of the core's A [singleCoreM, singleCoreK] (B [singleCoreK,
     // singleCoreN]) loaded by the callback into L1, NZ (C0 = 32 bytes along K for A, along N for
     // B; rows padded to 16), and read from there. The tiles are CANN's: baseM x baseK (Norm), or
@@ -1447,53 +1471,15 @@ private:
         const bool mdl = kCfg.doMultiDataLoad;
         if constexpr (kCbA) {
             if (a_.trans) opgen_sim::matmul::Error(api, "a CopyA1 callback with a transposed A is not simulated");
-            constexpr int64_t c0 = 32 / sizeof(SrcAT);
             const int64_t tm = mdl ? int64_t{tiling_.stepM} * tiling_.baseM : tiling_.baseM;
             const int64_t tk = mdl ? int64_t{tiling_.stepKa} * tiling_.baseK : tiling_.baseK;
-            a_cb_.assign(static_cast<size_t>(m * k), SrcAT{});
-            for (int64_t row = 0; row * tm < m; ++row) {
-                for (int64_t col = 0; col * tk < k; ++col) {
-                    const int64_t useM = std::min(tm, m - row * tm), useK = std::min(tk, k - col * tk);
-                    const int64_t alignM = (useM + 15) / 16 * 16, alignK = (useK + c0 - 1) / c0 * c0;
-                    const LocalTensor<int8_t> l1 =
-                        ScratchL1(static_cast<uint64_t>(alignM * alignK) * sizeof(SrcAT), api);
-                    MM_CB::CopyA1Ptr(l1, a_.ptr, static_cast<int>(row), static_cast<int>(col),
-                                     static_cast<int>(useM), static_cast<int>(useK), user_info_, self_data_);
-                    opgen_sim::FlushAll();
-                    const SrcAT* t = reinterpret_cast<const SrcAT*>(l1.ptr_);
-                    for (int64_t r = 0; r < useM; ++r) {
-                        for (int64_t c = 0; c < useK; ++c) {
-                            a_cb_[static_cast<size_t>((row * tm + r) * k + col * tk + c)] =
-                                t[(c / c0 * alignM + r) * c0 + c % c0];
-                        }
-                    }
-                }
-            }
+            LoadTiles<SrcAT>(MM_CB::CopyA1Ptr, a_.ptr, m, k, tm, tk, &a_cb_, api);
         }
         if constexpr (kCbB) {
             if (b_.trans) opgen_sim::matmul::Error(api, "a CopyB1 callback with a transposed B is not simulated");
-            constexpr int64_t c0 = 32 / sizeof(SrcBT);
             const int64_t tk = mdl ? int64_t{tiling_.stepKb} * tiling_.baseK : tiling_.baseK;
             const int64_t tn = mdl ? int64_t{tiling_.stepN} * tiling_.baseN : tiling_.baseN;
-            b_cb_.assign(static_cast<size_t>(k * n), SrcBT{});
-            for (int64_t row = 0; row * tk < k; ++row) {
-                for (int64_t col = 0; col * tn < n; ++col) {
-                    const int64_t useK = std::min(tk, k - row * tk), useN = std::min(tn, n - col * tn);
-                    const int64_t alignK = (useK + 15) / 16 * 16, alignN = (useN + c0 - 1) / c0 * c0;
-                    const LocalTensor<int8_t> l1 =
-                        ScratchL1(static_cast<uint64_t>(alignK * alignN) * sizeof(SrcBT), api);
-                    MM_CB::CopyB1Ptr(l1, b_.ptr, static_cast<int>(row), static_cast<int>(col),
-                                     static_cast<int>(useK), static_cast<int>(useN), user_info_, self_data_);
-                    opgen_sim::FlushAll();
-                    const SrcBT* t = reinterpret_cast<const SrcBT*>(l1.ptr_);
-                    for (int64_t r = 0; r < useK; ++r) {
-                        for (int64_t c = 0; c < useN; ++c) {
-                            b_cb_[static_cast<size_t>((row * tk + r) * n + col * tn + c)] =
-                                t[(c / c0 * alignK + r) * c0 + c % c0];
-                        }
-                    }
-                }
-            }
+            LoadTiles<SrcBT>(MM_CB::CopyB1Ptr, b_.ptr, k, n, tk, tn, &b_cb_, api);
         }
         (void)m, (void)n, (void)k, (void)mdl;
     }
