@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdarg>
 #include <cstring>
 #include <string>
@@ -60,14 +61,23 @@ namespace opgen_sim {
 // cores of its AI Core have set f in mode 1 (a vector core) and the sets of its cube core in mode
 // 2 (a vector core) or the rounds all its vector cores have set f in mode 2 (the cube core).
 // Under s.mu.
-inline uint32_t CrossCoreCounter(LaunchSync& s, int32_t b, int32_t f) {
+// The mode-0 rounds of flag f of each kind of core (index 0: vector, 1: cube): the fewest mode-0
+// sets of f among the launch's cores of that kind. Under s.mu.
+inline std::array<uint32_t, 2> CrossCoreMode0Rounds(LaunchSync& s, int32_t f) {
+    std::array<uint32_t, 2> r{~0u, ~0u};
+    const std::vector<uint32_t>& sets = s.Sets(0);
+    for (int32_t i = 0; i < s.block_dim; ++i) {
+        uint32_t& kind = r[s.IsAic(i) ? 1 : 0];
+        kind = std::min(kind, sets[static_cast<size_t>(i) * kCrossCoreFlags + f]);
+    }
+    return r;
+}
+inline uint32_t CrossCoreCounter(LaunchSync& s, int32_t b, int32_t f, const std::array<uint32_t, 2>& mode0) {
     const auto at = [f](const std::vector<uint32_t>& v, int32_t core) {
         return v[static_cast<size_t>(core) * kCrossCoreFlags + f];
     };
     const bool aic = s.IsAic(b);
-    const int32_t lo = aic ? s.aiv_blocks : 0, hi = aic ? s.block_dim : s.aiv_blocks;
-    uint32_t n = ~0u;
-    for (int32_t i = lo; i < hi; ++i) n = std::min(n, at(s.Sets(0), i));
+    uint32_t n = mode0[aic ? 1 : 0];
     const int32_t core = s.AiCore(b);
     const auto vectorRounds = [&](const std::vector<uint32_t>& v) {
         uint32_t r = ~0u;
@@ -82,14 +92,20 @@ inline uint32_t CrossCoreCounter(LaunchSync& s, int32_t b, int32_t f) {
     }
     return n;
 }
+inline uint32_t CrossCoreCounter(LaunchSync& s, int32_t b, int32_t f) {
+    return CrossCoreCounter(s, b, f, CrossCoreMode0Rounds(s, f));
+}
 
 // CrossCoreSetFlag of mode `mode` by core b on flag f: one more set. Under s.mu.
 inline void CrossCoreSetLocked(LaunchSync& s, int32_t b, int32_t f, const char* api, int32_t mode = 0) {
     s.Sets(mode)[static_cast<size_t>(b) * kCrossCoreFlags + f] += 1;
     // The hardware counts 0-15 and stops the kernel beyond (CrossCoreSetFlag, flagId constraints).
+    // (the mode-0 rounds once: each core's counter is then O(1), not a pass over the launch)
     std::vector<uint32_t>& waits = s.Waits();
+    const std::array<uint32_t, 2> mode0 = CrossCoreMode0Rounds(s, f);
     for (int32_t i = 0; i < s.block_dim; ++i) {
-        const uint32_t n = CrossCoreCounter(s, i, f), w = waits[static_cast<size_t>(i) * kCrossCoreFlags + f];
+        const uint32_t n = CrossCoreCounter(s, i, f, mode0);
+        const uint32_t w = waits[static_cast<size_t>(i) * kCrossCoreFlags + f];
         if (n > w && n - w > 15) {
             Fail(ErrorKind::Generic, api,
                  "the counter of flag " + std::to_string(f) + " of block " + s.CoreName(i) +
