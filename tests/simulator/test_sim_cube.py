@@ -456,6 +456,11 @@ extern "C" __global__ __aicore__ void cube_k(GM_ADDR a, GM_ADDR b, GM_ADDR out, 
         LocalTensor<float> s = l1.Alloc<float>(128);
         LocalTensor<float> d = l0b.Alloc<float>(128);
         LoadData(d, s, LoadData2DParams{0, 1, 0, 0, 0, true, 0});
+    } else if (mode == 19) {  // a Mmad from L0C's last 1 KiB: 32 x 16 floats reach past its end
+        LocalTensor<half> fa(TPosition::A2, 0, 512);
+        LocalTensor<half> fb(TPosition::B2, 0, 256);
+        LocalTensor<float> fc(TPosition::CO1, 128 * 1024 - 1024, 256);
+        Mmad(fc, fa, fb, MmadParams{32, 16, 16, 0, false, true});
     }
 }
 """
@@ -567,9 +572,9 @@ def test_fixpipe_nz_keeps_the_l0c_layout(lib: rt.KernelLibrary) -> None:
         (11, rt.UnifiedBufferOverflow,
          "LocalMemAllocator::Alloc: L0A overflow: Alloc of 40000 x half (80000 bytes) at offset 0 "
          "needs 80000 > 65536 bytes"),
-        (12, rt.LocalMemoryOutOfBounds,
-         "Mmad: fm: the call reaches 1024 bytes from byte 0 of L0A, past the LocalTensor<half> of "
-         "256 elements (512 bytes)"),
+        (19, rt.LocalMemoryOutOfBounds,
+         "Mmad: dst: the call reaches 2048 bytes from byte 130048 of L0C, past the end of L0C "
+         "(131072 bytes; the tensor starts at byte 130048)"),
         (13, rt.AlignmentError, "dst starts at byte 32 of L0A, which is not 512-byte aligned"),
         (14, rt.SimulatorError,
          "quantPre NoQuant with a LocalTensor<float> source and a GlobalTensor<half> destination: "
@@ -579,8 +584,6 @@ def test_fixpipe_nz_keeps_the_l0c_layout(lib: rt.KernelLibrary) -> None:
         (16, rt.SimulatorError,
          "Mmad: fm is a LocalTensor<half> in L0B (TPosition::B2); Mmad's left matrix A must be "
          "in L0A (TPosition A2)"),
-        (17, rt.LocalMemoryOutOfBounds,
-         "DataCopy(GM->L1, Nd2NzParams): dst: the call reaches 1024 bytes"),
         (18, rt.SimulatorError,
          "ifTranspose with LocalTensor<float>: the 2D load transposes b16 fractals only"),
     ],
@@ -592,6 +595,28 @@ def test_cube_misuse_is_reported(lib: rt.KernelLibrary, mode: int, error: type[E
         run(lib, mode, a, a, 256, "float16")
     assert text in str(info.value)
     assert "kernel 'cube_k', block 0" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "mode,text",
+    [
+        (12, "Mmad: fm: the call reaches 1024 bytes from byte 0 of L0A, past the LocalTensor<half> "
+             "of 256 elements (512 bytes, strict mode)"),
+        (17, "DataCopy(GM->L1, Nd2NzParams): dst: the call reaches 1024 bytes from byte 0 of L1, "
+             "past the LocalTensor<half> of 256 elements (512 bytes, strict mode)"),
+    ],
+)
+def test_cube_calls_past_their_tensor_run_and_are_errors_in_strict_mode(
+        lib: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch, mode: int, text: str) -> None:
+    """A cube instruction addresses its memory, not the LocalTensor: a call reaching past its
+    tensor but not past the memory runs, as on the device (asc-devkit's mmad sample computes an
+    int8 C wider than its tensor); OPGEN_SIM_STRICT=1 makes it an error."""
+    a = rand_half((64, 64), 10)
+    run(lib, mode, a, a, 256, "float16")
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.LocalMemoryOutOfBounds) as info:
+        run(lib, mode, a, a, 256, "float16")
+    assert text in str(info.value)
 
 
 def run_bytes(lib: rt.KernelLibrary, mode: int, raw: np.ndarray, out_n: int, m: int = 0,
@@ -903,8 +928,6 @@ def test_fixpipe_deqf16_from_int32(lib: rt.KernelLibrary) -> None:
          "quantPre QF322B8_PRE with a LocalTensor<float> source and a LocalTensor<int8_t> "
          "destination: the form with a quant tensor (cbufWorkspace) runs the tensor "
          "quantisation mode VQF322B8_PRE"),
-        (56, rt.LocalMemoryOutOfBounds,
-         "the quant tensor (cbufWorkspace): the call reaches 256 bytes"),
     ],
 )
 def test_fixpipe_quant_misuse_is_reported(lib: rt.KernelLibrary, mode: int,
@@ -913,3 +936,17 @@ def test_fixpipe_quant_misuse_is_reported(lib: rt.KernelLibrary, mode: int,
     with pytest.raises(error) as info:
         run_fixpipe(lib, mode, x, np.zeros(1, np.uint64), 2048, "uint8")
     assert text in str(info.value)
+
+
+def test_fixpipe_quant_tensor_shorter_than_nsize_is_an_error_in_strict_mode(
+        lib: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixpipe reads nSize words from the quant tensor's L1 address, past a shorter tensor as
+    the device does; OPGEN_SIM_STRICT=1 holds it to the tensor."""
+    x = np.ones((16, 32), np.float32)
+    run_fixpipe(lib, 56, x, np.zeros(1, np.uint64), 2048, "uint8")
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.LocalMemoryOutOfBounds) as info:
+        run_fixpipe(lib, 56, x, np.zeros(1, np.uint64), 2048, "uint8")
+    text = str(info.value)
+    assert "the quant tensor (cbufWorkspace): the call reaches 256 bytes from byte " in text
+    assert "past the LocalTensor<uint64_t> of 8 elements (64 bytes, strict mode)" in text

@@ -159,9 +159,43 @@ inline const char* PosName(AscendC::TPosition p) {
     }
 }
 
+// How many bytes from its start a call may reach through `t`, at byte `off` of cube memory `buf`.
+// A cube instruction addresses its memory, not a LocalTensor: on the device it reaches to the
+// memory's end, and CANN's own samples move and compute whole fractals past a tensor's size
+// (asc-devkit's mmad sample: an int8 C of n rounded up to 32 columns in a tensor of n rounded up
+// to 16). So by default the limit is the memory's end; strict mode (OPGEN_SIM_STRICT=1) also
+// holds the call to the tensor (docs/simulator.md, "The cube data path").
+template <typename T>
+inline uint64_t Reachable(const Core* c, const AscendC::LocalTensor<T>& t, int32_t buf, uint64_t off) {
+    const uint64_t have = static_cast<uint64_t>(t.size_) * sizeof(T);
+    if (buf < 0 || buf >= kNumCubeBufs) return have;
+    const uint64_t mem = off < kCubeBufBytes[buf] ? kCubeBufBytes[buf] - off : 0;
+    return c->strict_gm && have < mem ? have : mem;
+}
+template <typename T>
+inline uint64_t Reachable(const Core* c, const AscendC::LocalTensor<T>& t) {
+    uint64_t off = 0;
+    const int32_t buf = Where(c, t, &off);
+    return Reachable(c, t, buf, off);
+}
+// What the limit of Reachable is, for a message: the tensor (strict mode) or its memory's end.
+template <typename T>
+inline std::string ReachableName(const Core* c, const AscendC::LocalTensor<T>& t) {
+    uint64_t off = 0;
+    const int32_t buf = Where(c, t, &off);
+    const uint64_t have = static_cast<uint64_t>(t.size_) * sizeof(T);
+    if (buf < 0 || buf >= kNumCubeBufs || (c->strict_gm && have < kCubeBufBytes[buf] - off)) {
+        return std::string("the LocalTensor<") + TypeName<T>() + "> of " + Str(t.size_) + " elements (" + Str(have) +
+               " bytes" + (c->strict_gm ? ", strict mode" : "") + ")";
+    }
+    return "the end of " + std::string(CubeBufName(buf)) + " (" + Str(kCubeBufBytes[buf]) + " bytes; the tensor starts at byte " +
+           Str(off) + ")";
+}
+
 // Checks that operand `what` of `api` is a live tensor in one of the memories `allowed` (a bit per
-// CubeBuf), starting on an `align`-byte boundary there, and holding `bytes` bytes; applies the
-// deferred work in it (a plain DataCopy GM->L1 still pending). Returns its offset in its memory.
+// CubeBuf), starting on an `align`-byte boundary there, and that the call's `bytes` from its start
+// stay within Reachable; applies the deferred work in it (a plain DataCopy GM->L1 still pending).
+// Returns its offset in its memory.
 template <typename T>
 inline uint64_t Operand(Core* c, const AscendC::LocalTensor<T>& t, uint32_t allowed, uint64_t align, uint64_t bytes,
                         const char* api, const char* what, const char* rule) {
@@ -178,15 +212,10 @@ inline uint64_t Operand(Core* c, const AscendC::LocalTensor<T>& t, uint32_t allo
              std::string(what) + " starts at byte " + Str(off) + " of " + CubeBufName(buf) + ", which is not " +
                  Str(align) + "-byte aligned (offset % " + Str(align) + " = " + Str(off % align) + ")");
     }
-    const uint64_t have = static_cast<uint64_t>(t.size_) * sizeof(T);
-    if (bytes > have || off + bytes > kCubeBufBytes[buf]) {
+    if (bytes > Reachable(c, t, buf, off)) {
         Fail(ErrorKind::LocalMemoryOutOfBounds, api,
              std::string(what) + ": the call reaches " + Str(bytes) + " bytes from byte " + Str(off) + " of " +
-                 CubeBufName(buf) + ", past the LocalTensor<" + TypeName<T>() + "> of " + Str(t.size_) +
-                 " elements (" + Str(have) + " bytes)" +
-                 (off + bytes > kCubeBufBytes[buf] ? std::string(" and past the end of ") + CubeBufName(buf) + " (" +
-                                                         Str(kCubeBufBytes[buf]) + " bytes)"
-                                                   : std::string()));
+                 CubeBufName(buf) + ", past " + ReachableName(c, t));
     }
     return off;
 }
@@ -383,7 +412,7 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const
     if (loadDataParams.repeatTimes == 0) return;
     opgen_sim::cube::Operand(&c, src, opgen_sim::cube::Bit(opgen_sim::kCubeL1), opgen_sim::kBlockBytes, 0, api, "src",
                              "LoadData reads L1 (TPosition A1 or B1) or GM");
-    opgen_sim::cube::Load2D(c, dst, src.ptr_, static_cast<uint64_t>(src.size_) * sizeof(T), loadDataParams, api, true);
+    opgen_sim::cube::Load2D(c, dst, src.ptr_, opgen_sim::cube::Reachable(&c, src), loadDataParams, api, true);
 }
 template <typename T>
 inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LoadData2DParams& loadDataParams) {

@@ -223,12 +223,10 @@ inline void TransposeLoad(Core& c, const AscendC::LocalTensor<T>& dst, const Asc
                  Str(reps - 1) + " lies before src");
     }
     const uint64_t far = (static_cast<uint64_t>(first > lastsq ? first : lastsq) + 1) * square;
-    if (far > static_cast<uint64_t>(src.size_) * es) {
+    if (far > Reachable(&c, src)) {
         Fail(ErrorKind::LocalMemoryOutOfBounds, api,
              "src: the call reads " + Str(far) + " bytes (square matrices of " + Str(square) +
-                 " bytes up to index " + Str(first > lastsq ? first : lastsq) + "), past the LocalTensor<" +
-                 TypeName<T>() + "> of " + Str(src.size_) + " elements (" + Str(static_cast<uint64_t>(src.size_) * es) +
-                 " bytes)");
+                 " bytes up to index " + Str(first > lastsq ? first : lastsq) + "), past " + ReachableName(&c, src));
     }
     const auto* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     auto* d = reinterpret_cast<uint8_t*>(dst.ptr_);
