@@ -200,8 +200,11 @@ def kernel_kinds(text: str) -> list[KernelKind]:
     branch: the markers keep the active one)."""
     mask = _code_mask(text)
     kinds: list[KernelKind] = []
-    for m in _KERNEL_TYPE.finditer(text):
-        if not mask[m.start()]:
+    # from each type word in code: a scan of whole matches would let one that starts in a
+    # comment (`// not __vector__/__cube__ ...`) swallow the declaration after it
+    for word in _KIND_WORD.finditer(text):
+        m = _KERNEL_TYPE.match(text, word.start()) if mask[word.start()] else None
+        if m is None:
             continue
         start = _statement_start(text, mask, m.start())
         if m.group(2) is None:

@@ -336,6 +336,12 @@ def test_the_launch_carries_the_kernels_declared_type() -> None:
     assert lines[0].count("opgen_kernel_kind_add()") == 1
     assert lines[0].startswith("::opgen_sim::KernelKind<1, false, false> opgen_kernel_kind_add(); "
                                "__vector__ __global__")
+    # a type word in the comment just before a declaration (asc-devkit's
+    # cross_core_set_wait_flag: "... not __vector__/__cube__ ...") does not hide it
+    text = ("// a kernel that syncs must not be __vector__/__cube__ here\n"
+            "__global__ __mix__(1, 2) __aicore__ void s(GM_ADDR a) {}\n")
+    lines = rewrite(text, "t.asc").splitlines()[2:]
+    assert lines[0].startswith("::opgen_sim::KernelKind<2, true, false> opgen_kernel_kind_s(); //")
 
 
 def test_a_mix_kernel_runs_two_vector_cores_a_block(tmp_path: Path) -> None:
