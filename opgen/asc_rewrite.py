@@ -142,13 +142,13 @@ def find_launches(text: str, path: str) -> list[Launch]:
     return launches
 
 
-# A kernel's declared type and name: `__mix__(c, v) ... name(` (one AIC and v / c AIV cores a
-# block), `__vector__ ... name(` or `__cube__ ... name(` (one core a block).
-_KERNEL_TYPE = re.compile(r"(__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)|__vector__|__cube__)"
-                          r"[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
+# A kernel's declared type: `__mix__(c, v)` (one AIC and v / c AIV cores a block), `__vector__`
+# or `__cube__` (one core a block); its name is the identifier before the next `(` (_declared_name).
+_KERNEL_TYPE = re.compile(r"__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)|__vector__|__cube__")
 # A __global__ kernel's declaration and name (typed or not), and the type words.
 _GLOBAL = re.compile(r"\b__global__\b[^;{}()]*?\b([A-Za-z_]\w*)\s*\(")
 _KIND_WORD = re.compile(r"__mix__|__vector__|__cube__")
+_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*(\w*)")
 # AscLaunch's ratio for a kernel of no declared type: its file's (opgen_sim/core.h,
 # UnitTaskRatio: 2 where the file uses the Matmul API from the vector cores, as CANN's compiler
 # then makes its kernels mix kernels).
@@ -159,13 +159,16 @@ UNIT_RATIO = -1
 class KernelKind:
     """A kernel declared with a type: its name, the AIV cores per launched block (v / c for
     `__mix__(c, v)`, 1 otherwise), whether its cube cores run beside them (`__mix__`) or instead
-    of vector cores (`__cube__`), and where its declaration starts."""
+    of vector cores (`__cube__`), where its declaration starts, and the span of a template header
+    that `#if` lines part from the type (`template <...>` / `#if` / `__global__ __mix__(1, 1)` /
+    `#else` / ...), which each branch's declaration then carries itself."""
 
     name: str
     ratio: int
     mix: bool
     cube: bool
     start: int
+    header: tuple[int, int] | None = None
 
     def marker(self) -> str:
         """A declaration recording the kind, put in front of the kernel's own (so that under
@@ -175,6 +178,66 @@ class KernelKind:
 
 
 KIND_PREFIX = "opgen_kernel_kind_"
+
+
+def _directive_line(text: str, i: int) -> tuple[str, int] | None:
+    """The directive of the preprocessor line starting at index i (a line start), and the index
+    after the line (with its continuation lines), or None when it is not a directive."""
+    m = _DIRECTIVE.match(text, i)
+    if m is None:
+        return None
+    j = i
+    while True:
+        end = text.find("\n", j)
+        if end < 0:
+            return m.group(1), len(text)
+        if text[end - 1:end] != "\\":
+            return m.group(1), end + 1
+        j = end + 1
+
+
+def _declared_name(text: str, mask: list[bool], pos: int) -> str | None:
+    """The name a declaration gives after index pos (after its type word): the identifier before
+    the next `(` in code. Preprocessor lines are skipped, and so are the other branches of a
+    conditional the type word's branch ends in (`#else` ... `#endif`); None at `;`, `{`, `}`."""
+    i, n = pos, len(text)
+    skipping, depth = False, 0
+    at_line_start = False
+    while i < n:
+        if at_line_start:
+            at_line_start = False
+            line = _directive_line(text, i)
+            hash_at = text.find("#", i)
+            if line is not None and mask[hash_at]:
+                directive, i = line
+                if directive in ("if", "ifdef", "ifndef"):
+                    depth += 1
+                elif directive == "endif":
+                    if depth > 0:
+                        depth -= 1
+                    elif skipping:
+                        skipping = False
+                elif directive in ("else", "elif", "elifdef", "elifndef") and depth == 0:
+                    skipping = True
+                at_line_start = True
+                continue
+        c = text[i]
+        if c == "\n":
+            at_line_start = True
+        elif not skipping and mask[i]:
+            if c in ";{}":
+                return None
+            if c == "(":
+                j = i
+                while j > 0 and text[j - 1] in " \t\r\n":
+                    j -= 1
+                k = j
+                while k > 0 and _IDENT.match(text[k - 1]):
+                    k -= 1
+                word = text[k:j]
+                return word if word and not word[0].isdigit() else None
+        i += 1
+    return None
 
 
 def _statement_start(text: str, mask: list[bool], i: int) -> int:
@@ -195,37 +258,112 @@ def _statement_start(text: str, mask: list[bool], i: int) -> int:
     return j
 
 
+def _header_before(text: str, mask: list[bool], start: int) -> tuple[int, int] | None:
+    """The span of a `template <...>` header that ends before the preprocessor lines right
+    before index `start` (a line's first character): back over blank lines and directives, and
+    over the earlier branches of the conditional `start` is in (from its `#else` to its `#if`).
+    None without such a header."""
+    i, crossed, skipping, depth = start, False, False, 0
+    while i > 0:
+        line_start = text.rfind("\n", 0, i - 1) + 1
+        line = text[line_start:i].strip()
+        code = line.startswith("#") and mask[text.index("#", line_start)]
+        m = _DIRECTIVE.match(line) if code else None
+        if m is not None:
+            crossed = True
+            directive = m.group(1)
+            if directive == "endif" and skipping:
+                depth += 1
+            elif directive in ("if", "ifdef", "ifndef") and skipping:
+                if depth == 0:
+                    skipping = False
+                else:
+                    depth -= 1
+            elif directive in ("else", "elif", "elifdef", "elifndef") and not skipping:
+                skipping, depth = True, 0
+        elif line and not skipping:
+            break
+        i = line_start
+    if not crossed:
+        return None
+    j = i
+    while j > 0 and (text[j - 1].isspace() or not mask[j - 1]):
+        j -= 1
+    if j == 0 or text[j - 1] != ">":
+        return None
+    end, depth, k = j, 0, j - 1
+    while k >= 0:  # the `<` that opens the list
+        if mask[k] and text[k] in ">)":
+            depth += 1
+        elif mask[k] and text[k] in "<(":
+            depth -= 1
+            if depth == 0:
+                break
+        k -= 1
+    if k < 0 or text[k] != "<":
+        return None
+    while k > 0 and text[k - 1] in " \t\r\n":
+        k -= 1
+    if not text[:k].endswith("template") or (k > 8 and _IDENT.match(text[k - 9])):
+        return None
+    return k - 8, end
+
+
 def kernel_kinds(text: str) -> list[KernelKind]:
     """Every kernel declared with a type in code (comments and strings skipped; every `#if`
     branch: the markers keep the active one)."""
     mask = _code_mask(text)
     kinds: list[KernelKind] = []
-    # from each type word in code: a scan of whole matches would let one that starts in a
-    # comment (`// not __vector__/__cube__ ...`) swallow the declaration after it
+    # from each type word in code, so that one in a comment (`// not __vector__/__cube__ ...`)
+    # does not hide the declaration after it
     for word in _KIND_WORD.finditer(text):
         m = _KERNEL_TYPE.match(text, word.start()) if mask[word.start()] else None
-        if m is None:
+        name = _declared_name(text, mask, m.end()) if m is not None else None
+        if m is None or name is None or name.startswith("__"):
             continue
         start = _statement_start(text, mask, m.start())
-        if m.group(2) is None:
-            kinds.append(KernelKind(m.group(4), 1, False, m.group(1) == "__cube__", start))
+        header = _header_before(text, mask, start)
+        if m.group(1) is None:
+            kinds.append(KernelKind(name, 1, False, m.group(0) == "__cube__", start, header))
             continue
-        cube, vec = int(m.group(2)), int(m.group(3))
+        cube, vec = int(m.group(1)), int(m.group(2))
         if cube > 0 and vec % cube == 0:
-            kinds.append(KernelKind(m.group(4), vec // cube, True, False, start))
+            kinds.append(KernelKind(name, vec // cube, True, False, start, header))
     # a kernel declared with a type in one `#if` branch and without one in another: the untyped
     # declaration's marker says "the file's ratio" (UNIT_RATIO), so every branch has one
     typed = {k.name for k in kinds}
-    for m in _GLOBAL.finditer(text):
-        name = m.group(1)
-        if not mask[m.start()] or name not in typed or name.startswith("__"):
+    for g in _GLOBAL.finditer(text):
+        name = g.group(1)
+        if not mask[g.start()] or name not in typed or name.startswith("__"):
             continue
-        start = _statement_start(text, mask, m.start())
+        start = _statement_start(text, mask, g.start())
         # the type word may come before `__global__` (`__vector__ __global__ void k(`)
-        if _KIND_WORD.search(text, start, m.end()):
+        if _KIND_WORD.search(text, start, g.end()):
             continue
-        kinds.append(KernelKind(name, UNIT_RATIO, False, False, start))
+        header = _header_before(text, mask, start)
+        kinds.append(KernelKind(name, UNIT_RATIO, False, False, start, header))
     return kinds
+
+
+def _marker_edits(text: str, kinds: list[KernelKind]) -> list[tuple[int, int, str]]:
+    """Each kind's marker in front of its declaration. A template header parted from the type by
+    `#if` lines moves into every branch, after the marker (and its own text turns to blanks, line
+    breaks kept): between a template header and its declarator no other declaration fits."""
+    mask = _code_mask(text)
+    edits: list[tuple[int, int, str]] = []
+    moved: set[tuple[int, int]] = set()
+    for k in kinds:
+        if k.header is None:
+            edits.append((k.start, k.start, k.marker()))
+            continue
+        hs, he = k.header
+        flat = "".join(c if mask[hs + i] and c not in "\r\n" else " "
+                       for i, c in enumerate(text[hs:he]))
+        edits.append((k.start, k.start, k.marker() + flat + " "))
+        if k.header not in moved:
+            moved.add(k.header)
+            edits.append((hs, he, "".join(c if c == "\n" else " " for c in text[hs:he])))
+    return edits
 
 
 def _base_name(callee: str) -> str:
@@ -251,7 +389,7 @@ def rewrite(text: str, path: str) -> str:
     rewritten line)."""
     edits: list[tuple[int, int, str]] = []
     kinds = kernel_kinds(text)
-    edits += [(k.start, k.start, k.marker()) for k in kinds]
+    edits += _marker_edits(text, kinds)
     typed = {k.name for k in kinds}
     for launch in find_launches(text, path):
         name = " ".join(launch.callee.split())

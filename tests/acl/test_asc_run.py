@@ -359,6 +359,64 @@ def test_a_mix_kernel_runs_two_vector_cores_a_block(tmp_path: Path) -> None:
         assert row[8:] == [-1] * 8
 
 
+MIX_BY_IF = r"""
+#include "acl/acl.h"
+#include "kernel_operator.h"
+#include <cstdio>
+// the kernel's type chosen by #if between its template header and its declarator, as asc-devkit's
+// quant_group_matmul_high_performance does
+template <int kWhich>
+#if RATIO == 1
+__global__ __mix__(1, 1)
+#else
+__global__ __mix__(1, 2)
+#endif
+    void typed_by_if(GM_ADDR out)
+{
+    if ASCEND_IS_AIC return;
+    AscendC::GlobalTensor<int32_t> o;
+    o.SetGlobalBuffer((__gm__ int32_t*)out, 16);
+    o.SetValue(AscendC::GetBlockIdx(), kWhich + AscendC::GetTaskRation());
+}
+int main()
+{
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    void* out = nullptr;
+    aclrtMalloc(&out, 64, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemset(out, 64, 0, 64);
+    typed_by_if<10><<<2, nullptr, nullptr>>>((GM_ADDR)out);
+    int32_t host[16];
+    aclrtMemcpy(host, 64, out, 64, ACL_MEMCPY_DEVICE_TO_HOST);
+    for (int i = 0; i < 6; ++i) std::printf("%d ", host[i]);
+    std::printf("\n");
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("ratio", [1, 2])
+def test_a_kernel_typed_under_if_after_its_template_header(tmp_path: Path, ratio: int) -> None:
+    # no declaration fits between a template header and its declarator: the header moves into
+    # each branch, after the branch's kind marker; lines stay where they were
+    text = f"#define RATIO {ratio}\n" + MIX_BY_IF
+    src = tmp_path / "by_if.asc"
+    src.write_text(text)
+    lines = rewrite(text, "t.asc").splitlines()[2:]
+    assert len(lines) == text.count("\n")
+    at = text.splitlines().index("__global__ __mix__(1, 1)")
+    assert lines[at - 2].strip() == ""  # the header's own line, blanked
+    assert lines[at] == ("::opgen_sim::KernelKind<1, true, false> opgen_kernel_kind_typed_by_if(); "
+                         "template <int kWhich> __global__ __mix__(1, 1)")
+    assert lines[at + 2].startswith("::opgen_sim::KernelKind<2, true, false> "
+                                    "opgen_kernel_kind_typed_by_if(); template <int kWhich> ")
+    run = opgen("run", str(src), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    got = [int(v) for v in run.stdout.split()[-6:]]
+    want = [11, 11, 0, 0, 0, 0] if ratio == 1 else [12, 12, 12, 12, 0, 0]
+    assert got == want
+
+
 MIX_FLAGS = r"""
 #include "acl/acl.h"
 #include "kernel_operator.h"
