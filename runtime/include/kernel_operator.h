@@ -33,4 +33,5 @@
 #include "opgen_sim/tiling.h"
 #include "opgen_sim/workspace.h"
 #include "opgen_sim/launch.h"
+#include "utils/debug/asc_assert.h"  // the kernel's assert(expr[, fmt, args...]) in place of the C library's
 #include "opgen_sim/dt_macros.h"  // last: DT_FLOAT16 ... as CANN's kernel build defines them

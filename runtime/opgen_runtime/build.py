@@ -67,8 +67,9 @@ KERNEL_DIR_TOKEN = "/<kernel-dir>"
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 # Bumped when the launch ABI between opgen_runtime and the headers changes, or what a library
 # holds (v2: line tables whose kernel directory is KERNEL_DIR_TOKEN; v3: the simulator runtime
-# linked in from its own object; v4: and the API instance objects its unit declares extern).
-CACHE_FORMAT = "opgen-kernel-v4"
+# linked in from its own object; v4: and the API instance objects its unit declares extern; v5:
+# __FILE__ names the kernel directory by the token too).
+CACHE_FORMAT = "opgen-kernel-v5"
 # The simulator's runtime (launch entries, thread pool, watchdog, fault reports: most of what
 # a kernel library holds) compiled once per compiler, flag set and simulator headers, and
 # linked into each kernel library, whose own unit then compiles only the kernel
@@ -257,7 +258,10 @@ def _command(
     cmd += [f"-I{d}" for d in includes]
     cmd += [f"-D{k}={v}" for k, v in sorted(defines.items())]
     cmd += list(extra)
-    cmd += [f"-fdebug-prefix-map={kernel_dir or source.parent}={KERNEL_DIR_TOKEN}"]
+    # __FILE__ too (the messages of a failed assert or ascendc_assert): the launcher puts the
+    # source's current directory back in place of the token
+    mapped = f"{kernel_dir or source.parent}={KERNEL_DIR_TOKEN}"
+    cmd += [f"-fdebug-prefix-map={mapped}", f"-fmacro-prefix-map={mapped}"]
     cmd += ["-o", str(out), str(source)]
     return cmd
 

@@ -136,6 +136,44 @@ __aicore__ inline void FixpipeCase(GM_ADDR a, GM_ADDR b, GM_ADDR out, const Cube
         GlobalTensor<int8_t> o;
         o.SetGlobalBuffer((__gm__ int8_t*)out, b8_bytes);
         DataCopy(o, d, DataCopyParams{1, (u16)(b8_bytes / 32), 0, 0});
+    } else if (mode >= 60 && mode <= 66) {  // modes 43, 45, 46, 47 by DataCopy(CO1) and registers
+        LocalMemAllocator<Hardware::FIXBUF> fbm;
+        LocalTensor<uint64_t> fb = fbm.Alloc<uint64_t>(n16);
+        const u16 lines = (u16)((n16 * 8 + 127) / 128);
+        if (mode == 66) {  // three 128-byte bursts, srcGap 0: each copies the first 16 words
+            DataCopy(fb, qt, DataCopyParams{3, 1, 0, 1});
+        } else {
+            DataCopy(fb, qt, DataCopyParams{1, lines, 0, 0});
+        }
+        if (mode != 64) SetFixPipeConfig(mode == 65 ? fb[8] : fb);
+        SetFixpipePreQuantFlag(words.GetValue(0));
+        SetFixpipeNz2ndFlag(1, 0, 0);
+        DataCopyCO12DstParams d{(u16)n, (u16)m, n + 8, (u16)m16, QuantMode_t::VQF322B8_PRE,
+                                (uint8_t)(t.quant & 1), false, true};
+        if (mode == 60 || mode >= 64) {  // as 43
+            GlobalTensor<int8_t> o = FilledGm<int8_t>(out, m * (n + 8));
+            DataCopy(o, cf, d);
+        } else if (mode == 61) {  // as 45
+            GlobalTensor<int8_t> o = FilledGm<int8_t>(out, m * n);
+            d.dstStride = n;
+            d.quantPre = QuantMode_t::REQ8;
+            DataCopy(o, ci, d);
+        } else if (mode == 62) {  // as 46
+            GlobalTensor<half> o = FilledGm<half>(out, m * n);
+            d.dstStride = n;
+            d.quantPre = QuantMode_t::DEQF16;
+            DataCopy(o, ci, d);
+        } else {  // as 47: NZ into L1
+            LocalTensor<int8_t> l1d = l1.Alloc<int8_t>(b8_bytes);
+            FillL(l1d, b8_bytes, 85.0f);
+            d.quantPre = QuantMode_t::VREQ8;
+            d.nz2ndEn = false;
+            d.dstStride = m16;
+            DataCopy(l1d, ci, d);
+            GlobalTensor<int8_t> o;
+            o.SetGlobalBuffer((__gm__ int8_t*)out, b8_bytes);
+            DataCopy(o, l1d, DataCopyParams{1, (u16)(b8_bytes / 32), 0, 0});
+        }
     } else if (mode == 50) {  // float into L1 unconverted
         LocalTensor<float> d = l1.Alloc<float>(m16 * n16);
         Fixpipe<float, float, CFG_NZ>(d, cf, p);
@@ -448,7 +486,7 @@ extern "C" __global__ __aicore__ void cube_k(GM_ADDR a, GM_ADDR b, GM_ADDR out, 
         LocalTensor<half> b2 = l0b.Alloc<half>(320 * 16);
         LocalTensor<float> c = l0c.Alloc<float>(320 * 16);
         Mmad(c, a2, b2, MmadParams{16, 320, 16, 0, true, false});
-    } else if (mode >= 40 && mode <= 56) {
+    } else if ((mode >= 40 && mode <= 56) || (mode >= 60 && mode <= 66)) {
         FixpipeCase(a, b, out, t);  // L1 byte 0: the quant tensor
     } else if (mode == 18) {  // transposing a b32 fractal
         LocalMemAllocator<Hardware::L1> l1;
@@ -893,6 +931,50 @@ def test_fixpipe_req8_and_vreq8_from_int32(lib: rt.KernelLibrary) -> None:
     got2 = run_fixpipe(lib, 47, x2, words, 16 * 32, "uint8")
     shifted = np.clip(x2 >> 3, -32768, 32767).astype(np.float32)
     np.testing.assert_array_equal(got2, nz_b8(model_b8(shifted, words, False), 16, 16 * 32))
+
+
+@pytest.mark.parametrize(
+    "mode,twin,dtype,out_n,relu",
+    [(60, 43, "float32", 18 * 48, False), (60, 43, "float32", 18 * 48, True),
+     (61, 45, "int32", 18 * 40, True), (62, 46, "int32", 18 * 40 * 2, False),
+     (63, 47, "int32", 512, False), (66, 43, "float32", 18 * 48, False)],
+)
+def test_datacopy_from_l0c_with_the_fixpipe_registers_moves_as_fixpipe(
+        lib: rt.KernelLibrary, mode: int, twin: int, dtype: str, out_n: int, relu: bool) -> None:
+    """DataCopy(CO1 -> GM or L1, DataCopyCO12DstParams) runs the fixpipe's move with the quant
+    word of SetFixpipePreQuantFlag, the table SetFixPipeConfig names in the fixpipe buffer (copied
+    there from L1) and the NZ2ND parameters of SetFixpipeNz2ndFlag: the bytes of the Fixpipe form
+    (its twin mode), which the tests above check against the model."""
+    m, n = (16, 32) if mode == 63 else (18, 40)  # NZ output: n a multiple of 16
+    rng = np.random.default_rng(mode)
+    x = (l0c_floats(m, n, 24) if dtype == "float32"
+         else rng.integers(-3000, 3000, (m, n)).astype(np.int32))
+    words = np.array([quant_word(float(rng.uniform(0.01, 2.0)), offset=int(rng.integers(0, 9)),
+                                 sign=bool(c % 2)) for c in range(n)], np.uint64)
+    got = run_fixpipe(lib, mode, x, words, out_n, "uint8", relu=relu)
+    # mode 66 copies the table's first 128 bytes three times (srcGap 0): words 16-47 are 0-15's
+    twin_words = np.tile(words[:16], 3)[:n] if mode == 66 else words
+    want = run_fixpipe(lib, twin, x, twin_words, out_n, "uint8", relu=relu)
+    np.testing.assert_array_equal(got, want)
+    assert not (got == 85).all()
+
+
+@pytest.mark.parametrize(
+    "mode,error,text",
+    [(64, rt.SimulatorError,
+      "DataCopy(CO1->GM, DataCopyCO12DstParams): quantPre VQF322B8_PRE reads the quant table of "
+      "the fixpipe buffer: copy it there from L1 (DataCopy into a TPosition::C2PIPE2GM tensor) "
+      "and name it with SetFixPipeConfig first"),
+     (65, rt.AlignmentError,
+      "SetFixPipeConfig(pre, isUnitFlag): the quant table starts at byte 64 of the fixpipe "
+      "buffer, which is not 128-byte aligned")],
+)
+def test_datacopy_from_l0c_misuse_is_reported(lib: rt.KernelLibrary, mode: int,
+                                              error: type[Exception], text: str) -> None:
+    with pytest.raises(error) as info:
+        run_fixpipe(lib, mode, np.ones((18, 40), np.float32), np.zeros(1, np.uint64), 18 * 48,
+                    "uint8")
+    assert text in str(info.value)
 
 
 def test_fixpipe_deqf16_from_int32(lib: rt.KernelLibrary) -> None:

@@ -80,6 +80,15 @@ extern "C" __global__ __aicore__ void faults(GM_ADDR x, GM_ADDR z, GM_ADDR works
         __ubuf__ float* p = (__ubuf__ float*)(uintptr_t)(a.GetPhyAddr() + 8192);
         *p = 1.0f;  // @ubaddr
     }
+    if (mode == 9) {
+        assert(t.zero != 0);  // @assert
+    }
+    if (mode == 10) {
+        assert(t.n < 4, "n is %u, at most 3 expected\n", t.n);  // @assertfmt
+    }
+    if (mode == 11) {
+        std::abort();  // @abort
+    }
     if (t.mode == 7) {  // block 0 never reaches the barrier the others wait at
         volatile uint32_t spin = 0;
         while (GetBlockIdx() == 0 && t.n != 0) {
@@ -193,6 +202,28 @@ def test_a_unified_buffer_address_used_as_a_pointer_says_so(faults_lib: rt.Kerne
     assert "(a Unified Buffer address used as a pointer: LocalTensor::GetPhyAddr() is an offset " \
            "into the UB" in str(e), str(e)
     assert str(e).endswith(site(faults_lib, "ubaddr")), str(e)
+    assert_still_works(faults_lib)
+
+
+@pytest.mark.parametrize(
+    "mode,marker,text",
+    [(9, "assert", "assert: assertion failed: t.zero != 0 at "),
+     (10, "assertfmt", "assert: assertion failed: t.n < 4 at "),
+     (11, "abort", "SIGABRT: abort() called in the kernel: std::abort, or a failed assert of the "
+                   "C library")],
+)
+def test_a_failed_assert_or_abort_ends_the_block_not_the_process(
+        faults_lib: rt.KernelAssertError, mode: int, marker: str, text: str) -> None:
+    # the kernel's assert(expr[, fmt, args...]) (reference "assert") is kernel_operator.h's, not
+    # the C library's, whose abort() would end the Python process
+    with pytest.raises(rt.KernelAssertError) as info:
+        run(faults_lib, mode)
+    message = str(info.value)
+    assert message.startswith(f"kernel 'faults', block 1: {text}"), message
+    if mode == 10:  # the message formatted from fmt and args after the condition's line
+        assert message.endswith(f"{site(faults_lib, marker)}: n is 16, at most 3 expected"), message
+    else:
+        assert message.endswith(site(faults_lib, marker)), message
     assert_still_works(faults_lib)
 
 

@@ -257,20 +257,27 @@ def test_tiling_shorter_than_struct(rules_lib: rt.KernelLibrary) -> None:
     assert_still_works(rules_lib)
 
 
-@pytest.mark.parametrize(
-    ("mode", "signal_name"), [(10, "SIGSEGV"), (11, "SIGFPE"), (12, "SIGABRT")]
-)
+@pytest.mark.parametrize(("mode", "signal_name"), [(10, "SIGSEGV"), (11, "SIGFPE")])
 def test_crash_in_isolated_mode_names_the_signal(
     rules_lib: rt.KernelLibrary, mode: int, signal_name: str
 ) -> None:
     with pytest.raises(rt.KernelCrash) as info:
         run(rules_lib, mode, isolated=True)
     assert info.value.signal_name == signal_name
-    if signal_name == "SIGABRT":  # ends the child process
-        assert f"kernel 'rules': the kernel crashed with {signal_name}" in str(info.value)
-    else:  # a fault ends only its block (tests/simulator/test_sim_faults.py)
-        assert str(info.value).startswith(f"kernel 'rules', block 1: {signal_name}: ")
-        assert re.search(r" at .*rules\.cpp:\d+$", str(info.value)), str(info.value)
+    # a fault ends only its block (tests/simulator/test_sim_faults.py)
+    assert str(info.value).startswith(f"kernel 'rules', block 1: {signal_name}: ")
+    assert re.search(r" at .*rules\.cpp:\d+$", str(info.value)), str(info.value)
+    assert_still_works(rules_lib)
+
+
+@pytest.mark.parametrize("isolated", [False, True])
+def test_abort_in_a_kernel_ends_only_its_block(rules_lib: rt.KernelLibrary,
+                                               isolated: bool) -> None:
+    with pytest.raises(rt.KernelAssertError) as info:
+        run(rules_lib, 12, isolated=isolated)
+    assert str(info.value).startswith("kernel 'rules', block 1: SIGABRT: abort() called in the "
+                                      "kernel"), str(info.value)
+    assert re.search(r" at .*rules\.cpp:\d+$", str(info.value)), str(info.value)
     assert_still_works(rules_lib)
 
 

@@ -396,6 +396,14 @@ inline void InitSocState() { opgen_sim::ResetSocState(opgen_sim::CurrentCore());
 
 }  // namespace AscendC
 
+// likely(x) / unlikely(x): branch hints, as CANN's kernel headers give kernels.
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
 // ascendc_assert(cond) / ascendc_assert(cond, fmt, args...): a failed check is a KernelAssert
 // error naming the condition, the file and line, and the formatted message.
 #ifndef ascendc_assert

@@ -6,7 +6,7 @@
 #pragma once
 
 #include <algorithm>
-#include <cassert>  // CANN's kernel_operator.h gives kernels assert()
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -127,6 +127,30 @@ struct FixpipeParamsV220 {
     bool reluEn = false;
     uint8_t unitFlag = 0;
     bool isChannelSplit = false;
+};
+
+// DataCopy from L0C (reference "L0C到GM数据搬运（DataCopy）"): the fixpipe instruction's own
+// fields; the quant word, the quant table and the NZ2ND parameters come from its registers
+// (SetFixpipePreQuantFlag, SetFixPipeConfig, SetFixpipeNz2ndFlag; cube_more.h).
+struct DataCopyCO12DstParams {
+    DataCopyCO12DstParams() {}
+    DataCopyCO12DstParams(const uint16_t nSizeIn, const uint16_t mSizeIn, const uint32_t dstStrideIn,
+                          const uint16_t srcStrideIn, const QuantMode_t quantPreIn, const uint8_t reluPreIn,
+                          const bool channelSplitIn, const bool nz2ndEnIn)
+        : nSize(nSizeIn), mSize(mSizeIn), dstStride(dstStrideIn), srcStride(srcStrideIn), quantPre(quantPreIn),
+          reluPre(reluPreIn), channelSplit(channelSplitIn), nz2ndEn(nz2ndEnIn) {}
+    uint8_t sid = 0;
+    uint16_t nSize = 0;
+    uint16_t mSize = 0;
+    uint32_t dstStride = DEFAULT_DATA_COPY_STRIDE;
+    uint16_t srcStride = DEFAULT_DATA_COPY_STRIDE;
+    uint8_t unitFlag = 0;
+    uint8_t clipReluPre = 0;
+    uint8_t eltWiseOp = 0;
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+    uint8_t reluPre = 0;
+    bool channelSplit = false;
+    bool nz2ndEn = false;
 };
 
 }  // namespace AscendC
@@ -561,7 +585,7 @@ inline T FixConvert(U v, const QuantWord& q, bool relu) {
 template <typename T, typename U, typename Put>
 inline void FixpipeMove(Core& c, const AscendC::LocalTensor<U>& src, const AscendC::FixpipeParamsV220& p, bool nd,
                         bool to_l1, const AscendC::LocalTensor<uint64_t>* quant, const char* api,
-                        uint64_t* reach, Put put) {
+                        uint64_t* reach, Put put, bool quant_in_fb = false) {
     static_assert((std::is_same_v<U, float> &&
                    (std::is_same_v<T, float> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16_t> ||
                     kIsB8<T>)) ||
@@ -628,9 +652,15 @@ inline void FixpipeMove(Core& c, const AscendC::LocalTensor<U>& src, const Ascen
     std::vector<QuantWord> qv;
     QuantWord qs;
     if (quant != nullptr) {  // read whole before anything is written (the hardware's copy to FB)
-        Operand(&c, *quant, Bit(kCubeL1), kBlockBytes, uint64_t{p.nSize} * sizeof(uint64_t), api,
-                "the quant tensor (cbufWorkspace)",
-                "the tensor quantisation parameters are read from L1 (TPosition C1)");
+        if (quant_in_fb) {
+            Operand(&c, *quant, Bit(kCubeFb), 128, uint64_t{p.nSize} * sizeof(uint64_t), api,
+                    "the quant table (SetFixPipeConfig)",
+                    "the tensor quantisation parameters are read from the fixpipe buffer (TPosition C2PIPE2GM)");
+        } else {
+            Operand(&c, *quant, Bit(kCubeL1), kBlockBytes, uint64_t{p.nSize} * sizeof(uint64_t), api,
+                    "the quant tensor (cbufWorkspace)",
+                    "the tensor quantisation parameters are read from L1 (TPosition C1)");
+        }
         qv.resize(p.nSize);
         for (uint64_t i = 0; i < p.nSize; ++i) qv[i] = DecodeQuant(quant->ptr_[i]);
     } else {
@@ -673,7 +703,7 @@ inline void FixpipeMove(Core& c, const AscendC::LocalTensor<U>& src, const Ascen
 template <typename T, typename U>
 inline void FixpipeToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::LocalTensor<U>& src,
                         const AscendC::FixpipeParamsV220& p, bool nd, const AscendC::LocalTensor<uint64_t>* quant,
-                        const char* api) {
+                        const char* api, bool quant_in_fb = false) {
     Core& c = CurrentCore();
     CubeOf(c);
     uint64_t reach = 0;
@@ -683,7 +713,7 @@ inline void FixpipeToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::Loca
         } else {
             GmStore(c, dst.ptr_ + at, v, n, api);
         }
-    });
+    }, quant_in_fb);
     const uint64_t nd_num = nd ? p.ndNum : 1;
     c.counters[kUbToGmBytes] += static_cast<int64_t>(nd_num * p.mSize * p.nSize * sizeof(T));
 }
@@ -691,7 +721,7 @@ inline void FixpipeToGm(const AscendC::GlobalTensor<T>& dst, const AscendC::Loca
 template <typename T, typename U>
 inline void FixpipeToL1(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& src,
                         const AscendC::FixpipeParamsV220& p, bool nd, const AscendC::LocalTensor<uint64_t>* quant,
-                        const char* api) {
+                        const char* api, bool quant_in_fb = false) {
     Core& c = CurrentCore();
     CubeOf(c);
     if (nd) {
@@ -709,7 +739,7 @@ inline void FixpipeToL1(const AscendC::LocalTensor<T>& dst, const AscendC::Local
         } else {
             std::memcpy(static_cast<void*>(dst.ptr_ + at), v, n * sizeof(T));
         }
-    });
+    }, quant_in_fb);
 }
 
 }  // namespace cube

@@ -10,12 +10,13 @@
 
 namespace opgen_sim {
 
-// The memories, in the order of Hardware::L1, L0A, L0B, L0C, BIAS.
-enum CubeBuf : int32_t { kCubeL1 = 0, kCubeL0A, kCubeL0B, kCubeL0C, kCubeBias, kNumCubeBufs };
+// The memories, in the order of Hardware::L1, L0A, L0B, L0C, BIAS, FIXBUF.
+enum CubeBuf : int32_t { kCubeL1 = 0, kCubeL0A, kCubeL0B, kCubeL0C, kCubeBias, kCubeFb, kNumCubeBufs };
 
 // Their sizes on the Atlas A2/A3 (ascend910b): L1 512 KiB, L0A and L0B 64 KiB each, L0C 128 KiB,
-// the bias table (BT, TPosition::C2) 1 KiB.
-constexpr uint64_t kCubeBufBytes[kNumCubeBufs] = {512 * 1024, 64 * 1024, 64 * 1024, 128 * 1024, 1024};
+// the bias table (BT, TPosition::C2) 1 KiB, the fixpipe buffer (FB, TPosition::C2PIPE2GM) 7 KiB
+// (asc-devkit's CPU-debug memory sizes for npu arch 2201).
+constexpr uint64_t kCubeBufBytes[kNumCubeBufs] = {512 * 1024, 64 * 1024, 64 * 1024, 128 * 1024, 1024, 7 * 1024};
 
 inline const char* CubeBufName(int32_t b) {
     switch (b) {
@@ -24,6 +25,7 @@ inline const char* CubeBufName(int32_t b) {
         case kCubeL0B: return "L0B";
         case kCubeL0C: return "L0C";
         case kCubeBias: return "the bias table (BT)";
+        case kCubeFb: return "the fixpipe buffer (FB)";
         default: return "the Unified Buffer";
     }
 }
@@ -34,11 +36,17 @@ constexpr uint64_t kUnitFlagBlockBytes = 512;
 constexpr uint64_t kNumUnitFlags = 128 * 1024 / kUnitFlagBlockBytes;
 
 // One core's cube memories: where each lies, how many bytes TPipe::InitBuffer has handed out,
-// and L0C's unit flags.
+// L0C's unit flags, and the fixpipe's registers that DataCopy from L0C reads (cube_more.h): the
+// scalar quant word (QUANT_PRE, SetFixpipePreQuantFlag), the NZ2ND parameters (ND_PARA,
+// SetFixpipeNz2ndFlag: ndNum 1 until set) and the FB offset of the quant table (SetFixPipeConfig;
+// -1: none set).
 struct CubeMem {
     uint8_t* base[kNumCubeBufs] = {};
     uint64_t used[kNumCubeBufs] = {};
     uint8_t unit_flag[kNumUnitFlags] = {};
+    uint64_t quant_pre = 0;
+    uint64_t nd_para = 1;
+    int64_t fb_quant = -1;
 };
 
 // The calling thread's memories (kept for its later blocks, as its Unified Buffer is; zeroed
@@ -66,6 +74,9 @@ inline CubeMem& CubeOf(Core& c) {
         CubeMem& m = ThreadCubeMem();
         for (uint64_t& u : m.used) u = 0;
         std::memset(m.unit_flag, 0, sizeof(m.unit_flag));
+        m.quant_pre = 0;
+        m.nd_para = 1;
+        m.fb_quant = -1;
         c.cube = &m;
     }
     return *c.cube;

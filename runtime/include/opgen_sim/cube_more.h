@@ -410,6 +410,35 @@ inline void CopyToBias(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
     }
 }
 
+// ---- DataCopy L1 -> fixpipe buffer (C2PIPE2GM) -----------------------------------------------
+// (reference "L1ToFixpipe-Buffer数据搬运"): uint64_t quant parameters, blockCount bursts of blockLen
+// 128-byte units; srcGap and dstGap are head-to-head distances of the bursts, in 32-byte blocks of
+// L1 and 128-byte units of the FB (0 with several bursts: each burst reads, or overwrites, the
+// first). The destination 128-byte aligned, the source 32-byte aligned.
+template <typename T>
+inline void CopyToFb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src,
+                     const AscendC::DataCopyParams& p, const char* api) {
+    if constexpr (!std::is_same_v<T, uint64_t>) {
+        Fail(ErrorKind::Generic, api,
+             std::string("the fixpipe buffer takes uint64_t quant parameters, not ") + TypeName<T>());
+    } else {
+        Core& c = CurrentCore();
+        CubeOf(c);
+        Range(api, "blockCount", p.blockCount, 0, 4095);
+        if (p.blockCount == 0 || p.blockLen == 0) return;  // a NOP, as documented
+        const uint64_t len = static_cast<uint64_t>(p.blockLen) * 128;
+        const uint64_t sstep = static_cast<uint64_t>(p.srcStride) * kBlockBytes;
+        const uint64_t dstep = static_cast<uint64_t>(p.dstStride) * 128;
+        Operand(&c, src, Bit(kCubeL1), kBlockBytes, (p.blockCount - 1) * sstep + len, api, "src",
+                "the fixpipe buffer is filled from L1 (TPosition A1, B1 or C1)");
+        Operand(&c, dst, Bit(kCubeFb), 128, (p.blockCount - 1) * dstep + len, api, "dst",
+                "DataCopy(C2PIPE2GM <- C1) writes the fixpipe buffer (TPosition C2PIPE2GM)");
+        const auto* s = reinterpret_cast<const uint8_t*>(src.ptr_);
+        auto* d = reinterpret_cast<uint8_t*>(dst.ptr_);
+        for (uint64_t b = 0; b < p.blockCount; ++b) std::memmove(d + b * dstep, s + b * sstep, len);
+    }
+}
+
 // Called by the same-type DataCopy(LocalTensor, LocalTensor, DataCopyParams) of data_copy.h:
 // true when it was a cube-memory move this header carries out.
 template <typename T>
@@ -417,6 +446,10 @@ bool CubeLocalCopy(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTenso
                           const AscendC::DataCopyParams& p) {
     Core* c = tls_core;
     if (c == nullptr || c->cube == nullptr) return false;
+    if (CubeBufAt(c, dst.ptr_, nullptr) == kCubeFb) {
+        CopyToFb(dst, src, p, "DataCopy(C1->C2PIPE2GM, DataCopyParams)");
+        return true;
+    }
     if (CubeBufAt(c, dst.ptr_, nullptr) == kCubeBias) {
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, int32_t>) {
             CopyToBias<T, T>(dst, src, p, "DataCopy(C1->C2, DataCopyParams)");
@@ -485,21 +518,125 @@ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const
     opgen_sim::cube::CopyToBias<T, U>(dst, src, repeatParams, "DataCopy(C1->C2, DataCopyParams)");
 }
 
-// ---- SetFixPipeConfig: isUnitFlag clears every unit flag of L0C ------------------------------
+// ---- The fixpipe's registers (reference "寄存器配置说明") ----------------------------------------
+// SetFixPipeConfig(pre[, isUnitFlag]): a tensor in the fixpipe buffer is the quant table of the
+// DataCopy moves from L0C that follow (FPC's QuantPreAddr, 128-byte units); isUnitFlag clears
+// every unit flag of L0C (a CO1 tensor serves for that alone). setRelu (ReluPreAddr: the vector
+// ReLU table of the 200I/500 A2's modes) is not simulated.
 template <typename T, bool setRelu = false>
-inline void SetFixPipeConfig(const LocalTensor<T>& preData, bool isUnitFlag = false) {
-    constexpr const char* api = "SetFixPipeConfig(preData, isUnitFlag)";
+inline void SetFixPipeConfig(const LocalTensor<T>& pre, bool isUnitFlag = false) {
+    constexpr const char* api = "SetFixPipeConfig(pre, isUnitFlag)";
     opgen_sim::Core& c = opgen_sim::CurrentCore();
     opgen_sim::CubeMem& m = opgen_sim::CubeOf(c);
-    const int32_t where = opgen_sim::CubeBufAt(&c, preData.ptr_, nullptr);
-    if (where != opgen_sim::kCubeL0C || !isUnitFlag) {
+    uint64_t off = 0;
+    const int32_t where = opgen_sim::CubeBufAt(&c, pre.ptr_, &off);
+    if (where == opgen_sim::kCubeFb && !setRelu) {
+        if (off % 128 != 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Alignment, api,
+                            "the quant table starts at byte " + opgen_sim::Str(off) +
+                                " of the fixpipe buffer, which is not 128-byte aligned (FPC counts 128-byte units)");
+        }
+        m.fb_quant = static_cast<int64_t>(off);
+    } else if (where != opgen_sim::kCubeL0C || setRelu || !isUnitFlag) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        std::string("the simulator runs only the unit-flag reset: an L0C (TPosition CO1) tensor "
-                                    "with isUnitFlag true; setting a quantisation tensor (Fixpipe buffer) is not "
-                                    "simulated (got a tensor in ") +
-                            opgen_sim::CubeBufName(where) + ", isUnitFlag " + (isUnitFlag ? "true" : "false") + ")");
+                        std::string("the simulator takes a quant table in the fixpipe buffer (TPosition C2PIPE2GM), "
+                                    "or an L0C (TPosition CO1) tensor with isUnitFlag true to reset the unit "
+                                    "flags; the ReLU table (setRelu) is not simulated (got a tensor in ") +
+                            opgen_sim::CubeBufName(where) + ", setRelu " + (setRelu ? "true" : "false") +
+                            ", isUnitFlag " + (isUnitFlag ? "true" : "false") + ")");
     }
-    std::memset(m.unit_flag, 0, sizeof(m.unit_flag));
+    if (isUnitFlag) std::memset(m.unit_flag, 0, sizeof(m.unit_flag));
+}
+template <typename T>
+inline void SetFixPipeConfig(const LocalTensor<T>& reluPre, const LocalTensor<T>& quantPre, bool isUnitFlag = false) {
+    (void)reluPre;  // the vector ReLU table: read by no simulated mode
+    SetFixPipeConfig<T, false>(quantPre, isUnitFlag);
+}
+// SetFixpipePreQuantFlag(config): the scalar quant word (QUANT_PRE) of the scalar modes.
+inline void SetFixpipePreQuantFlag(uint64_t config) {
+    opgen_sim::CubeOf(opgen_sim::CurrentCore()).quant_pre = config;
+}
+// SetFixpipeNz2ndFlag(ndNum, srcNdStride, dstNdStride): ND_PARA, for the moves with nz2ndEn.
+inline void SetFixpipeNz2ndFlag(uint16_t ndNum, uint16_t srcNdStride, uint16_t dstNdStride) {
+    opgen_sim::cube::Range("SetFixpipeNz2ndFlag", "srcNdStride", srcNdStride, 0, 512);
+    opgen_sim::CubeOf(opgen_sim::CurrentCore()).nd_para =
+        static_cast<uint64_t>(ndNum) | (static_cast<uint64_t>(srcNdStride) << 16) |
+        (static_cast<uint64_t>(dstNdStride) << 32);
+}
+
+}  // namespace AscendC
+
+namespace opgen_sim {
+namespace cube {
+
+// A DataCopyCO12DstParams move as the Fixpipe API's: the same instruction, its quant word, quant
+// table and NZ2ND parameters taken from the registers. Calls `move(params, nd, quant table)`.
+template <typename Move>
+inline void CopyFromL0C(const AscendC::DataCopyCO12DstParams& d, const char* api, Move move) {
+    Core& c = CurrentCore();
+    CubeMem& m = CubeOf(c);
+    if (d.reluPre > 1) {
+        Fail(ErrorKind::Generic, api,
+             "reluPre = " + Str(d.reluPre) + ": the A2/A3 has 0 (no ReLU) and 1 (normal ReLU)");
+    }
+    if (d.clipReluPre != 0 || d.eltWiseOp != 0) {
+        Fail(ErrorKind::Generic, api, "clipReluPre and eltWiseOp are the Atlas 200I/500 A2's; the A2/A3 has neither");
+    }
+    AscendC::FixpipeParamsV220 p;
+    p.nSize = d.nSize;
+    p.mSize = d.mSize;
+    p.srcStride = d.srcStride;
+    p.dstStride = d.dstStride;
+    p.quantPre = d.quantPre;
+    p.deqScalar = m.quant_pre;
+    p.reluEn = d.reluPre == 1;
+    p.unitFlag = d.unitFlag;
+    p.isChannelSplit = d.channelSplit;
+    if (d.nz2ndEn) {
+        p.ndNum = static_cast<uint16_t>(m.nd_para & 0xffff);
+        p.srcNdStride = static_cast<uint16_t>((m.nd_para >> 16) & 0xffff);
+        p.dstNdStride = static_cast<uint16_t>((m.nd_para >> 32) & 0xffff);
+    }
+    const bool vec = d.quantPre == QuantMode_t::VDEQF16 || d.quantPre == QuantMode_t::VQF322B8_PRE ||
+                     d.quantPre == QuantMode_t::VREQ8;
+    if (!vec) {
+        move(p, d.nz2ndEn, nullptr);
+        return;
+    }
+    if (m.fb_quant < 0) {
+        Fail(ErrorKind::Generic, api,
+             std::string("quantPre ") + QuantName(d.quantPre) +
+                 " reads the quant table of the fixpipe buffer: copy it there from L1 (DataCopy into a "
+                 "TPosition::C2PIPE2GM tensor) and name it with SetFixPipeConfig first");
+    }
+    const uint64_t off = static_cast<uint64_t>(m.fb_quant);
+    const AscendC::LocalTensor<uint64_t> table(AscendC::TPosition::C2PIPE2GM, static_cast<uint32_t>(off),
+                                               static_cast<uint32_t>((kCubeBufBytes[kCubeFb] - off) / 8));
+    move(p, d.nz2ndEn, &table);
+}
+
+}  // namespace cube
+}  // namespace opgen_sim
+
+namespace AscendC {
+
+// DataCopy from L0C to GM or L1 with DataCopyCO12DstParams: the fixpipe move of Fixpipe
+// (opgen_sim::cube::FixpipeMove), set up by the registers above.
+template <typename T, typename U>
+inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyCO12DstParams& intriParams) {
+    constexpr const char* api = "DataCopy(CO1->GM, DataCopyCO12DstParams)";
+    opgen_sim::cube::CopyFromL0C(intriParams, api, [&](const FixpipeParamsV220& p, bool nd,
+                                                       const LocalTensor<uint64_t>* table) {
+        opgen_sim::cube::FixpipeToGm<T, U>(dst, src, p, nd, table, api, true);
+    });
+}
+template <typename T, typename U>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const DataCopyCO12DstParams& intriParams) {
+    constexpr const char* api = "DataCopy(CO1->L1, DataCopyCO12DstParams)";
+    opgen_sim::cube::CopyFromL0C(intriParams, api, [&](const FixpipeParamsV220& p, bool nd,
+                                                       const LocalTensor<uint64_t>* table) {
+        opgen_sim::cube::FixpipeToL1<T, U>(dst, src, p, nd, table, api, true);
+    });
 }
 
 }  // namespace AscendC

@@ -250,7 +250,10 @@ inline ThreadGuard* ThreadGuardCached() {
 
 // ---- the signal handlers --------------------------------------------------------------------
 
-constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+// SIGABRT: abort() in a kernel (std::abort, or the C library's assert where a later #include
+// <cassert> replaced the kernel's own): the block ends with a KernelAssert error, as a trap ends
+// a core's task on the device; outside a kernel it takes its usual course.
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 // The handlers of every opgen library are marked by these two signals in sa_mask, so a library
 // finds one already installed (by another library) and does not stack its own on top.
@@ -368,6 +371,7 @@ inline const char* SignalName(int sig) {
         case SIGBUS: return "SIGBUS";
         case SIGFPE: return "SIGFPE";
         case SIGILL: return "SIGILL";
+        case SIGABRT: return "SIGABRT";
         default: return "signal";
     }
 }
@@ -692,7 +696,7 @@ inline BlockGuard::~BlockGuard() {
 }
 
 inline ErrorKind BlockGuard::Kind() const {
-    if (!Cancelled()) return ErrorKind::KernelFault;
+    if (!Cancelled()) return g->sig == SIGABRT ? ErrorKind::KernelAssert : ErrorKind::KernelFault;
     return watch.why.load() == kCancelInterrupt ? ErrorKind::Interrupted : ErrorKind::LaunchTimeout;
 }
 
@@ -741,6 +745,11 @@ inline std::string BlockGuard::Message(const Core& core) const {
             break;
         }
         case SIGILL: what = "illegal instruction"; break;
+        case SIGABRT:
+            what = "abort() called in the kernel: std::abort, or a failed assert of the C library (its "
+                   "message is above); the kernel's own assert, which kernel_operator.h defines and a "
+                   "later #include <cassert> replaces, reports its condition and message instead";
+            break;
         default: what = "signal " + std::to_string(g->sig); break;
     }
     return what + KernelSite(g->pcs, g->npcs, true);

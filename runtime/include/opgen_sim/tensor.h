@@ -230,7 +230,8 @@ enum class Hardware : uint8_t { GM, UB, L1, L0A, L0B, L0C, BIAS, FIXBUF, MAX };
 
 namespace opgen_sim {
 // The cube memory a position lies in on the Atlas A2/A3 (cube_mem.h), or -1 for the Unified
-// Buffer and GM: A1/B1/C1 (and TSCM) are L1, A2 L0A, B2 L0B, CO1 L0C, C2 the bias table.
+// Buffer and GM: A1/B1/C1 (and TSCM) are L1, A2 L0A, B2 L0B, CO1 L0C, C2 the bias table,
+// C2PIPE2GM the fixpipe buffer.
 constexpr int32_t CubeBufOfPos(AscendC::TPosition p) {
     using P = AscendC::TPosition;
     return p == P::A1 || p == P::B1 || p == P::C1 || p == P::TSCM ? kCubeL1
@@ -238,6 +239,7 @@ constexpr int32_t CubeBufOfPos(AscendC::TPosition p) {
            : p == P::B2                                           ? kCubeL0B
            : p == P::CO1                                          ? kCubeL0C
            : p == P::C2                                           ? kCubeBias
+           : p == P::C2PIPE2GM                                    ? kCubeFb
                                                                   : -1;
 }
 // Where a queue's buffers lie: its source position, or its destination when it comes from GM.
@@ -908,8 +910,8 @@ using ::GetTPipePtr;
 
 // LocalMemAllocator: static-tensor programming without TPipe. Each Alloc cuts the next bytes of
 // its memory (no rounding, as CANN's head_ += bytes): the Unified Buffer, or a cube memory
-// (Hardware::L1/L0A/L0B/L0C/BIAS, cube_mem.h); the memory's capacity is enforced. Alloc without a
-// position gives the memory's own: VECCALC, A1, A2, B2, CO1, C2.
+// (Hardware::L1/L0A/L0B/L0C/BIAS/FIXBUF, cube_mem.h); the memory's capacity is enforced. Alloc without a
+// position gives the memory's own: VECCALC, A1, A2, B2, CO1, C2, C2PIPE2GM.
 template <Hardware hard = Hardware::UB>
 class LocalMemAllocator {
     static constexpr int32_t kCube = hard == Hardware::L1    ? opgen_sim::kCubeL1
@@ -917,18 +919,21 @@ class LocalMemAllocator {
                                      : hard == Hardware::L0B ? opgen_sim::kCubeL0B
                                      : hard == Hardware::L0C ? opgen_sim::kCubeL0C
                                      : hard == Hardware::BIAS ? opgen_sim::kCubeBias
+                                     : hard == Hardware::FIXBUF ? opgen_sim::kCubeFb
                                                               : -1;
     static constexpr TPosition kPos = hard == Hardware::L1    ? TPosition::A1
                                       : hard == Hardware::L0A ? TPosition::A2
                                       : hard == Hardware::L0B ? TPosition::B2
                                       : hard == Hardware::L0C ? TPosition::CO1
                                       : hard == Hardware::BIAS ? TPosition::C2
+                                      : hard == Hardware::FIXBUF ? TPosition::C2PIPE2GM
                                                                : TPosition::VECCALC;
 
 public:
     LocalMemAllocator() {
         static_assert(hard == Hardware::UB || kCube >= 0,
-                      "the simulator models the Unified Buffer, L1, L0A, L0B, L0C and the bias table");
+                      "the simulator models the Unified Buffer, L1, L0A, L0B, L0C, the bias table and the "
+                      "fixpipe buffer");
     }
     uint32_t GetCurAddr() const { return head_; }
     template <TPosition pos, class DataType, uint32_t tileSize>
