@@ -128,6 +128,130 @@ inline void UnitFlagEnter(Core& c, uint8_t unit_flag, uint64_t off, uint64_t byt
 // elements. Each C element sums its K products in the accumulator type, C0 products at a time
 // (in order), each block's sum then added to the running value, as the reference's mmad.py
 // pseudo-code accumulates.
+// The arithmetic of MmadRun: each C cell's K products summed C0 at a time, in order, in Acc
+// (rounded after every multiply and add), each block's sum then added to the cell. The sixteen
+// columns of a C fractal run side by side as vector lanes, over a copy of B's fractals turned
+// column-major (Acc values, C0 rows of 16 columns), kRows rows of C at a time (independent
+// chains): every lane does the scalar order's operations, so the result is the same, bit for bit,
+// at vector speed. The AVX2 form (eight lanes, no FMA: each multiply still rounds) runs where the
+// CPU has it.
+template <typename Acc, int kW, int kRows>
+__attribute__((always_inline)) inline void MmadRows(const Acc* const* arows, const Acc* bt, uint64_t kb_n,
+                                                    uint64_t n1, uint64_t jb, uint64_t c0, uint64_t k,
+                                                    Acc (*acc)[16]) {
+    typedef Acc V __attribute__((vector_size(kW * sizeof(Acc))));
+    constexpr int kNv = 16 / kW;
+    V total[kRows][kNv];
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+        for (int v = 0; v < kNv; ++v) std::memcpy(&total[r][v], acc[r] + v * kW, sizeof(V));
+    }
+    for (uint64_t kb = 0; kb < kb_n; ++kb) {
+        const Acc* col = bt + (kb * n1 + jb) * c0 * 16;
+        const uint64_t len = k - kb * c0 < c0 ? k - kb * c0 : c0;
+        V sum[kRows][kNv] = {};
+        for (uint64_t q = 0; q < len; ++q) {
+            V b[kNv];
+#pragma GCC unroll 4
+            for (int v = 0; v < kNv; ++v) std::memcpy(&b[v], col + q * 16 + v * kW, sizeof(V));
+#pragma GCC unroll 8
+            for (int r = 0; r < kRows; ++r) {
+                const Acc x = arows[r][kb * c0 + q];
+#pragma GCC unroll 4
+                for (int v = 0; v < kNv; ++v) sum[r][v] += x * b[v];
+            }
+        }
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+            for (int v = 0; v < kNv; ++v) total[r][v] += sum[r][v];
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+        for (int v = 0; v < kNv; ++v) std::memcpy(acc[r] + v * kW, &total[r][v], sizeof(V));
+    }
+}
+template <typename Acc, int kRows>
+void MmadRowsSse(const Acc* const* arows, const Acc* bt, uint64_t kb_n, uint64_t n1, uint64_t jb, uint64_t c0,
+                 uint64_t k, Acc (*acc)[16]) {
+    MmadRows<Acc, 4, kRows>(arows, bt, kb_n, n1, jb, c0, k, acc);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename Acc, int kRows>
+__attribute__((target("avx2"))) void MmadRowsAvx2(const Acc* const* arows, const Acc* bt, uint64_t kb_n, uint64_t n1,
+                                                  uint64_t jb, uint64_t c0, uint64_t k, Acc (*acc)[16]) {
+    MmadRows<Acc, 8, kRows>(arows, bt, kb_n, n1, jb, c0, k, acc);
+}
+inline bool MmadHasAvx2() {
+    static const bool ok = __builtin_cpu_supports("avx2") != 0;
+    return ok;
+}
+#endif
+template <typename Acc, int kRows>
+inline void MmadRowsAny(const Acc* const* arows, const Acc* bt, uint64_t kb_n, uint64_t n1, uint64_t jb,
+                        uint64_t c0, uint64_t k, Acc (*acc)[16]) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (MmadHasAvx2()) {
+        MmadRowsAvx2<Acc, kRows>(arows, bt, kb_n, n1, jb, c0, k, acc);
+        return;
+    }
+#endif
+    MmadRowsSse<Acc, kRows>(arows, bt, kb_n, n1, jb, c0, k, acc);
+}
+
+template <typename T, typename U>
+void MmadCompute(const U* a, const U* b, T* out, const AscendC::MmadParams& p, const T* bias, bool zero,
+                 uint64_t k1) {
+    using Acc = T;
+    using Wide = std::conditional_t<std::is_same_v<Acc, float>, float, Acc>;
+    constexpr uint64_t c0 = kBlockBytes / sizeof(U);
+    constexpr int kRows = 4;
+    const uint64_t m1 = (p.m + 15) / 16, n1 = (p.n + 15) / 16;
+    const uint64_t kb_n = (p.k + c0 - 1) / c0;
+    thread_local std::vector<Acc> bt_buf, arow_buf;
+    bt_buf.resize(kb_n * n1 * c0 * 16);
+    arow_buf.resize(kRows * kb_n * c0);
+    Acc* bt = bt_buf.data();
+    for (uint64_t f = 0; f < kb_n * n1; ++f) {  // fractal f: 16 rows (columns j) of c0 (k)
+        const U* src = b + f * 16 * c0;
+        Acc* dstf = bt + f * c0 * 16;
+        for (uint64_t jj = 0; jj < 16; ++jj) {
+            for (uint64_t q = 0; q < c0; ++q) dstf[q * 16 + jj] = static_cast<Acc>(static_cast<Wide>(src[jj * c0 + q]));
+        }
+    }
+    const Acc* arows[kRows];
+    for (uint64_t i0 = 0; i0 < p.m; i0 += kRows) {
+        const uint64_t rows = p.m - i0 < kRows ? p.m - i0 : kRows;
+        for (uint64_t r = 0; r < kRows; ++r) {  // rows past m repeat the last one (computed, not stored)
+            const uint64_t i = i0 + (r < rows ? r : rows - 1);
+            Acc* arow = arow_buf.data() + r * kb_n * c0;
+            for (uint64_t kk = 0; kk < p.k; ++kk) {
+                const U v = p.m == 1 ? a[kk] : a[((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 + kk % c0];
+                arow[kk] = static_cast<Acc>(static_cast<Wide>(v));
+            }
+            arows[r] = arow;
+        }
+        for (uint64_t jb = 0; jb < n1; ++jb) {
+            const uint64_t jn = p.n - jb * 16 < 16 ? p.n - jb * 16 : 16;
+            Acc acc[kRows][16] = {};
+            for (uint64_t r = 0; r < rows && !zero; ++r) {
+                const uint64_t i = i0 + r;
+                const T* cells = out + (jb * m1 + i / 16) * 256 + (i % 16) * 16;
+                for (uint64_t jj = 0; jj < jn; ++jj) acc[r][jj] = bias != nullptr ? bias[jb * 16 + jj] : cells[jj];
+            }
+            MmadRowsAny<Acc, kRows>(arows, bt, kb_n, n1, jb, c0, p.k, acc);
+            for (uint64_t r = 0; r < rows; ++r) {
+                const uint64_t i = i0 + r;
+                T* cells = out + (jb * m1 + i / 16) * 256 + (i % 16) * 16;
+                for (uint64_t jj = 0; jj < jn; ++jj) cells[jj] = acc[r][jj];
+            }
+        }
+    }
+}
+
 template <typename T, typename U, typename S>
 void MmadRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& fm,
              const AscendC::LocalTensor<S>& filter, const AscendC::MmadParams& p, const T* bias, const char* api) {
@@ -165,30 +289,7 @@ void MmadRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& 
         bias = reinterpret_cast<const T*>(mem.base[kCubeBias]);
     }
     UnitFlagEnter(c, p.unitFlag, c_off, c_bytes, true, api);
-    const U* a = fm.ptr_;
-    const U* b = filter.ptr_;
-    T* out = dst.ptr_;
-    using Wide = std::conditional_t<std::is_same_v<Acc, float>, float, Acc>;
-    const uint64_t kb_n = (p.k + c0 - 1) / c0;
-    std::vector<Acc> arow(kb_n * c0);
-    for (uint64_t i = 0; i < p.m; ++i) {
-        for (uint64_t kk = 0; kk < p.k; ++kk) {
-            const U v = p.m == 1 ? a[kk] : a[((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 + kk % c0];
-            arow[kk] = static_cast<Acc>(static_cast<Wide>(v));
-        }
-        for (uint64_t j = 0; j < p.n; ++j) {
-            T* cell = out + ((j / 16) * m1 + i / 16) * 256 + (i % 16) * 16 + j % 16;
-            Acc acc = zero ? Acc(0) : bias != nullptr ? bias[j] : *cell;
-            for (uint64_t kb = 0; kb < kb_n; ++kb) {
-                const U* bf = b + (kb * n1 + j / 16) * 16 * c0 + (j % 16) * c0;
-                const uint64_t len = p.k - kb * c0 < c0 ? p.k - kb * c0 : c0;
-                Acc s = 0;
-                for (uint64_t q = 0; q < len; ++q) s += arow[kb * c0 + q] * static_cast<Acc>(static_cast<Wide>(bf[q]));
-                acc += s;
-            }
-            *cell = acc;
-        }
-    }
+    MmadCompute<T, U>(fm.ptr_, filter.ptr_, dst.ptr_, p, bias, zero, k1);
 }
 
 // ---- LoadDataWithTranspose -----------------------------------------------------------------
