@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +40,76 @@ class ProjectOp:
     include_dirs: tuple[Path, ...] = ()  # helper headers outside the project (--include)
 
 
-def _sources(host_dir: Path) -> list[Path]:
-    """op_host/*.cpp, and op_host/<op>/*.cpp of CANN 9's layout (one folder per op)."""
-    return sorted(p for p in host_dir.rglob("*") if p.suffix in (".cpp", ".cc") and p.is_file())
+# The SoC the simulator models, by the name CANN's op builds give it (ASCEND_COMPUTE_UNIT).
+COMPUTE_UNIT = "ascend910b"
+# A per-architecture tiling folder of CANN's operator libraries (op_host/arch22, arch32, arch35).
+_ARCH_DIR = re.compile(r"arch\d+")
+# The architecture folder of the Ascend 950 (npu arch 3510), which the simulator does not model.
+_ARCH_950 = "arch35"
+
+
+def _cmake_list(text: str, var: str) -> list[str]:
+    """The values of `set(VAR "a" "b" ...)` in a CMakeLists text, or []."""
+    m = re.search(r"\bset\s*\(\s*" + var + r"\b([^)]*)\)", text)
+    if m is None:
+        return []
+    return [a or b for a, b in re.findall(r'"([^"]*)"|(\S+)', m.group(1))]
+
+
+def tiling_dir(root: Path) -> str | None:
+    """The op_host/archNN folder CANN builds for the simulated SoC. CANN's operator libraries
+    (hicann/ops-math) build op_host/*_tiling*.cpp and the tiling folder their CMakeLists maps the
+    SoC to (`set(SUPPORT_COMPUTE_UNIT ...)` with `set(SUPPORT_TILING_DIR ...)`, one folder per
+    unit); without that map, the one folder that is not the Ascend 950's arch35. None: no such
+    folder (or no way to tell)."""
+    host_dir = root / "op_host"
+    dirs = sorted(d.name for d in host_dir.iterdir() if d.is_dir() and _ARCH_DIR.fullmatch(d.name))
+    if not dirs:
+        return None
+    cmake = root / "CMakeLists.txt"
+    if cmake.is_file():
+        text = cmake.read_text(errors="replace")
+        units = _cmake_list(text, "SUPPORT_COMPUTE_UNIT")
+        folders = _cmake_list(text, "SUPPORT_TILING_DIR")
+        if COMPUTE_UNIT in units and len(units) == len(folders):
+            folder = folders[units.index(COMPUTE_UNIT)]
+            return folder if folder in dirs else None
+    others = [d for d in dirs if d != _ARCH_950]
+    return others[0] if len(others) == 1 else None
+
+
+def _sources(host_dir: Path, arch: str | None = None) -> list[Path]:
+    """op_host/*.cpp, and op_host/<op>/*.cpp of CANN 9's layout (one folder per op). Of CANN's
+    operator libraries' folders: op_host/op_api (the aclnn API, a library of its own) is left
+    out, and of the archNN folders only `arch`'s *_tiling*.cpp are built, as CANN builds them."""
+    out = []
+    for p in host_dir.rglob("*"):
+        if p.suffix not in (".cpp", ".cc") or not p.is_file():
+            continue
+        top = p.relative_to(host_dir).parts[0]
+        nested = p.parent != host_dir
+        if nested and (top == "op_api" or (_ARCH_DIR.fullmatch(top) and (
+                top != arch or "_tiling" not in p.name))):
+            continue
+        out.append(p)
+    return sorted(out)
+
+
+def tiling_header(host_dir: Path, stem: str, arch: str | None) -> Path | None:
+    """The header holding the op's kernel-side tiling struct (BEGIN_TILING_DATA_DEF): msopgen's
+    op_host/<op>_tiling.h, else CANN's operator libraries' <op>_tiling_def.h or a header of the
+    arch folder; the first of them that defines one, else <op>_tiling.h if it exists."""
+    folders = [host_dir] + ([host_dir / arch] if arch else [])
+    candidates = [f / f"{stem}{suffix}" for f in folders
+                  for suffix in ("_tiling.h", "_tiling_def.h")]
+    if arch:
+        candidates += sorted(p for p in (host_dir / arch).glob(f"{stem}_tiling*.h")
+                             if p not in candidates)
+    for c in candidates:
+        if c.is_file() and "BEGIN_TILING_DATA_DEF" in c.read_text(errors="replace"):
+            return c
+    plain = host_dir / f"{stem}_tiling.h"
+    return plain if plain.is_file() else None
 
 
 def kernel_candidates(directory: Path, stem: str) -> list[Path]:
@@ -114,7 +182,8 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
     host_dir, kernel_dir = root / "op_host", root / "op_kernel"
     if not host_dir.is_dir() or not kernel_dir.is_dir():
         raise ProjectError(f"{root}: not an msopgen project (no op_host/ and op_kernel/)")
-    sources = _sources(host_dir)
+    arch = tiling_dir(root)
+    sources = _sources(host_dir, arch)
     if not sources:
         raise ProjectError(f"{host_dir}: no .cpp sources")
     for inc in include_dirs:
@@ -135,9 +204,8 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
                                f"(msopgen names the kernel of {op_type} op_kernel/{stem}.cpp; "
                                f"CANN 9's projects op_kernel/{stem}/{stem}_kernel.cpp)")
         kernel = found[0]
-        header = host_dir / f"{stem}_tiling.h"
         ops.append(ProjectOp(description, kernel, tuple(sources),
-                             header if header.is_file() else None, incs))
+                             tiling_header(host_dir, stem, arch), incs))
     return ops
 
 

@@ -51,6 +51,64 @@ def test_import_project_in_place_then_build_and_run(
                                   np.clip(x * np.float32(2.0), -6, 6))
 
 
+def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CANN's operator libraries (hicann/ops-math) keep a tiling folder per architecture
+    (op_host/arch22, arch35, ...) and the aclnn API in op_host/op_api; the op's CMakeLists maps
+    each SoC to its folder. The import builds what CANN builds for the 910B: the mapped folder's
+    *_tiling*.cpp, not the Ascend 950's arch35 (which defines the same classes) nor op_api; and it
+    finds the tiling struct in <op>_tiling_def.h."""
+    project = tmp_path / "clamp_scale"
+    shutil.copytree(FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
+    host = project / "op_host"
+    (host / "clamp_scale_tiling.h").rename(host / "clamp_scale_tiling_def.h")
+    source = host / "clamp_scale.cpp"
+    source.write_text(source.read_text().replace('"clamp_scale_tiling.h"',
+                                                 '"clamp_scale_tiling_def.h"'))
+    for folder, text in (("arch22", 'extern "C" int clamp_scale_arch = 22;\n'),
+                         ("arch35", "#error the Ascend 950's tiling\n"),
+                         ("op_api", "#error the aclnn API\n")):
+        (host / folder).mkdir()
+        (host / folder / f"clamp_scale_tiling_{folder}.cpp").write_text(text)
+    (host / "arch22" / "clamp_scale_helper.cpp").write_text("#error not a tiling source\n")
+    (project / "CMakeLists.txt").write_text(
+        'set(SUPPORT_COMPUTE_UNIT "ascend950" "ascend910b")\n'
+        'set(SUPPORT_TILING_DIR "arch35" "arch22")\n'
+        "add_all_modules_sources(OPTYPE clamp_scale ACLNNTYPE aclnn_exclude\n"
+        "    COMPUTE_UNIT ${SUPPORT_COMPUTE_UNIT} TILING_DIR ${SUPPORT_TILING_DIR})\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    kernel = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())["kernel"]
+    assert kernel["op_host"] == ["../../clamp_scale/op_host/arch22/clamp_scale_tiling_arch22.cpp",
+                                 "../../clamp_scale/op_host/clamp_scale.cpp"]
+    assert kernel["tiling_header"] == "../../clamp_scale/op_host/clamp_scale_tiling_def.h"
+    reg = built_ops.registered(work, "clamp_scale")
+    x = np.linspace(-20, 20, 256, dtype=np.float32)
+    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
+                                  np.clip(x * np.float32(2.0), -6, 6))
+
+
+def test_the_tiling_folder_without_a_map_is_the_one_that_is_not_arch35(tmp_path: Path) -> None:
+    from opgen.msopgen_project import tiling_dir
+
+    (tmp_path / "op_host").mkdir()
+    assert tiling_dir(tmp_path) is None
+    (tmp_path / "op_host" / "arch35").mkdir()
+    assert tiling_dir(tmp_path) is None  # the Ascend 950's only
+    (tmp_path / "op_host" / "arch32").mkdir()
+    assert tiling_dir(tmp_path) == "arch32"
+    (tmp_path / "op_host" / "arch22").mkdir()
+    assert tiling_dir(tmp_path) is None  # two candidates and no map: neither is guessed
+    (tmp_path / "CMakeLists.txt").write_text(
+        'set(SUPPORT_COMPUTE_UNIT "ascend310p" "ascend910b" "ascend950")\n'
+        'set(SUPPORT_TILING_DIR "arch22" "arch32" "arch35")\n')
+    assert tiling_dir(tmp_path) == "arch32"
+
+
 def test_import_of_a_directory_that_is_not_a_project(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
