@@ -9,6 +9,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "cube.h"
 
 namespace AscendC {
@@ -202,11 +206,39 @@ inline void MmadRowsAny(const Acc* const* arows, const Acc* bt, uint64_t kb_n, u
     MmadRowsSse<Acc, kRows>(arows, bt, kb_n, n1, jb, c0, k, acc);
 }
 
+// n elements of U widened to Acc (exact); half runs eight at a time with F16C where the CPU has
+// it (a group holding a NaN is left to the scalar conversion, whose quieted payload it keeps).
+#if defined(__x86_64__) && defined(__GNUC__)
+inline bool MmadHasF16c() {
+    static const bool ok = __builtin_cpu_supports("avx") != 0 && __builtin_cpu_supports("f16c") != 0;
+    return ok;
+}
+__attribute__((target("avx,f16c"))) inline uint64_t MmadWidenHalf(const half* s, float* d, uint64_t n) {
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(f, f, _CMP_UNORD_Q)) != 0) break;
+        _mm256_storeu_ps(d + i, f);
+    }
+    return i;
+}
+#endif
+template <typename U, typename Acc>
+inline void MmadWiden(const U* s, Acc* d, uint64_t n) {
+    using Wide = std::conditional_t<std::is_same_v<Acc, float>, float, Acc>;
+    uint64_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if constexpr (std::is_same_v<U, half> && std::is_same_v<Acc, float>) {
+        if (MmadHasF16c()) i = MmadWidenHalf(s, d, n);
+    }
+#endif
+    for (; i < n; ++i) d[i] = static_cast<Acc>(static_cast<Wide>(s[i]));
+}
+
 template <typename T, typename U>
 void MmadCompute(const U* a, const U* b, T* out, const AscendC::MmadParams& p, const T* bias, bool zero,
                  uint64_t k1) {
     using Acc = T;
-    using Wide = std::conditional_t<std::is_same_v<Acc, float>, float, Acc>;
     constexpr uint64_t c0 = kBlockBytes / sizeof(U);
     constexpr int kRows = 4;
     const uint64_t m1 = (p.m + 15) / 16, n1 = (p.n + 15) / 16;
@@ -215,11 +247,12 @@ void MmadCompute(const U* a, const U* b, T* out, const AscendC::MmadParams& p, c
     bt_buf.resize(kb_n * n1 * c0 * 16);
     arow_buf.resize(kRows * kb_n * c0);
     Acc* bt = bt_buf.data();
+    Acc wide[16 * c0];
     for (uint64_t f = 0; f < kb_n * n1; ++f) {  // fractal f: 16 rows (columns j) of c0 (k)
-        const U* src = b + f * 16 * c0;
+        MmadWiden(b + f * 16 * c0, wide, 16 * c0);
         Acc* dstf = bt + f * c0 * 16;
         for (uint64_t jj = 0; jj < 16; ++jj) {
-            for (uint64_t q = 0; q < c0; ++q) dstf[q * 16 + jj] = static_cast<Acc>(static_cast<Wide>(src[jj * c0 + q]));
+            for (uint64_t q = 0; q < c0; ++q) dstf[q * 16 + jj] = wide[jj * c0 + q];
         }
     }
     const Acc* arows[kRows];
@@ -228,9 +261,13 @@ void MmadCompute(const U* a, const U* b, T* out, const AscendC::MmadParams& p, c
         for (uint64_t r = 0; r < kRows; ++r) {  // rows past m repeat the last one (computed, not stored)
             const uint64_t i = i0 + (r < rows ? r : rows - 1);
             Acc* arow = arow_buf.data() + r * kb_n * c0;
-            for (uint64_t kk = 0; kk < p.k; ++kk) {
-                const U v = p.m == 1 ? a[kk] : a[((i / 16) * k1 + kk / c0) * 16 * c0 + (i % 16) * c0 + kk % c0];
-                arow[kk] = static_cast<Acc>(static_cast<Wide>(v));
+            if (p.m == 1) {
+                MmadWiden(a, arow, p.k);
+            } else {
+                for (uint64_t kb = 0; kb < kb_n; ++kb) {
+                    const uint64_t len = p.k - kb * c0 < c0 ? p.k - kb * c0 : c0;
+                    MmadWiden(a + ((i / 16) * k1 + kb) * 16 * c0 + (i % 16) * c0, arow + kb * c0, len);
+                }
             }
             arows[r] = arow;
         }
