@@ -22,9 +22,9 @@ from opgen.diagnostics import OpgenError
 CXX_ENV = "CXX"
 OPTIMIZE = ("-O2",)
 # CANN's CPU mode compiles an .asc program with its target's architecture number, which samples
-# choose their code by (`#if __NPU_ARCH__ == 2201`): -D__NPU_ARCH__=2201 for dav-2201, the
-# Ascend910B the simulator models (asc-devkit cmake/asc/asc_modules/CMakeASCInformation.cmake).
-NPU_ARCH = "2201"
+# choose their code by (`#if __NPU_ARCH__ == 2201`): the simulator's flags (cflags) carry the
+# 910B's, dav-2201 (asc-devkit cmake/asc/asc_modules/CMakeASCInformation.cmake), unless the
+# command defines it (own_flags).
 # g++ options after which no link happens (compile only, preprocess, assembly, dependencies).
 _NO_LINK = {"-c", "-E", "-S", "-M", "-MM"}
 _SOURCES = (".cpp", ".cc", ".cxx", ".cce", ".C")
@@ -107,12 +107,18 @@ def _has_launch(path: Path) -> bool:
         return False
 
 
-def arch_flags(flags: Sequence[str]) -> list[str]:
-    """-D__NPU_ARCH__ of the simulated SoC, unless `flags` define it (`-D__NPU_ARCH__=...` or
-    `-D __NPU_ARCH__=...`)."""
-    given = any(f.startswith("-D__NPU_ARCH__") for f in flags) or any(
-        a == "-D" and b.startswith("__NPU_ARCH__") for a, b in itertools.pairwise(flags))
-    return [] if given else [f"-D__NPU_ARCH__={NPU_ARCH}"]
+def _macro(flag: str) -> str:
+    """NAME of a `-DNAME` or `-DNAME=value` flag ("" for another flag)."""
+    return flag[2:].split("=", 1)[0] if flag.startswith("-D") and len(flag) > 2 else ""
+
+
+def own_flags(user_flags: Sequence[str]) -> list[str]:
+    """The simulator's compile flags (cflags: the CPU-debug defines and the simulated SoC's
+    architecture macros, e.g. __NPU_ARCH__=2201), less the macros `user_flags` define
+    themselves (`-DNAME=...` or `-D NAME=...`: CANN's CPU mode passes the target's __NPU_ARCH__)."""
+    given = {_macro(f) for f in user_flags} | {
+        b.split("=", 1)[0] for a, b in itertools.pairwise(user_flags) if a == "-D"}
+    return [f for f in cflags() if _macro(f) not in given]
 
 
 def cxx_command(args: Sequence[str]) -> list[str]:
@@ -122,12 +128,10 @@ def cxx_command(args: Sequence[str]) -> list[str]:
     npu = bool(args) and args[0] == NPU_BUILD
     if npu:
         args = _npu_args(args[1:])
-    flags = cflags()
+    flags = own_flags(args)
     if npu:
         flags = [f for f in flags if not f.startswith(("-DASCENDC_CPU_DEBUG", "-D__CCE_KT_TEST__"))]
     out: list[str] = [compiler(), *flags]
-    if not npu and any(_is_asc(a) for a in args):
-        out += arch_flags(args)
     quote_dirs: list[str] = []
     files: list[str] = []
     for arg in args:
@@ -227,8 +231,7 @@ def build_program(asc: Path, extra_flags: Sequence[str] = ()) -> Path:
     """Compiles an .asc program into the cache (again only when it or a header it includes
     changed) and returns the executable."""
     source = rewritten(asc)
-    flags = [*cflags(), *OPTIMIZE, *arch_flags(extra_flags), f"-iquote{asc.resolve().parent}",
-             *extra_flags]
+    flags = [*own_flags(extra_flags), *OPTIMIZE, f"-iquote{asc.resolve().parent}", *extra_flags]
     key = _digest(source.read_text("utf-8"), compiler(), *flags, *libs())
     folder = cache_dir() / "bin" / key
     exe = folder / asc.stem

@@ -9,7 +9,7 @@ from pathlib import Path
 
 # ASCENDC_CPU_DEBUG selects CANN's CPU twin-debug branches (tikicpulib.h, ICPU_RUN_KF) in
 # samples; the defines are the ones every simulator build of the runtime uses.
-from opgen_runtime.build import CPU_DEBUG_DEFINES
+from opgen_runtime.build import ARCH_DEFINES, CPU_DEBUG_DEFINES
 
 CXX_FLAGS: tuple[str, ...] = ("-std=c++17", "-pthread")
 LINK_FLAGS: tuple[str, ...] = ("-pthread",)
@@ -36,7 +36,7 @@ def include_dir() -> Path:
 
 def cflags() -> list[str]:
     """Flags to compile a kernel or a CPU-debug driver against the simulator."""
-    return [f"-I{include_dir()}", *CXX_FLAGS, *CPU_DEBUG_DEFINES]
+    return [f"-I{include_dir()}", *CXX_FLAGS, *CPU_DEBUG_DEFINES, *ARCH_DEFINES]
 
 
 def libs() -> list[str]:

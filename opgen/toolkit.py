@@ -24,7 +24,7 @@ from pathlib import Path
 from string import Template
 
 from opgen.config_flags import CXX_FLAGS, include_dir
-from opgen_runtime.build import CPU_DEBUG_DEFINES
+from opgen_runtime.build import ARCH_DEFINES, CPU_DEBUG_DEFINES
 
 FORMAT = "opgen-toolkit-v1"
 _NPU_OP_CMAKE = Path(__file__).parent / "data" / "npu_op.cmake"
@@ -74,7 +74,10 @@ foreach(_soc $socs)
     add_library(tikicpulib::$${_soc} INTERFACE IMPORTED GLOBAL)
     set(_opgen_soc_defines $${_opgen_defines})
     if(_soc MATCHES "^Ascend310P")
-      list(APPEND _opgen_soc_defines OPGEN_SIM_DEFAULT_SOC=ascend310p)
+      list(APPEND _opgen_soc_defines OPGEN_SIM_DEFAULT_SOC=ascend310p
+           __NPU_ARCH__=2002 __CCE_AICORE__=200)
+    elseif(_soc MATCHES "^Ascend910B|^Ascend910_93")
+      list(APPEND _opgen_soc_defines $arch)
     endif()
     set_target_properties(tikicpulib::$${_soc} PROPERTIES
       INTERFACE_INCLUDE_DIRECTORIES "$${_opgen_include}"
@@ -349,6 +352,7 @@ def _files() -> dict[str, tuple[str, bool]]:
     values = {
         "include": include_dir().as_posix(),
         "defines": " ".join(d[2:] for d in CPU_DEBUG_DEFINES),
+        "arch": " ".join(d[2:] for d in ARCH_DEFINES),
         "cxxflags": ";".join(CXX_FLAGS),
         "socs": " ".join(SOCS),
         "python": sys.executable,

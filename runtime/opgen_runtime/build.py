@@ -32,8 +32,28 @@ _log = logging.getLogger("opgen_runtime")  # progress of slow steps (opgen_runti
 # older samples' name for it) drops the `#ifndef ASCENDC_CPU_DEBUG` host wrappers with their
 # `kernel<<<blockDim, nullptr, stream>>>(...)` launches, which only the NPU compiler reads.
 CPU_DEBUG_DEFINES: tuple[str, ...] = ("-DASCENDC_CPU_DEBUG=1", "-D__CCE_KT_TEST__=1")
+# The simulated SoC's architecture, as CANN's compiler names it to the 910B's kernels (npu arch
+# 2201, AI Core 220, dav-c220): kernels choose their 910B code by these (`#if __CCE_AICORE__ ==
+# 220`: DataCopyPad where older SoCs copy whole blocks).
+ARCH_DEFINES: tuple[str, ...] = ("-D__NPU_ARCH__=2201", "-D__CCE_AICORE__=220", "-D__DAV_C220__")
+# ... and a vector core's (AIV) compile of a kernel. CANN compiles a kernel once per core type;
+# the simulator compiles it once, as the vector cores' code (a kernel that names the cube
+# core's macros gets neither: docs/simulator.md, "Architecture macros").
+VECTOR_CORE_DEFINES: tuple[str, ...] = ("-D__DAV_C220_VEC__", "-D__DAV_VEC__")
+_CUBE_CORE_MACROS = (b"__DAV_C220_CUBE__", b"__DAV_CUBE__")
+
+
+def core_defines(source: Path) -> tuple[str, ...]:
+    """VECTOR_CORE_DEFINES, unless the kernel source names the cube core's macros."""
+    try:
+        text = source.read_bytes()
+    except OSError:
+        return ()
+    return () if any(m in text for m in _CUBE_CORE_MACROS) else VECTOR_CORE_DEFINES
+
 BASE_FLAGS: tuple[str, ...] = (
     *CPU_DEBUG_DEFINES,
+    *ARCH_DEFINES,
     "-O3",
     # every multiply and add rounded on its own, as the vector unit does: GCC would otherwise fuse
     # a * b + c into one FMA where the target has it (aarch64 always; x86 only with -mfma)
@@ -252,7 +272,7 @@ def _command(
     kernel_dir: Path | None = None,
     runtime: bool = False,
 ) -> list[str]:
-    cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}"]
+    cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}", *core_defines(source)]
     if runtime:
         cmd += ["-DOPGEN_SIM_EXTERN_RUNTIME=1"]
     cmd += [f"-I{d}" for d in includes]

@@ -104,3 +104,43 @@ def test_eight_processes_build_the_same_kernel(tmp_path: Path, cache: Path) -> N
     assert len(paths) == 1
     assert [p.name for p in cache.iterdir() if p.suffix == ".so"] == [Path(paths.pop()).name]
     assert not list(cache.glob(".*tmp*"))
+
+
+ARCH_KERNEL = r"""
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void arch(GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
+{
+    AscendC::GlobalTensor<int32_t> o;
+    o.SetGlobalBuffer((__gm__ int32_t*)out, 4);
+#if __CCE_AICORE__ == 220
+    o.SetValue(0, 220);  // the 910B's path of CANN's kernels (DataCopyPad, ...)
+#else
+    o.SetValue(0, -1);
+#endif
+    o.SetValue(1, __NPU_ARCH__);
+#ifdef __DAV_C220_VEC__
+    o.SetValue(2, 1);  // a vector core's compile: CANN's vector-only kernel bodies
+#else
+    o.SetValue(2, 0);
+#endif
+#if defined(__DAV_C220__) && defined(__DAV_VEC__) == defined(__DAV_C220_VEC__)
+    o.SetValue(3, 1);
+#else
+    o.SetValue(3, 0);
+#endif
+}
+"""
+
+
+@pytest.mark.parametrize("cube", [False, True])
+def test_a_kernel_is_compiled_as_the_910b_vector_cores_code(tmp_path: Path, cache: Path,
+                                                             cube: bool) -> None:
+    """__CCE_AICORE__ 220, __NPU_ARCH__ 2201 and __DAV_C220__, as CANN's compiler gives the
+    910B's kernels, and __DAV_C220_VEC__ (a vector core's compile), but for a kernel that names
+    the cube core's macros (compiled per core type by CANN): that one gets neither core's."""
+    src = tmp_path / "arch.cpp"
+    src.write_text(ARCH_KERNEL + ("// __DAV_C220_CUBE__ code lives elsewhere\n" if cube else ""))
+    lib = rt.build_kernel(src, entry="arch")
+    out = rt.gm_empty(4, "int32")
+    rt.launch(lib, "arch", [out], block_dim=1, tiling=b"")
+    assert list(out) == [220, 2201, 0 if cube else 1, 1]
