@@ -118,6 +118,7 @@ def own_flags(user_flags: Sequence[str]) -> list[str]:
     themselves (`-DNAME=...` or `-D NAME=...`: CANN's CPU mode passes the target's __NPU_ARCH__)."""
     given = {_macro(f) for f in user_flags} | {
         b.split("=", 1)[0] for a, b in itertools.pairwise(user_flags) if a == "-D"}
+    given.discard("")
     return [f for f in cflags() if _macro(f) not in given]
 
 

@@ -9,6 +9,7 @@
 #include "opgen_sim/cube.h"
 #include "opgen_sim/cube_fill.h"
 #include "opgen_sim/vector.h"
+#include "opgen_sim/scalar.h"
 #include "opgen_sim/vector_masked.h"
 #include "opgen_sim/vector_more.h"
 #include "opgen_sim/math_more.h"

@@ -529,3 +529,16 @@ def test_a_cube_kernels_cores_are_cube_cores(tmp_path: Path) -> None:
     run = opgen("run", str(src), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["1", "3", "0"] * 3 + ["-1"] * 3
+
+
+def test_the_simulators_flags_give_way_to_the_commands_own_macros() -> None:
+    from opgen.asc_run import own_flags
+
+    ours = own_flags(["-O2", "-Iinclude", "-c"])
+    assert "-D__NPU_ARCH__=2201" in ours and "-D__CCE_AICORE__=220" in ours
+    assert any(f.startswith("-I") and f.endswith("include") and f != "-Iinclude" for f in ours)
+    # CANN's CPU mode passes the target's own (-D NAME=... or -DNAME=...): it is not repeated
+    assert "-D__NPU_ARCH__=2201" not in own_flags(["-D__NPU_ARCH__=3510"])
+    theirs = own_flags(["-D", "__CCE_AICORE__=200", "-Ix"])
+    assert "-D__CCE_AICORE__=220" not in theirs and "-D__NPU_ARCH__=2201" in theirs
+    assert len(theirs) == len(ours) - 1

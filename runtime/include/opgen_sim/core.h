@@ -231,6 +231,9 @@ struct Core {
     // the accumulator of the last ReduceSum (count form or mask/repeat form), as its T's bits:
     // what GetReduceRepeatSumSpr reads
     uint64_t reduce_sum_acc = 0;
+    // RSVD_CNT: the elements the last GatherMask kept (AscendCUtils::GetRsvdCnt,
+    // GetGatherMaskRemainCount)
+    uint64_t rsvd_cnt = 0;
     // GM polls of this block (DataCacheCleanAndInvalid, ReadGmByPassDCache): crosscore.h, NotePoll
     uint32_t gm_polls = 0;
     // Atomic mode of copies to GM (SetAtomicAdd<T>/SetAtomicMax<T>/SetAtomicMin<T>/SetAtomicNone).

@@ -96,6 +96,7 @@ inline void GatherMaskRun(const char* api, const AscendC::LocalTensor<T>& dst,
     rsvdCnt = count;
     // The instruction leaves the mask in normal mode (CANN: set counter mode again afterwards).
     Core& c = CurrentCore();
+    c.rsvd_cnt = count;
     c.mask_counter = false;
     c.counters[kVectorInstructions] += 1;
     c.counters[kVectorRepeats] += p.repeatTimes;

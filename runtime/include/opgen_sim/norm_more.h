@@ -131,9 +131,13 @@ struct NormalizePara {
 // reset value). The simulator does not model the CTRL register: the call is accepted and changes
 // nothing. Float results are IEEE's in both modes; the simulator's half conversions and half
 // reductions keep saturating as in the reset mode.
+// GetRsvdCnt: the RSVD_CNT register, the elements the last GatherMask of the core kept.
 struct AscendCUtils {
     static inline void SetOverflow(uint64_t ctrlValue) { (void)ctrlValue; }
+    static inline int64_t GetRsvdCnt() { return static_cast<int64_t>(opgen_sim::CurrentCore().rsvd_cnt); }
 };
+// GetGatherMaskRemainCount (reference "GatherMask"): the same register.
+inline int64_t GetGatherMaskRemainCount() { return static_cast<int64_t>(opgen_sim::CurrentCore().rsvd_cnt); }
 
 }  // namespace AscendC
 
