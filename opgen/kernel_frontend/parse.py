@@ -202,13 +202,41 @@ def parse_kernel(path: Path, display: Display, defines: Sequence[str] = (),
     if errors and pch:  # a kernel with errors is reported as parsed in place, exactly
         tu = _index().parse(main, args=args, options=options)
         errors = tuple(_diagnostics(tu, shown, display))
+    library: tuple[str, ...] = ()
+    if errors:
+        # The stubs declare the API surface kernels commonly use outside function bodies; a
+        # kernel that uses more (EVENT_ID0 in a member initialiser, a constant of the API, a
+        # header CANN has and the stubs do not) is parsed again against the simulator's own
+        # headers, which the build uses: it is an error only if it is one there too.
+        real = _parse_with_runtime_headers(main, args, options)
+        # (the host compiler's intrinsic headers, which those include, are GCC's: libclang
+        # refuses their definitions of its own builtins, in them and nowhere else)
+        system = tuple(d.rstrip(os.sep) + os.sep for d in toolchain.system_include_dirs())
+        if real is not None:  # its errors, if any, are the build's: those are reported
+            tu, errors = real, tuple(_diagnostics(real, shown, display, skip=system))
+            library = tuple(str(d) + os.sep for d in toolchain.runtime_include_dirs())
     deps = _dependencies(tu)
     if errors:
         return ParseResult(KernelInfo(shown, (), (), (), (), errors), deps)
-    return ParseResult(_Extractor(tu, main, shown, display, content).run(), deps)
+    return ParseResult(_Extractor(tu, main, shown, display, content, library).run(), deps)
 
 
-def _diagnostics(tu: ci.TranslationUnit, shown: str, display: Display) -> Iterator[Diagnostic]:
+def _parse_with_runtime_headers(main: str, args: Sequence[str], options: int
+                                ) -> ci.TranslationUnit | None:
+    """`main` parsed with the simulator's headers in place of the stubs (the kernel keywords
+    still marked for the extractor), or None without them."""
+    runtime = toolchain.runtime_include_dirs()
+    if not runtime:
+        return None
+    stub = f"-I{toolchain.stub_dir()}"
+    real_args = [f"-I{runtime[0]}" if a == stub else a for a in args]
+    real_args += [f"-D{k}={v}" for k, v in toolchain.KERNEL_MARKERS]
+    return _index().parse(main, args=real_args, options=options)
+
+
+def _diagnostics(tu: ci.TranslationUnit, shown: str, display: Display,
+                 skip: tuple[str, ...] = ()) -> Iterator[Diagnostic]:
+    """The errors of `tu`, located; none from files under the `skip` directories."""
     import clang.cindex as ci
 
     last = SourceLoc(shown, 1, 1)  # an unlocated one (too many errors) goes where clang was
@@ -216,6 +244,8 @@ def _diagnostics(tu: ci.TranslationUnit, shown: str, display: Display) -> Iterat
         if d.severity < ci.Diagnostic.Error:
             continue
         f = d.location.file
+        if skip and f is not None and os.path.abspath(f.name).startswith(skip):
+            continue
         if f is not None and d.location.line > 0:
             last = SourceLoc(display(f.name), d.location.line, d.location.column)
         yield Diagnostic(last, d.spelling, Severity.ERROR)
@@ -229,7 +259,7 @@ def _dependencies(tu: ci.TranslationUnit) -> tuple[str, ...]:
 
 class _Extractor:
     def __init__(self, tu: ci.TranslationUnit, main: str, shown: str, display: Display,
-                 source: bytes | None = None) -> None:
+                 source: bytes | None = None, library: tuple[str, ...] = ()) -> None:
         self.tu = tu
         self.main = main
         self.shown = shown
@@ -237,6 +267,7 @@ class _Extractor:
         self.source = source if source is not None else Path(main).read_bytes()
         self.stubs = str(toolchain.stub_dir()) + os.sep
         self.system = tuple(d.rstrip(os.sep) + os.sep for d in toolchain.system_include_dirs())
+        self.library = library  # the simulator's headers, when the kernel was parsed with them
         self.entries: dict[str, KernelEntry] = {}
         self.functions: list[tuple[str, SourceLoc]] = []
         self.structs: dict[str, TilingStruct] = {}
@@ -255,7 +286,7 @@ class _Extractor:
             full = os.path.abspath(name)
             if full == self.main:
                 kind = "main"
-            elif full.startswith(self.stubs) or full.startswith(self.system):
+            elif full.startswith((self.stubs, *self.system, *self.library)):
                 kind = "other"
             else:
                 kind = "user"

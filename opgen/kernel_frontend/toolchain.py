@@ -28,6 +28,14 @@ LANGUAGE_FLAGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w",
                   "-D__OPGEN_FRONTEND__=1")
 
 
+# The kernel keywords as the stubs define them: the marks the extractor reads back from the AST
+# (when a kernel is parsed with the simulator's own headers, these definitions come first).
+KERNEL_MARKERS: tuple[tuple[str, str], ...] = (
+    ("__global__", '__attribute__((annotate("opgen.global")))'),
+    ("__aicore__", '__attribute__((annotate("opgen.aicore")))'),
+)
+
+
 @functools.cache
 def stub_dir() -> Path:
     return Path(str(resources.files("opgen.kernel_frontend") / "include"))

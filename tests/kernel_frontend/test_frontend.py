@@ -246,3 +246,33 @@ def test_tiling_hook_allows_any_field(tmp_path: Path) -> None:
     assert gen.run(config, [], sink, cache=ParseCache(tmp_path / "cache")) is not None
     text = (config.output_dir / "cann/op_host/scale_add_tiling.h").read_text()
     assert "ScaleAddDefaultTiling" not in text and "kernel.tiling_hook" in text
+
+
+def test_a_kernel_using_more_than_the_stubs_parses_with_the_simulators_headers(
+        tmp_path: Path) -> None:
+    """The stubs declare what kernels commonly use outside function bodies; a kernel using more
+    (an event id in a member initialiser, a HardEvent the stubs lack, a pipe_t constant) is
+    parsed again with the simulator's own headers, which the build compiles it with: no error
+    where the build has none (ops-math's transform_bias_rescale_qkv, add_lora)."""
+    src = tmp_path / "more_api.cpp"
+    src.write_text(
+        '#include "kernel_operator.h"\n'
+        "struct MoreApiTilingData { uint32_t n; };\n"
+        "REGISTER_TILING_DEFAULT(MoreApiTilingData);\n"
+        "class Worker {\n"
+        "    event_t ev_ = EVENT_ID3;\n"
+        "    AscendC::HardEvent flag_ = AscendC::HardEvent::FIX_MTE2;\n"
+        "    pipe_t pipe_ = PIPE_S;\n"
+        "    AscendC::TPipe* owner_ = nullptr;\n"
+        "};\n"
+        'extern "C" __global__ __aicore__ void more_api(GM_ADDR x, GM_ADDR workspace, '
+        "GM_ADDR tiling) {}\n")
+    info = parse(src, tmp_path).info
+    (entry,) = info.entries
+    assert entry.name == "more_api" and entry.is_global
+    assert "MoreApiTilingData" in [s.name for s in info.structs]
+    # a kernel with a real error is still reported, located in the kernel
+    bad = tmp_path / "bad.cpp"
+    bad.write_text(src.read_text().replace("EVENT_ID3", "EVENT_ID_NOT_A_THING"))
+    result = parse_kernel(bad, default_display(tmp_path))
+    assert result.info.diagnostics and "EVENT_ID_NOT_A_THING" in result.info.diagnostics[0].message
