@@ -127,3 +127,15 @@ def test_registry_launches_with_the_op_hosts_tiling(project: Path) -> None:
         reg.call("clamp_scale", x, limit=-1.0)
     with pytest.raises(TilingError, match="the op_host TilingFunc must SaveToBuffer"):
         reg.call("clamp_scale", x, mode=3)
+
+
+def test_an_op_host_including_platform_info_h_builds(tmp_path: Path) -> None:
+    """CANN's operator libraries include platform/platform_info.h for fe::PlatFormInfos (100
+    files of ops-math): the op_host builds with it and tiles as before."""
+    shutil.copytree(FIXTURE / "op_host", tmp_path / "op_host")
+    src = tmp_path / "op_host" / "clamp_scale.cpp"
+    src.write_text('#include "platform/platform_info.h"\n' + src.read_text())
+    other = load_op_host(build_op_host([src], name="clamp_scale_platform_info"))
+    x = HostTensor((4096,), "float32")
+    assert other.tiling("ClampScale", [[x]], [x],
+                        [("float", 1.0), ("float", 6.0), ("int", 0)], SOC).block_dim > 0
