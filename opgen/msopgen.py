@@ -12,7 +12,7 @@ from typing import Any
 from opgen.diagnostics import DiagnosticSink
 from opgen.dtypes import AttrType, parse_attr_type
 from opgen.load import Document, JsonPath
-from opgen.naming import IR_NAME_RE, SNAKE_RE, snake_from_camel
+from opgen.naming import IR_NAME_RE, SNAKE_RE, reserved_in, snake_from_camel
 from opgen.writer import BANNER_KEY
 
 _FLOAT_MAX = int(sys.float_info.max)
@@ -49,12 +49,17 @@ def _default(text: Any, attr_type: str) -> Any:
 def _ir_name(item: dict[Any, Any], copy_loc: Callable[[], None]) -> None:
     """CANN writes IR names in camelCase (srcList, bufferMode); opgen's names are snake_case.
     Such a name becomes `name: src_list` with `ir_name: srcList`, so every CANN-side output
-    keeps CANN's spelling. Other names are left for validation to judge."""
+    keeps CANN's spelling. So does a name the generated code reserves (aclnn's `self`, a
+    keyword): `name: self_` with `ir_name: self`. Other names are left for validation to judge."""
     name = item.get("name")
-    if not isinstance(name, str) or not IR_NAME_RE.match(name) or SNAKE_RE.match(name):
+    if not isinstance(name, str) or not IR_NAME_RE.match(name):
         return
-    snake = snake_from_camel(name)
-    if snake == name or not SNAKE_RE.match(snake):
+    snake = name if SNAKE_RE.match(name) else snake_from_camel(name)
+    if not SNAKE_RE.match(snake):
+        return
+    if reserved_in(snake) is not None:
+        snake += "_"
+    if snake == name:
         return
     ordered = {}
     for k, v in item.items():

@@ -130,6 +130,24 @@ def _tensor(p: dict[str, Any], where: str) -> dict[str, Any]:
             "type": [_DTYPES[c] for c in p["dtypes"]], "format": formats}
 
 
+def _follow(d: dict[str, Any], where: str) -> None:
+    """A parameter declared with Follow("other") and no dtypes or formats of its own takes the
+    other parameter's (CANN: Follow copies dtype, format and shape), in place."""
+    params = {p["name"]: p for p in [*d["inputs"], *d["outputs"]]}
+    for p in [*d["inputs"], *d["outputs"]]:
+        seen = [p["name"]]
+        source = p
+        while source.get("follow") and not source["dtypes"]:
+            other = params.get(source["follow"])
+            if other is None or other["name"] in seen:
+                raise ProjectError(f"{where}: {p['name']} follows '{source['follow']}', which "
+                                   "is not a parameter of the op (or follows back)")
+            seen.append(other["name"])
+            source = other
+        if source is not p:
+            p["dtypes"], p["formats"] = list(source["dtypes"]), list(source["formats"])
+
+
 def registered_ops(sources: Sequence[Path], include_dirs: Sequence[Path], name: str,
                    where: str) -> dict[str, dict[str, Any]]:
     """op type -> its msopgen description, for every op the op_host `sources` define with
@@ -150,6 +168,7 @@ def registered_ops(sources: Sequence[Path], include_dirs: Sequence[Path], name: 
         if d is None:
             continue  # IMPL_OP_OPTILING only: the definition is elsewhere
         at = f"{where} ({op_type})"
+        _follow(d, at)
         description: dict[str, Any] = {
             "op": op_type,
             "input_desc": [_tensor(p, at) for p in d["inputs"]],

@@ -61,6 +61,25 @@ def test_msopgen_camel_case_names_become_snake_case_with_ir_name() -> None:
     assert list(doc.data["attr_desc"][0]) == ["name", "ir_name", "type", "default"]
 
 
+def test_msopgen_reserved_names_get_an_underscore_and_keep_their_ir_name() -> None:
+    # aclnn's `self` (ops-math's cholesky: Input("self")), a Python keyword
+    desc = [{"op": "Cholesky",
+             "input_desc": [{"name": "self", "param_type": "required", "type": ["float"],
+                             "format": ["ND"]}],
+             "output_desc": [{"name": "out", "param_type": "required", "type": ["float"],
+                              "format": ["ND"]}],
+             "attr": [{"name": "lambda", "type": "bool", "param_type": "optional",
+                       "default_value": "false"}]}]
+    sink = DiagnosticSink()
+    (doc,) = convert(Document("ops.json", desc), sink)
+    assert not sink.has_errors
+    assert (doc.data["input_desc"][0]["name"], doc.data["input_desc"][0]["ir_name"]) == (
+        "self_", "self")
+    assert "ir_name" not in doc.data["output_desc"][0]
+    assert (doc.data["attr_desc"][0]["name"], doc.data["attr_desc"][0]["ir_name"]) == (
+        "lambda_", "lambda")
+
+
 def test_ir_names_reach_opdef_reg_op_aclnn_and_msopgen_json(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "specs").mkdir()

@@ -64,8 +64,13 @@ def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
     host = project / "op_host"
     (host / "clamp_scale_tiling.h").rename(host / "clamp_scale_tiling_def.h")
     source = host / "clamp_scale.cpp"
+    # (and the output declared with Follow("x"), as ops-math's sinkhorn declares its "p")
     source.write_text(source.read_text().replace('"clamp_scale_tiling.h"',
-                                                 '"clamp_scale_tiling_def.h"'))
+                                                 '"clamp_scale_tiling_def.h"').replace(
+        'this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16})\n'
+        '            .Format({ge::FORMAT_ND, ge::FORMAT_ND});',
+        'this->Output("y").ParamType(REQUIRED).Follow("x");'))
+    assert 'Follow("x")' in source.read_text()
     for folder, text in (("arch22", 'extern "C" int clamp_scale_arch = 22;\n'),
                          ("arch35", "#error the Ascend 950's tiling\n"),
                          ("op_api", "#error the aclnn API\n")):
@@ -82,7 +87,10 @@ def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
     (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
     monkeypatch.chdir(work)
     assert main(["import-msopgen", str(project)]) == 0
-    kernel = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())["kernel"]
+    spec = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())
+    assert [(t["name"], t["dtype"], t["format"]) for t in spec["output_desc"]] == [
+        ("y", ["float", "float16"], ["ND", "ND"])]
+    kernel = spec["kernel"]
     assert kernel["op_host"] == ["../../clamp_scale/op_host/arch22/clamp_scale_tiling_arch22.cpp",
                                  "../../clamp_scale/op_host/clamp_scale.cpp"]
     assert kernel["tiling_header"] == "../../clamp_scale/op_host/clamp_scale_tiling_def.h"

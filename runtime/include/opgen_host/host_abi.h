@@ -53,7 +53,9 @@ inline std::string ParamsJson(std::vector<ops::OpParamDef>& params) {
             out += (k ? "," : "") + std::to_string(static_cast<int>(p.GetFormats()[k]));
         }
         out += std::string("],\"value_depend\":") +
-               (p.GetValueDepend() != ops::IGNORE ? "true" : "false") + "}";
+               (p.GetValueDepend() != ops::IGNORE ? "true" : "false");
+        if (!p.GetFollow().empty()) out += ",\"follow\":" + JsonStr(p.GetFollow());
+        out += "}";
     }
     return out + "]";
 }
