@@ -14,6 +14,8 @@ from opgen.kernel_frontend.includes import default_roots
 from opgen.kernel_frontend.model import KernelInfo
 from opgen.kernel_frontend.parse import Display, default_display
 from opgen.model import OpSpec
+from opgen_runtime.cachedir import cache_root
+from opgen_runtime.tiling_header import kernel_tiling_header
 
 
 def kernel_path(spec: OpSpec, root: Path) -> Path:
@@ -51,13 +53,15 @@ def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
             continue
         defines = dtype_defines(spec)
         header = tiling_header_path(spec)
+        kernel_header = None
         if header is not None:  # CANN's build gives the kernel its op_host tiling header
-            defines += (f"@include={root / header}",)
+            kernel_header = kernel_tiling_header(root / header, cache_root() / "tiling_headers")
+            defines += (f"@include={kernel_header}",)
         defines += tuple(f"@include_dir={root / d}" for d in include_dir_paths(spec))
         # what the kernel may include: the project, its own folder, what the spec names
         roots = [*default_roots(path, root), *(root / d for d in include_dir_paths(spec))]
-        if header is not None:
-            roots.append((root / header).parent)
+        if header is not None and kernel_header is not None:
+            roots += [(root / header).parent, kernel_header.parent]
         key = (os.path.abspath(path), defines)
         info = infos.get(key)
         if info is None:

@@ -26,9 +26,11 @@ from filelock import FileLock
 
 from . import progress
 from .build import BuildRequest, KernelLibrary, _compiler, build_kernels, cache_dir
+from .cachedir import cache_root
 from .dtypes import dtype_defines
 from .errors import SimulatorError
 from .metadef import OpDef
+from .tiling_header import kernel_tiling_header
 
 MANIFEST_FORMAT = "opgen-oplib-1"
 _ELF_MACHINES = {"x86_64": 62, "aarch64": 183, "arm64": 183}
@@ -217,8 +219,8 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
     combos = [dict(zip(names, combo, strict=True)) for combo in op.combinations]
     flags = tuple(extra_flags)
     if op.tiling_header is not None:  # its classes as the kernel's global names
-        flags = ("-include", str(op.tiling_header), "-include", "opgen_sim/optiling_visible.h",
-                 *flags)
+        header = kernel_tiling_header(op.tiling_header, cache_root() / "tiling_headers")
+        flags = ("-include", str(header), "-include", "opgen_sim/optiling_visible.h", *flags)
     # CANN's build names the macros after the IR names (srcList -> DTYPE_SRCLIST)
     ir = {t.name: t.ir for t in (*op.inputs, *op.outputs)}
     return [(c, BuildRequest(op.kernel_source, op.kernel_entry,

@@ -100,6 +100,70 @@ def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
                                   np.clip(x * np.float32(2.0), -6, 6))
 
 
+def test_a_host_only_tiling_header_gives_the_kernel_its_blocks_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An operator library's tiling header includes host-only headers, declares host helpers
+    and registers its struct once per tiling key (ops-math's histogram_v2, add_lora): the
+    kernel is built, as CANN builds it, with the tiling blocks and default registration only."""
+    project = tmp_path / "ClampScale"
+    shutil.copytree(FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
+    header = project / "op_host" / "clamp_scale_tiling.h"
+    text = header.read_text()
+    text = text.replace('#include "register/tilingdata_base.h"\n',
+                        '#include "register/tilingdata_base.h"\n#include <map>\n#include <string>\n'
+                        '#include "clamp_scale_host_helper.h"\n')
+    text = text.replace("REGISTER_TILING_DATA_CLASS(ClampScale, ClampScaleTiling)\n",
+                        "REGISTER_TILING_DATA_CLASS(ClampScale, ClampScaleTiling)\n"
+                        "BEGIN_TILING_DATA_DEF(ClampScaleKeyed)\n"
+                        "TILING_DATA_FIELD_DEF(uint64_t, other);\nEND_TILING_DATA_DEF;\n"
+                        "REGISTER_TILING_DATA_CLASS(ClampScale_101, ClampScaleKeyed)\n"
+                        "REGISTER_TILING_DATA_CLASS(ClampScale_102, ClampScaleKeyed)\n"
+                        "class ClampScaleHostPlanner {\n"
+                        "public:\n    std::map<std::string, int> plans;\n"
+                        "    constexpr static int kUnused = 3;\n};\n")
+    header.write_text(text)
+    (project / "op_host" / "clamp_scale_host_helper.h").write_text(
+        "#pragma once\n#include <string>\nnamespace optiling {\n"
+        "inline std::string ClampScaleName() { return \"ClampScale\"; }\n}\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    reg = built_ops.registered(work, "clamp_scale")
+    x = np.linspace(-20, 20, 256, dtype=np.float32)
+    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
+                                  np.clip(x * np.float32(2.0), -6, 6))
+
+
+def test_the_derived_tiling_header_keeps_blocks_registrations_and_named_constants(
+        tmp_path: Path) -> None:
+    from opgen_runtime.tiling_header import derived_text, needs_derived
+
+    (tmp_path / "inner_def.h").write_text(
+        '#include "register/tilingdata_base.h"\n'
+        "constexpr uint32_t MAX_SLOTS = 4;\nconstexpr uint32_t UNRELATED = 9;\n"
+        "namespace optiling {\nBEGIN_TILING_DATA_DEF(Inner)\n"
+        "TILING_DATA_FIELD_DEF_ARR(uint32_t, MAX_SLOTS, slots);\nEND_TILING_DATA_DEF;\n}\n")
+    outer = tmp_path / "outer_tiling.h"
+    outer.write_text(
+        '#include "inner_def.h"\n#include "op_host/tiling_base_class.h"\n'
+        "namespace optiling {\n/* BEGIN_TILING_DATA_DEF(Commented) */\n"
+        "BEGIN_TILING_DATA_DEF(Outer)\nTILING_DATA_FIELD_DEF_STRUCT(Inner, inner);\n"
+        "END_TILING_DATA_DEF;\nREGISTER_TILING_DATA_CLASS(OuterOp, Outer)\n"
+        "REGISTER_TILING_DATA_CLASS(OuterOp_12, Outer)\n"
+        "class Helper { void f() { int x = 1; } };\n}  // namespace optiling\n")
+    assert needs_derived(outer) and not needs_derived(tmp_path / "inner_def.h")
+    text = derived_text(outer)
+    body = text.split('#include "register/tilingdata_base.h"\n', 1)[1]
+    assert body.index("MAX_SLOTS = 4") < body.index("BEGIN_TILING_DATA_DEF(Inner)") < body.index(
+        "BEGIN_TILING_DATA_DEF(Outer)") < body.index("REGISTER_TILING_DATA_CLASS(OuterOp, Outer)")
+    for gone in ("UNRELATED", "OuterOp_12", "Commented", "Helper", "tiling_base_class"):
+        assert gone not in body, gone
+    assert "namespace optiling { BEGIN_TILING_DATA_DEF(Outer)" in body
+
+
 def test_the_tiling_folder_without_a_map_is_the_one_that_is_not_arch35(tmp_path: Path) -> None:
     from opgen.msopgen_project import tiling_dir
 
