@@ -469,7 +469,8 @@ extern "C" __global__ __aicore__ void mm2_test(GM_ADDR a, GM_ADDR b, GM_ADDR bia
         }
     } else if (mode == 27) {  // K split over the two cores, C added atomically
         const int32_t i = GetBlockIdx();
-        if (i >= AscendC::Ceil(t.Ka, t.singleCoreK)) return;  // CANN's scalar Ceil
+        // CANN's scalar Ceil, and its uint16_t CeilDiv (ops-math's add_lora calls it)
+        if (i >= AscendC::Ceil(t.Ka, t.singleCoreK) || i >= CeilDiv(t.Ka, t.singleCoreK)) return;
         MM<AT, AT, CT, CT> mm;
         REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
         mm.SetTensorA(ag[i * t.singleCoreK]);

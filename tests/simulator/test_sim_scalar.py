@@ -49,6 +49,7 @@ extern "C" __global__ __aicore__ void scalar_k(GM_ADDR x, GM_ADDR out, GM_ADDR w
     o.SetValue(61, static_cast<int64_t>(kept));
     o.SetValue(62, AscendCUtils::GetRsvdCnt());
     o.SetValue(63, GetGatherMaskRemainCount());
+    o.SetValue(0, g_coreType == AscendC::AIV && ASCEND_IS_AIV && !ASCEND_IS_NOT_AIV ? 2 : -2);
 }
 """
 
@@ -88,6 +89,8 @@ def test_scalar_computations_follow_the_reference(lib: rt.KernelLibrary) -> None
     out = rt.gm_empty(64, "int64")
     rt.launch(lib, "scalar_k", [x, out], block_dim=1, tiling=b"")
     got = [int(v) for v in out]
+    assert got[0] == 2  # g_coreType: a vector core (CANN's CPU-debug variable)
+    got[0] = expected(VALUES[0])[0]
     for i, v in enumerate(VALUES):
         assert got[i * 7:i * 7 + 7] == expected(v), hex(v)
     # the reference's examples: CountLeadingZero 7, CountBitsCntSameAsSignBit 6, GetSFFValue<1> 8

@@ -69,6 +69,21 @@ inline bool CoreIsAic();
 }  // namespace opgen_sim
 #define ASCEND_IS_AIV (!::opgen_sim::CoreIsAic())
 #define ASCEND_IS_AIC (::opgen_sim::CoreIsAic())
+#define ASCEND_IS_NOT_AIV (::opgen_sim::CoreIsAic())
+#define ASCEND_IS_NOT_AIC (!::opgen_sim::CoreIsAic())
+// The core kinds (asc-devkit's sys_constants.h) and g_coreType, CANN's CPU-debug variable the
+// macros above read: here the running core's kind, read where it is used.
+namespace AscendC {
+constexpr int32_t MIX = 0;
+constexpr int32_t AIC = 1;
+constexpr int32_t AIV = 2;
+}  // namespace AscendC
+namespace opgen_sim {
+struct CoreTypeVar {
+    operator int32_t() const { return CoreIsAic() ? AscendC::AIC : AscendC::AIV; }  // NOLINT
+};
+}  // namespace opgen_sim
+inline constexpr opgen_sim::CoreTypeVar g_coreType{};
 
 // half: a real IEEE binary16 type (GCC's _Float16 rounds every store to 16 bits).
 using half = _Float16;

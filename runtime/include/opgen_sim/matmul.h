@@ -558,6 +558,11 @@ template <typename T>
 inline std::enable_if_t<std::is_arithmetic_v<T>, T> CeilAlign(T num1, T num2) {
     return Ceil(num1, num2) * num2;
 }
+// ... and of its batch_matmul_utils.h (uint16_t, as CANN declares it: wider arguments convert).
+inline uint16_t CeilDiv(uint16_t num1, uint16_t num2) {
+    if (num2 == 0) opgen_sim::Fail(opgen_sim::ErrorKind::Generic, "CeilDiv", "num2 must be greater than 0");
+    return static_cast<uint16_t>((num1 + num2 - 1) / num2);
+}
 
 namespace Impl {
 constexpr int32_t QUEUE_DEPTH = 1;
