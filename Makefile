@@ -42,6 +42,7 @@ bench: install
 	$(BIN)/python benchmarks/bench_generate.py
 	$(BIN)/python benchmarks/bench_frontend.py
 	$(BIN)/python benchmarks/bench_simulator.py
+	$(BIN)/python benchmarks/bench_cube.py
 	$(BIN)/python benchmarks/bench_registry.py
 	$(BIN)/python benchmarks/bench_torch.py
 	$(BIN)/python benchmarks/bench_tf.py --write
