@@ -45,7 +45,7 @@ HOST_FLAGS: tuple[str, ...] = (
     "-fvisibility=hidden",
     "-DOPGEN_OP_HOST=1",
 )
-CACHE_FORMAT = "opgen-ophost-v1"
+CACHE_FORMAT = "opgen-ophost-v2"  # v2: the reply names the InitValue outputs
 _MAX_DIMS = 25
 _MAX_OUTPUTS = 64
 TILING_CAPACITY = 64 * 1024
@@ -104,6 +104,7 @@ class _Reply(ctypes.Structure):
         ("schedule_mode", ctypes.c_int32),
         ("need_atomic", ctypes.c_int32),
         ("num_workspaces", ctypes.c_int32),
+        ("init_zero_outputs", ctypes.c_uint64),
         ("workspaces", ctypes.c_int64 * 16),
         ("out_ndim", ctypes.c_int32 * _MAX_OUTPUTS),
         ("out_dtypes", ctypes.c_int32 * _MAX_OUTPUTS),
@@ -139,6 +140,8 @@ class HostTiling:
     workspace_sizes: tuple[int, ...]
     schedule_mode: int = 0
     need_atomic: bool = False
+    # the outputs cleared before the launch: declared with InitValue, when need_atomic
+    zero_outputs: tuple[int, ...] = ()
 
     @property
     def workspace_size(self) -> int:
@@ -268,7 +271,9 @@ class OpHost:
                               "(context->SetBlockDim(n) with n >= 1)")
         return HostTiling(data, int(rep.block_dim), int(rep.tiling_key),
                           tuple(int(rep.workspaces[i]) for i in range(rep.num_workspaces)),
-                          int(rep.schedule_mode), bool(rep.need_atomic))
+                          int(rep.schedule_mode), bool(rep.need_atomic),
+                          tuple(o for o in range(64)
+                                if rep.need_atomic and (int(rep.init_zero_outputs) >> o) & 1))
 
     def infer_shape(self, op_type: str, inputs: Sequence[Sequence[HostTensor]],
                     num_outputs: int, attrs: Sequence[tuple[str, Any]],

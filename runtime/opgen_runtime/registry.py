@@ -118,6 +118,7 @@ class _Plan:
     cacheable: bool = True  # False when the tiling reads input values (ValueDepend)
     launch: bool = True  # False: empty outputs, no launch (the empty-tensor rule)
     inplace: tuple[int, ...] = ()  # the inputs the kernel writes in place (their positions)
+    zero_outputs: tuple[int, ...] = ()  # outputs cleared before the launch (op_host InitValue)
     lists: bool = True  # an input is dynamic (a list of tensors, packed before the launch)
     prepared: tuple[str, Prepared] | None = None  # the launch, made on the first call (its SoC)
 
@@ -341,6 +342,8 @@ class Registry:
             known = []
         else:
             outs = [a for a, _ in known]
+            for o in plan.zero_outputs:  # CANN clears an InitValue output (SetNeedAtomic)
+                outs[o].fill(0)
         if not plan.launch:  # the empty-tensor rule: empty outputs, nothing to compute
             empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
             return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
@@ -440,7 +443,8 @@ class Registry:
         decided = host.tiling(opdef.op_type, ins, outs, attr_list, soc)
         return _Plan(kernel, entry, tuple(out_shapes), out_dtypes, tuple(names),
                      decided.block_dim, decided.tiling, (), tiling_key=decided.tiling_key,
-                     workspace_size=decided.workspace_size, cacheable=not depends)
+                     workspace_size=decided.workspace_size, cacheable=not depends,
+                     zero_outputs=decided.zero_outputs)
 
 
 

@@ -137,6 +137,53 @@ def test_a_host_only_tiling_header_gives_the_kernel_its_blocks_only(
                                   np.clip(x * np.float32(2.0), -6, 6))
 
 
+@pytest.mark.parametrize("need_atomic", [True, False])
+def test_an_init_value_output_is_cleared_before_the_launch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, need_atomic: bool) -> None:
+    """An output declared with InitValue(0) is cleared before the launch when the TilingFunc
+    sets SetNeedAtomic(true) (reference "InitValue"; ops-math's cholesky, histogram_v2): here a
+    kernel that adds its result into y twice, atomically, over device memory left dirty."""
+    import opgen_runtime.registry as registry
+
+    project = tmp_path / "ClampScale"
+    shutil.copytree(FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
+    host = project / "op_host" / "clamp_scale.cpp"
+    text = host.read_text().replace(
+        'this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16})\n'
+        '            .Format({ge::FORMAT_ND, ge::FORMAT_ND});',
+        'this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT, ge::DT_FLOAT16})\n'
+        '            .Format({ge::FORMAT_ND, ge::FORMAT_ND}).InitValue(0);')
+    if need_atomic:
+        text = text.replace("    ctx->SetBlockDim(blocks);\n",
+                            "    ctx->SetBlockDim(blocks);\n    ctx->SetNeedAtomic(true);\n")
+    host.write_text(text)
+    assert "InitValue(0)" in text and ("SetNeedAtomic" in text) == need_atomic
+    kernel = project / "op_kernel" / "clamp_scale.cpp"
+    kernel.write_text(kernel.read_text().replace(
+        "            DataCopy(yGm_[done], b, n);\n",
+        "            SetAtomicAdd<T>();\n            DataCopy(yGm_[done], b, n);\n"
+        "            DataCopy(yGm_[done], b, n);\n            SetAtomicNone();\n"))
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    reg = built_ops.registered(work, "clamp_scale")
+    allocate = registry._ALLOC.at
+
+    def dirty(nbytes: int, dtype: np.dtype, shape: tuple[int, ...]):  # type: ignore[no-untyped-def]
+        out, address = allocate(nbytes, dtype, shape)
+        out.fill(7)
+        return out, address
+
+    monkeypatch.setattr(registry._ALLOC, "at", dirty)
+    x = np.linspace(-20, 20, 256, dtype=np.float32)
+    c = np.clip(x * np.float32(2.0), -6, 6)
+    start = np.float32(0 if need_atomic else 7)  # cleared, or the memory as it was
+    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0), (start + c) + c)
+
+
 def test_the_derived_tiling_header_keeps_blocks_registrations_and_named_constants(
         tmp_path: Path) -> None:
     from opgen_runtime.tiling_header import derived_text, needs_derived

@@ -458,6 +458,11 @@ inline aclnnStatus Launch(const Executor& e, void* workspace, uint64_t workspace
     *err = opgen_host::LoadEmbeddedKernel(var.begin, var.end, label.c_str(), d.entry, &kernel);
     if (!err->empty()) return ACLNN_ERR_INNER_FIND_KERNEL_ERROR;
     const std::string names = opgen_host::GmNames(d.inputs, d.outputs);
+    for (size_t o = 0; ni + o < n && o < 64; ++o) {  // InitValue outputs (with SetNeedAtomic)
+        if (((e.decision.zero_outputs >> o) & 1u) != 0 && e.data[ni + o] != nullptr) {
+            std::memset(e.data[ni + o], 0, static_cast<size_t>(e.bytes[ni + o]));
+        }
+    }
     int32_t block = -1;
     *err = opgen_host::LaunchDecidedIn(kernel, e.decision, static_cast<int>(n), names.data(),
                                        Soc().ub_bytes, args, sizes, &block);

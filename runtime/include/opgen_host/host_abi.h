@@ -55,6 +55,7 @@ inline std::string ParamsJson(std::vector<ops::OpParamDef>& params) {
         out += std::string("],\"value_depend\":") +
                (p.GetValueDepend() != ops::IGNORE ? "true" : "false");
         if (!p.GetFollow().empty()) out += ",\"follow\":" + JsonStr(p.GetFollow());
+        if (p.GetInitZero()) out += ",\"init_value\":0";
         out += "}";
     }
     return out + "]";
@@ -323,6 +324,13 @@ inline int32_t Call(const OpgenHostRequest& req, OpgenHostReply& rep) {
         rep.block_dim_set = call.block_dim_set ? 1 : 0;
         rep.schedule_mode = static_cast<int32_t>(call.schedule_mode);
         rep.need_atomic = call.need_atomic ? 1 : 0;
+        rep.init_zero_outputs = 0;
+        if (impl->def) {
+            auto& outs = impl->def->GetOutputs();
+            for (size_t o = 0; o < outs.size() && o < 64; ++o) {
+                if (outs[o].GetInitZero()) rep.init_zero_outputs |= uint64_t{1} << o;
+            }
+        }
         const size_t nws = call.workspaces.size();
         rep.num_workspaces = static_cast<int32_t>(nws);
         for (size_t i = 0; i < nws && i < OPGEN_HOST_MAX_WORKSPACES; ++i) {

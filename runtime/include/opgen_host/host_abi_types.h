@@ -58,6 +58,7 @@ struct OpgenHostReply {
     int32_t schedule_mode;
     int32_t need_atomic;
     int32_t num_workspaces;
+    uint64_t init_zero_outputs;  // bit o: output o is declared with InitValue
     int64_t workspaces[OPGEN_HOST_MAX_WORKSPACES];
     int32_t out_ndim[OPGEN_HOST_MAX_OUTPUTS];
     int32_t out_dtypes[OPGEN_HOST_MAX_OUTPUTS];

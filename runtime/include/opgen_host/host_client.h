@@ -48,6 +48,8 @@ struct HostDecision {
     int64_t block_dim = 0;
     uint64_t tiling_key = 0;
     int64_t workspace = 0;
+    // bit o: output o is zeroed before the launch (InitValue, with SetNeedAtomic(true))
+    uint64_t zero_outputs = 0;
 };
 
 // An attr as the op_host's RuntimeAttrs hold it (`text`: a string attr's value).
@@ -257,7 +259,19 @@ inline std::string HostTiling(const HostImage& image, const HostArg* in, int ni,
     d->tiling_key = rep.tiling_key;
     d->workspace = 0;
     for (int32_t k = 0; k < rep.num_workspaces; ++k) d->workspace += rep.workspaces[k];
+    d->zero_outputs = rep.need_atomic != 0 ? rep.init_zero_outputs : 0;
     return "";
+}
+
+// Zeroes the outputs the decision names (args[ni + o], sizes[ni + o] bytes): CANN clears an
+// InitValue output before the launch of a TilingFunc that sets SetNeedAtomic(true).
+inline void ZeroDecidedOutputs(const HostDecision& d, int ni, int no, uint8_t** args,
+                               const int64_t* sizes) {
+    for (int o = 0; o < no && o < 64; ++o) {
+        if (((d.zero_outputs >> o) & 1u) != 0 && args[ni + o] != nullptr && sizes[ni + o] > 0) {
+            std::memset(args[ni + o], 0, static_cast<size_t>(sizes[ni + o]));
+        }
+    }
 }
 
 // Launches `kernel` with what the op_host decided: args[0..n) are the tensors and args[n] the
@@ -313,6 +327,7 @@ std::string HostTileAndLaunch(const SimKernel& kernel, const HostImage& host, Ho
         HostTiling(host, host_args, ni, host_args + ni, no, attrs, soc, &decided);
     *tiling_failed = !err.empty();
     if (*tiling_failed) return std::string(host.op_type) + ": " + err;
+    ZeroDecidedOutputs(decided, ni, no, args, sizes);
     return LaunchDecided(kernel, decided, ni + no, names, soc.ub_bytes, args, sizes, block, pool);
 }
 

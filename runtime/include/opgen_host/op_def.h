@@ -91,7 +91,9 @@ public:
     OpParamDef& To(ge::DataType) { return *this; }
     OpParamDef& To(const char*) { return *this; }
     OpParamDef& Version(uint32_t) { return *this; }
-    OpParamDef& InitValue(uint64_t) { return *this; }
+    // InitValue(0): the output's GM is zeroed before the launch when the TilingFunc sets
+    // SetNeedAtomic(true) (reference "InitValue"; single-op calls clear, whatever the value).
+    OpParamDef& InitValue(uint64_t) { init_zero_ = true; return *this; }
     OpParamDef& OutputShapeDependOnCompute() { return *this; }
     OpParamDef& Follow(const char* other) { follow_ = other; return *this; }
     OpParamDef& Follow(const char* other, FollowType) { return Follow(other); }
@@ -104,6 +106,7 @@ public:
     const std::vector<ge::Format>& GetFormats() const { return formats_; }
     Option GetValueDepend() const { return value_depend_; }
     const std::string& GetFollow() const { return follow_; }
+    bool GetInitZero() const { return init_zero_; }
 
 private:
     std::string name_;
@@ -112,6 +115,7 @@ private:
     std::vector<ge::DataType> dtypes_;
     std::vector<ge::Format> formats_;
     std::string follow_;
+    bool init_zero_ = false;
 };
 
 class OpAttrDef {
