@@ -231,6 +231,10 @@ def _parse_with_runtime_headers(main: str, args: Sequence[str], options: int
     stub = f"-I{toolchain.stub_dir()}"
     real_args = [f"-I{runtime[0]}" if a == stub else a for a in args]
     real_args += [f"-D{k}={v}" for k, v in toolchain.KERNEL_MARKERS]
+    if "-include" in real_args:  # a forced op_host tiling header: its classes at global
+        # scope, as the build sees them (opgen_runtime/oplib.py; the stubs do the same)
+        last = len(real_args) - 1 - real_args[::-1].index("-include")
+        real_args[last + 2:last + 2] = ["-include", "opgen_sim/optiling_visible.h"]
     return _index().parse(main, args=real_args, options=options)
 
 

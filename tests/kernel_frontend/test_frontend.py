@@ -90,6 +90,35 @@ def test_macros_namespaces_templates_several_kernels_and_std_headers() -> None:
     assert checked is not None and checked.tiling is s
 
 
+def test_the_fallback_parse_sees_a_forced_tiling_headers_classes_at_global_scope(
+        tmp_path: Path) -> None:
+    """A kernel parsed again with the simulator's headers still sees the forced op_host tiling
+    header's namespace optiling classes unqualified, as the build does (ops-math's
+    transform_bias_rescale_qkv: its member of type <Op>TilingData)."""
+    header = tmp_path / "op_host" / "fwd_tiling.h"
+    header.parent.mkdir()
+    header.write_text("#pragma once\n#include <cstdint>\n"
+                      "namespace optiling { struct FwdTilingData { uint32_t n; }; }\n")
+    src = tmp_path / "fwd.cpp"
+    src.write_text(
+        '#include "kernel_operator.h"\n'
+        "class Worker {\n"
+        "    event_t ev_ = EVENT_ID3;\n"
+        "    FwdTilingData tiling_{};\n"
+        "};\n"
+        'extern "C" __global__ __aicore__ void fwd(GM_ADDR x, GM_ADDR workspace, '
+        "GM_ADDR tiling) {}\n")
+    result = parse_kernel(src, default_display(tmp_path), defines=[f"@include={header}"])
+    assert result.info.diagnostics == (), [str(d) for d in result.info.diagnostics]
+    (entry,) = result.info.entries
+    assert entry.name == "fwd"
+    # without the forced header the name is unknown there too: a located error
+    alone = parse_kernel(src, default_display(tmp_path))
+    assert alone.info.diagnostics
+    assert "FwdTilingData" in alone.info.diagnostics[0].message
+    assert str(alone.info.diagnostics[0].loc).startswith("fwd.cpp:4:")
+
+
 def test_old_macro_style_in_a_header() -> None:
     info = parse(KERNELS / "macro" / "scale_add.cpp", KERNELS / "macro").info
     assert info.registered == (("REGISTER_TILING_DATA_CLASS:ScaleAdd",

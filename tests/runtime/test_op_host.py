@@ -139,3 +139,20 @@ def test_an_op_host_including_platform_info_h_builds(tmp_path: Path) -> None:
     x = HostTensor((4096,), "float32")
     assert other.tiling("ClampScale", [[x]], [x],
                         [("float", 1.0), ("float", 6.0), ("int", 0)], SOC).block_dim > 0
+
+
+def test_an_op_host_comparing_against_the_unknown_rank_builds(tmp_path: Path) -> None:
+    """InferShape code that passes an unknown rank through (`ge::UNKNOWN_DIM_NUM`, CANN's -2,
+    and the shapes UNKNOWN_SHAPE / UNKNOWN_RANK of graph/types.h; ops-math's
+    grouped_bias_add_grad) builds, with CANN's values, and infers as before."""
+    shutil.copytree(FIXTURE / "op_host", tmp_path / "op_host")
+    src = tmp_path / "op_host" / "clamp_scale.cpp"
+    src.write_text(
+        '#include "graph/types.h"\n'
+        "static_assert(ge::UNKNOWN_DIM == -1 && ge::UNKNOWN_DIM_NUM == -2);\n"
+        "static bool OpgenUnknownRank(const std::vector<int64_t>& dims) {\n"
+        "    return dims == ge::UNKNOWN_RANK && dims != ge::UNKNOWN_SHAPE;\n"
+        "}\n" + src.read_text())
+    other = load_op_host(build_op_host([src], name="clamp_scale_unknown_rank"))
+    x = HostTensor((3, 5), "float32")
+    assert other.infer_shape("ClampScale", [[x]], 1, [], SOC) == [(3, 5)]

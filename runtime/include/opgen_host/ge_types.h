@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 using UINT32 = uint32_t;
 
@@ -21,6 +22,14 @@ using Status = uint32_t;
 constexpr Status SUCCESS = 0;
 constexpr Status FAILED = 0xFFFFFFFFU;
 constexpr Status PARAM_INVALID = 0x3000001U;
+
+// The dims of a dynamic shape, as CANN writes them: a dim not known yet, a rank not known yet
+// (the shape {-2}). On the simulator every shape is known when InferShape runs; op_host code
+// compares against these all the same.
+static const int64_t UNKNOWN_DIM = -1;
+static const int64_t UNKNOWN_DIM_NUM = -2;
+static const std::vector<int64_t> UNKNOWN_SHAPE = {-1};
+static const std::vector<int64_t> UNKNOWN_RANK = {-2};
 
 enum DataType {
     DT_FLOAT = 0,
