@@ -201,6 +201,40 @@ __aicore__ inline void FixpipeCase(GM_ADDR a, GM_ADDR b, GM_ADDR out, const Cube
         p.dstStride = n;
         p.isChannelSplit = true;
         Fixpipe<float, float, CFG_ROW_MAJOR>(o, cf, p);
+    } else if (mode >= 70 && mode <= 74) {  // the first interface, FixpipeParams<T>, in bursts
+        FixpipeParams<float> q;
+        q.cburstNum = (u16)(n16 / 16);
+        q.burstLen = (u16)(m * 16 * sizeof(float) / 32);
+        q.srcStride = 0;
+        if (mode == 70 || mode == 74) {  // NZ2ND, rows n + 8 apart: F322F16, or VQF322B8_PRE
+            q.dstStride = n + 8;
+            q.nz2ndParams.nz2ndEn = true;
+            q.nz2ndParams.originalNSize = (u16)n;
+            if (mode == 70) {
+                GlobalTensor<half> o = FilledGm<half>(out, m * (n + 8));
+                q.quantParams = {QuantMode_t::F322F16};
+                Fixpipe(o, cf, q);
+            } else {
+                GlobalTensor<int8_t> o = FilledGm<int8_t>(out, m * (n + 8));
+                q.quantParams = {QuantMode_t::VQF322B8_PRE};
+                Fixpipe(o, cf, qt, q);
+            }
+        } else if (mode == 71) {  // NZ, NoQuant, a gap of 3 x 32 bytes after each burst
+            GlobalTensor<float> o = FilledGm<float>(out, n16 / 16 * (24 + m * 16));
+            q.dstStride = 3;
+            Fixpipe(o, cf, q);
+        } else if (mode == 72) {  // NZ2ND into L1
+            LocalTensor<half> d = l1.Alloc<half>(m16 * n16);
+            q.quantParams = {QuantMode_t::F322F16};
+            q.nz2ndParams.nz2ndEn = true;
+            q.nz2ndParams.originalNSize = (u16)n;
+            Fixpipe(d, cf, q);
+        } else {  // NZ2ND without originalNSize
+            GlobalTensor<half> o = FilledGm<half>(out, m * n);
+            q.quantParams = {QuantMode_t::F322F16};
+            q.nz2ndParams.nz2ndEn = true;
+            Fixpipe(o, cf, q);
+        }
     }
 }
 
@@ -486,7 +520,8 @@ extern "C" __global__ __aicore__ void cube_k(GM_ADDR a, GM_ADDR b, GM_ADDR out, 
         LocalTensor<half> b2 = l0b.Alloc<half>(320 * 16);
         LocalTensor<float> c = l0c.Alloc<float>(320 * 16);
         Mmad(c, a2, b2, MmadParams{16, 320, 16, 0, true, false});
-    } else if ((mode >= 40 && mode <= 56) || (mode >= 60 && mode <= 66)) {
+    } else if ((mode >= 40 && mode <= 56) || (mode >= 60 && mode <= 66) ||
+               (mode >= 70 && mode <= 74)) {
         FixpipeCase(a, b, out, t);  // L1 byte 0: the quant tensor
     } else if (mode == 18) {  // transposing a b32 fractal
         LocalMemAllocator<Hardware::L1> l1;
@@ -907,6 +942,51 @@ def test_fixpipe_vqf322b8_to_gm_nd(lib: rt.KernelLibrary) -> None:
     got = run_fixpipe(lib, 43, x, words, m * (n + 8), "uint8").reshape(m, n + 8)
     np.testing.assert_array_equal(got[:, :n], model_b8(x, words, False))
     assert (got[:, n:] == 85).all()  # the 8 bytes between rows are not written
+
+
+def test_fixpipe_in_bursts_nz2nd_f322f16_to_gm(lib: rt.KernelLibrary) -> None:
+    """The first interface, FixpipeParams<float> (ops-math's add_lora): bursts of 16 columns,
+    burstLen in 32 bytes of the source, NZ2ND with a row stride and originalNSize columns."""
+    m, n = 18, 40
+    x = np.random.default_rng(26).uniform(-9, 9, (m, n)).astype(np.float32)
+    got = run_fixpipe(lib, 70, x, np.zeros(1, np.uint64), m * (n + 8), "float16").reshape(m, n + 8)
+    np.testing.assert_array_equal(got[:, :n].view(np.uint16), x.astype(np.float16).view(np.uint16))
+    assert (got[:, n:] == 85).all()  # between the rows: not written
+
+
+def test_fixpipe_in_bursts_with_the_quant_tensor_matches_fixpipe_v220(lib: rt.KernelLibrary
+                                                                     ) -> None:
+    m, n = 18, 40
+    x = l0c_floats(m, n, 24)
+    rng = np.random.default_rng(25)
+    words = np.array([quant_word(float(rng.uniform(0.1, 2.0)), offset=int(rng.integers(0, 9)))
+                      for _ in range(n)], np.uint64)
+    got = run_fixpipe(lib, 74, x, words, m * (n + 8), "uint8")
+    np.testing.assert_array_equal(got, run_fixpipe(lib, 43, x, words, m * (n + 8), "uint8"))
+    np.testing.assert_array_equal(got.reshape(m, n + 8)[:, :n], model_b8(x, words, False))
+
+
+def test_fixpipe_in_bursts_nz_leaves_the_gap_between_bursts(lib: rt.KernelLibrary) -> None:
+    m, n = 18, 40  # 3 bursts of 18 rows x 16 floats, each followed by 3 x 32 untouched bytes
+    x = np.random.default_rng(27).uniform(-9, 9, (m, n)).astype(np.float32)
+    burst = 24 + m * 16
+    got = run_fixpipe(lib, 71, x, np.zeros(1, np.uint64), 3 * burst, "float32").reshape(3, burst)
+    padded = np.zeros((m, 48), np.float32)
+    padded[:, :n] = x
+    want = padded.reshape(m, 3, 16).transpose(1, 0, 2).reshape(3, m * 16)
+    np.testing.assert_array_equal(got[:, : m * 16].view(np.uint32), want.view(np.uint32))
+    assert (got[:, m * 16:] == 85).all()
+
+
+@pytest.mark.parametrize("mode,text", [
+    (72, "Fixpipe(L0C->L1, FixpipeParams): nz2ndParams.nz2ndEn into L1: the A2/A3 writes L1 in "
+         "NZ only"),
+    (73, "Fixpipe(L0C->GM, FixpipeParams): nz2ndParams.originalNSize = 0 with nz2ndEn"),
+])
+def test_fixpipe_in_bursts_misuse_is_reported(lib: rt.KernelLibrary, mode: int, text: str) -> None:
+    with pytest.raises(rt.SimulatorError) as info:
+        run_fixpipe(lib, mode, np.ones((16, 32), np.float32), np.zeros(1, np.uint64), 2048, "uint8")
+    assert text in str(info.value)
 
 
 def test_fixpipe_channel_split_writes_16x8_fractals(lib: rt.KernelLibrary) -> None:

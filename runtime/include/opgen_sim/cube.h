@@ -129,6 +129,45 @@ struct FixpipeParamsV220 {
     bool isChannelSplit = false;
 };
 
+// The first Fixpipe interface (reference "Fixpipe", FixpipeParams<T>): the move in bursts, as
+// DataCopy from L0C counts it; Fixpipe maps it onto FixpipeParamsV220 (opgen_sim::cube::V220Of).
+struct QuantParams {
+    QuantParams() {}
+    QuantParams(const QuantMode_t quantPreIn) : quantPre(quantPreIn) {}  // NOLINT: CANN's {mode} spelling
+    QuantParams(const QuantMode_t quantPreIn, const uint64_t deqScalarIn)
+        : quantPre(quantPreIn), deqScalar(deqScalarIn) {}
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+    uint64_t deqScalar = 0;
+};
+
+struct Nz2NdParams {
+    Nz2NdParams() {}
+    Nz2NdParams(const bool nz2ndEnIn, const uint16_t ndNumIn, const uint16_t srcNdStrideIn,
+                const uint16_t dstNdStrideIn, const uint16_t originalNSizeIn)
+        : nz2ndEn(nz2ndEnIn), ndNum(ndNumIn), srcNdStride(srcNdStrideIn), dstNdStride(dstNdStrideIn),
+          originalNSize(originalNSizeIn) {}
+    bool nz2ndEn = false;
+    uint16_t ndNum = 1;
+    uint16_t srcNdStride = 0;
+    uint16_t dstNdStride = 0;
+    uint16_t originalNSize = 0;
+};
+
+template <typename T = int32_t>
+struct FixpipeParams {
+    FixpipeParams() {}
+    FixpipeParams(const uint16_t count, const uint16_t len, const uint16_t srcStrideIn, const uint32_t dstStrideIn)
+        : cburstNum(count), burstLen(len), dstStride(dstStrideIn), srcStride(srcStrideIn) {}
+    uint16_t cburstNum = 1;  // bursts: blocks of 16 columns
+    uint16_t burstLen = 1;   // one burst, in 32 bytes of the (32-bit) source: 16 x m elements
+    uint32_t dstStride = 0;  // NZ: the gap after a burst, 32-byte units; NZ2ND: a row's elements
+    uint16_t srcStride = 0;  // the gap after a burst in L0C, 16 x 16 fractals
+    QuantParams quantParams;
+    bool reluEn = false;
+    Nz2NdParams nz2ndParams;
+    uint8_t unitFlag = 0;
+};
+
 // DataCopy from L0C (reference "L0C到GM数据搬运（DataCopy）"): the fixpipe instruction's own
 // fields; the quant word, the quant table and the NZ2ND parameters come from its registers
 // (SetFixpipePreQuantFlag, SetFixPipeConfig, SetFixpipeNz2ndFlag; cube_more.h).
@@ -742,6 +781,51 @@ inline void FixpipeToL1(const AscendC::LocalTensor<T>& dst, const AscendC::Local
     }, quant_in_fb);
 }
 
+// FixpipeParams<T> (bursts) as FixpipeParamsV220, as CANN's dav_c220 implementation converts it
+// (FixpipeInfoParams): m = burstLen * 32 / 4 / 16 rows; n = cburstNum * 16 columns, or
+// originalNSize with NZ2ND; srcStride (a gap of fractals) becomes a stride in rows of 16,
+// srcStride * 16 + m rounded up to 16; the NZ dstStride (a gap) becomes a stride in 32-byte units,
+// dstStride + burstLen * sizeof(T) / 4; the NZ2ND dstStride (a row's elements) stays.
+template <typename T, typename S>
+inline AscendC::FixpipeParamsV220 V220Of(const AscendC::FixpipeParams<S>& q, const char* api) {
+    AscendC::FixpipeParamsV220 p;
+    const uint32_t rows = q.burstLen * kBlockBytes / sizeof(S) / 16;
+    p.mSize = static_cast<uint16_t>(rows);
+    p.srcStride = static_cast<uint16_t>(q.srcStride * 16u + (rows + 15) / 16 * 16);
+    if (q.nz2ndParams.nz2ndEn) {
+        if (q.nz2ndParams.originalNSize == 0) {
+            Fail(ErrorKind::Generic, api,
+                 "nz2ndParams.originalNSize = 0 with nz2ndEn: NZ2ND writes originalNSize columns of each row; "
+                 "set it (reference \"Fixpipe\", Nz2NdParams)");
+        }
+        p.nSize = q.nz2ndParams.originalNSize;
+        p.dstStride = q.dstStride;
+    } else {
+        p.nSize = static_cast<uint16_t>(q.cburstNum * 16u);
+        p.dstStride = q.dstStride + static_cast<uint32_t>(q.burstLen * sizeof(T) / sizeof(S));
+    }
+    p.quantPre = q.quantParams.quantPre;
+    p.deqScalar = q.quantParams.deqScalar;
+    p.reluEn = q.reluEn;
+    p.ndNum = q.nz2ndParams.ndNum;
+    p.srcNdStride = q.nz2ndParams.srcNdStride;
+    p.dstNdStride = q.nz2ndParams.dstNdStride;
+    p.unitFlag = q.unitFlag;
+    return p;
+}
+
+template <typename T, typename U, typename S>
+inline void FixpipeBursts(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<U>& src,
+                          const AscendC::FixpipeParams<S>& q, const AscendC::LocalTensor<uint64_t>* quant,
+                          const char* api) {
+    if (q.nz2ndParams.nz2ndEn) {
+        Fail(ErrorKind::Generic, api,
+             "nz2ndParams.nz2ndEn into L1: the A2/A3 writes L1 in NZ only; leave nz2ndEn false (reference "
+             "\"Fixpipe\", L0C -> L1)");
+    }
+    FixpipeToL1<T, U>(dst, src, V220Of<T>(q, api), false, quant, api);
+}
+
 }  // namespace cube
 }  // namespace opgen_sim
 
@@ -780,6 +864,37 @@ inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const 
                   "Fixpipe: CFG_COLUMN_MAJOR (NZ2DN) is the Ascend 950's; the A2/A3 writes L1 in NZ");
     opgen_sim::cube::FixpipeToL1<T, U>(dst, src, p, config.format == CO2Layout::ROW_MAJOR, &cbufWorkspace,
                                        "Fixpipe(L0C->L1, cbufWorkspace, FixpipeParamsV220)");
+}
+
+// The first interface, FixpipeParams<S> with S the L0C type (reference "Fixpipe"): NZ2ND by
+// nz2ndParams.nz2ndEn rather than by the template's config.
+template <typename T, typename U, typename S = U>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParams<S>& q) {
+    static_assert(std::is_same_v<S, U>, "Fixpipe: FixpipeParams<T> takes the L0C (source) type");
+    constexpr const char* api = "Fixpipe(L0C->GM, FixpipeParams)";
+    opgen_sim::cube::FixpipeToGm<T, U>(dst, src, opgen_sim::cube::V220Of<T>(q, api), q.nz2ndParams.nz2ndEn,
+                                       nullptr, api);
+}
+template <typename T, typename U, typename S, typename V = U>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<S>& cbufWorkspace,
+                    const FixpipeParams<V>& q) {
+    static_assert(std::is_same_v<V, U>, "Fixpipe: FixpipeParams<T> takes the L0C (source) type");
+    static_assert(std::is_same_v<S, uint64_t>, "Fixpipe: the quant tensor (cbufWorkspace) is a LocalTensor<uint64_t>");
+    constexpr const char* api = "Fixpipe(L0C->GM, cbufWorkspace, FixpipeParams)";
+    opgen_sim::cube::FixpipeToGm<T, U>(dst, src, opgen_sim::cube::V220Of<T>(q, api), q.nz2ndParams.nz2ndEn,
+                                       &cbufWorkspace, api);
+}
+template <typename T, typename U, typename S = U>
+inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParams<S>& q) {
+    static_assert(std::is_same_v<S, U>, "Fixpipe: FixpipeParams<T> takes the L0C (source) type");
+    opgen_sim::cube::FixpipeBursts<T, U>(dst, src, q, nullptr, "Fixpipe(L0C->L1, FixpipeParams)");
+}
+template <typename T, typename U, typename S, typename V = U>
+inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const LocalTensor<S>& cbufWorkspace,
+                    const FixpipeParams<V>& q) {
+    static_assert(std::is_same_v<V, U>, "Fixpipe: FixpipeParams<T> takes the L0C (source) type");
+    static_assert(std::is_same_v<S, uint64_t>, "Fixpipe: the quant tensor (cbufWorkspace) is a LocalTensor<uint64_t>");
+    opgen_sim::cube::FixpipeBursts<T, U>(dst, src, q, &cbufWorkspace, "Fixpipe(L0C->L1, cbufWorkspace, FixpipeParams)");
 }
 
 }  // namespace AscendC
