@@ -30,7 +30,7 @@ _CONSTANT = re.compile(r"^[ \t]*(?:static[ \t]+)?(?:constexpr|const)[ \t]+(?:sta
                        r"(?:unsigned[ \t]+)?[\w:]+[ \t]+\w+[ \t]*=[^;{}]*;", re.M)
 # a registration per tiling key: <OpType>_<key>
 _KEYED = re.compile(r"\w+_\d+")
-FORMAT = "opgen-kernel-tiling-header-v1"
+FORMAT = "opgen-kernel-tiling-header-v2"
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,10 @@ def derived_text(header: Path) -> str:
     array's length): the kernel may declare the header's other constants itself."""
     out = ["// The kernel's view of an op_host tiling header (opgen_runtime/tiling_header.py):",
            f"// the tiling blocks of {header.name} and its own headers.",
-           "#pragma once", '#include "register/tilingdata_base.h"', ""]
+           "#pragma once", '#include "register/tilingdata_base.h"',
+           # the advanced APIs' tiling structs a block nests (TILING_DATA_FIELD_DEF_STRUCT of
+           # TCubeTiling, SoftMaxTiling...): their kernel-side forms, as CANN's kernel sees them
+           '#include "kernel_tiling/kernel_tiling.h"', ""]
     items = _items(header, set())
     blocks = " ".join(i.text for i in items if not _CONSTANT.match(i.text))
     named = set(re.findall(r"\w+", blocks))

@@ -19,6 +19,14 @@ from opgen_runtime.registry import OpCallError
 FIXTURE = ROOT / "tests" / "fixtures" / "msopgen_clamp"
 
 
+def assert_clamps(work: Path, n: int) -> None:
+    """The imported clamp_scale, built and registered from `work`, clamps n floats."""
+    reg = built_ops.registered(work, "clamp_scale")
+    x = np.linspace(-20, 20, n, dtype=np.float32)
+    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
+                                  np.clip(x * np.float32(2.0), -6, 6))
+
+
 def test_import_project_in_place_then_build_and_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,10 +53,7 @@ def test_import_project_in_place_then_build_and_run(
     assert main(["import-msopgen", str(project)]) == 2
     assert "already exists" in capsys.readouterr().err
 
-    reg = built_ops.registered(work, "clamp_scale")
-    x = np.linspace(-20, 20, 4096, dtype=np.float32)
-    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
-                                  np.clip(x * np.float32(2.0), -6, 6))
+    assert_clamps(work, 4096)
 
 
 def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
@@ -94,10 +99,7 @@ def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
     assert kernel["op_host"] == ["../../clamp_scale/op_host/arch22/clamp_scale_tiling_arch22.cpp",
                                  "../../clamp_scale/op_host/clamp_scale.cpp"]
     assert kernel["tiling_header"] == "../../clamp_scale/op_host/clamp_scale_tiling_def.h"
-    reg = built_ops.registered(work, "clamp_scale")
-    x = np.linspace(-20, 20, 256, dtype=np.float32)
-    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
-                                  np.clip(x * np.float32(2.0), -6, 6))
+    assert_clamps(work, 256)
 
 
 def test_a_host_only_tiling_header_gives_the_kernel_its_blocks_only(
@@ -131,10 +133,7 @@ def test_a_host_only_tiling_header_gives_the_kernel_its_blocks_only(
     (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
     monkeypatch.chdir(work)
     assert main(["import-msopgen", str(project)]) == 0
-    reg = built_ops.registered(work, "clamp_scale")
-    x = np.linspace(-20, 20, 256, dtype=np.float32)
-    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
-                                  np.clip(x * np.float32(2.0), -6, 6))
+    assert_clamps(work, 256)
 
 
 @pytest.mark.parametrize("need_atomic", [True, False])
