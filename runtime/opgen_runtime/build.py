@@ -43,6 +43,25 @@ VECTOR_CORE_DEFINES: tuple[str, ...] = ("-D__DAV_C220_VEC__", "-D__DAV_VEC__")
 _CUBE_CORE_MACROS = (b"__DAV_C220_CUBE__", b"__DAV_CUBE__")
 
 
+_DECLARED_MIX = re.compile(rb"\bKERNEL_TASK_TYPE_DEFAULT\s*\(\s*KERNEL_TYPE_MIX_AIC_1_([12])\s*\)")
+
+
+def declared_mix(source: Path) -> list[str]:
+    """The force-include that records a kernel's KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1
+    or _1_2) (opgen_sim/declared_mix_1_<n>.h): a registered op's launch then runs a cube core a
+    block beside its vector cores. The macro sits in the kernel's body, too late to say so. A
+    kernel that registers Matmul objects (REGIST_MATMUL_OBJ) keeps the Matmul API's launch: its
+    objects compute on the vector cores (docs/simulator.md, "Mix kernels")."""
+    try:
+        text = source.read_bytes()
+    except OSError:
+        return []
+    m = _DECLARED_MIX.search(text)
+    if m is None or b"REGIST_MATMUL_OBJ" in text:
+        return []
+    return ["-include", f"opgen_sim/declared_mix_1_{m.group(1).decode()}.h"]
+
+
 def core_defines(source: Path) -> tuple[str, ...]:
     """VECTOR_CORE_DEFINES, unless the kernel source names the cube core's macros."""
     try:
@@ -89,7 +108,7 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 # holds (v2: line tables whose kernel directory is KERNEL_DIR_TOKEN; v3: the simulator runtime
 # linked in from its own object; v4: and the API instance objects its unit declares extern; v5:
 # __FILE__ names the kernel directory by the token too).
-CACHE_FORMAT = "opgen-kernel-v5"
+CACHE_FORMAT = "opgen-kernel-v6"
 # The simulator's runtime (launch entries, thread pool, watchdog, fault reports: most of what
 # a kernel library holds) compiled once per compiler, flag set and simulator headers, and
 # linked into each kernel library, whose own unit then compiles only the kernel
@@ -709,16 +728,17 @@ def unit_command(cxx: str, src: Path, out: Path, defs: Mapping[str, str],
     stores = source_stores_raw(src, cxx)  # while the source is here (raw_gm_scan.h)
     verdict = ([] if stores is None else
                ["-include", f"opgen_sim/source_{'stores_raw' if stores else 'stores_nothing'}.h"])
+    mix = declared_mix(shown or src)  # the kernel, not a launch unit that includes it
     if not runtime:
-        cmd[1:1] = verdict
+        cmd[1:1] = [*verdict, *mix]
         return cmd
     cmd.insert(-3, "-c")
     stub = precompiled_header(cxx) if _pch_fits(shown or src, extra) else None
     if stub is not None:  # first, before any token of the unit; then what it leaves out
         cmd[1:1] = ["-include", str(stub), "-include", _EXTERN_INSTANCES,
-                    *(verdict or ["-include", "opgen_sim/register_source.h"])]
+                    *(verdict or ["-include", "opgen_sim/register_source.h"]), *mix]
     else:
-        cmd[1:1] = verdict
+        cmd[1:1] = [*verdict, *mix]
     return cmd
 
 

@@ -18,21 +18,9 @@
 #include "detail.h"
 #include "outline.h"
 
-// AIV cores per block of this binary's kernels (a kernel library, or a program built with its
-// kernels): lib/matmul_intf.h sets 2, when the binary loads, in a unit using the Matmul API from
-// the vector cores (not ASCENDC_CUBE_ONLY): CANN's compiler makes those kernels mix kernels, one
-// AIC and two AIV cores a block on the A2/A3. Hidden, so each library has its own: defined by the
-// runtime object a kernel unit links (outline.h), else an inline variable of the binary.
+#include "task_ratio.h"
+
 namespace opgen_sim {
-#if defined(OPGEN_SIM_EXTERN_RUNTIME) || defined(OPGEN_SIM_RUNTIME_UNIT)
-extern int32_t binary_task_ratio __attribute__((visibility("hidden")));
-#if defined(OPGEN_SIM_RUNTIME_UNIT)
-__attribute__((weak)) int32_t binary_task_ratio = 1;  // (the runtime and instance objects: one)
-#endif
-#else
-inline int32_t binary_task_ratio __attribute__((visibility("hidden"))) = 1;
-#endif
-inline int32_t UnitTaskRatio() { return binary_task_ratio; }
 // The same, for the whole process: set with it. A CPU-debug driver's ICPU_RUN_KF launches may be
 // in another binary than its kernels (a kernel library the driver links).
 inline bool& IcpuMatmulMixProgram() {

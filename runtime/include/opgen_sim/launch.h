@@ -534,12 +534,20 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     job.entry = entry;
     job.nargs = nargs;
     job.args = args;
-    // a mix kernel runs UnitTaskRatio AIV cores per block; the caller's counters hold one row per
-    // block, the sums of its cores' (their longest time)
+    // a mix kernel runs UnitTaskRatio AIV cores per block; one that declares itself mix
+    // (KERNEL_TASK_TYPE_DEFAULT, BinaryDeclaredMix: build.py records it unless the kernel
+    // registers Matmul objects) runs its declared AIV cores and a cube core (AIC) per block,
+    // after all the AIV cores, as a __mix__ launch does. The caller's counters hold one row per
+    // block, the sums of its cores' (their longest time).
     job.task_ratio = UnitTaskRatio();
-    job.block_dim = block_dim * job.task_ratio;
+    if (BinaryDeclaredMix() > 0) {
+        job.task_ratio = BinaryDeclaredMix();
+        job.aic_blocks = block_dim;
+    }
+    const int64_t aiv_cores = static_cast<int64_t>(block_dim) * job.task_ratio;
+    job.block_dim = static_cast<int32_t>(aiv_cores + job.aic_blocks);
     std::vector<int64_t> core_counters;
-    if (counters != nullptr && job.task_ratio > 1) {
+    if (counters != nullptr && job.block_dim > block_dim) {
         core_counters.assign(static_cast<size_t>(job.block_dim) * kNumCounters, 0);
     }
     job.ub_capacity = static_cast<uint64_t>(ub_capacity);
@@ -560,9 +568,12 @@ __attribute__((visibility("default"), weak)) int32_t opgen_sim_launch_with(
     }
     RunJob(job, max_threads, parallel, parallel_ctx);
     for (size_t i = 0; i < core_counters.size(); ++i) {
-        const size_t row = i / kNumCounters / static_cast<size_t>(job.task_ratio), col = i % kNumCounters;
+        const int64_t core = static_cast<int64_t>(i / kNumCounters);
+        const bool aic = core >= aiv_cores;  // block core - aiv_cores's cube core
+        const size_t row = static_cast<size_t>(aic ? core - aiv_cores : core / job.task_ratio);
+        const size_t col = i % kNumCounters;
         int64_t& into = counters[row * kNumCounters + col];
-        const bool first = (i / kNumCounters) % static_cast<size_t>(job.task_ratio) == 0;
+        const bool first = !aic && core % job.task_ratio == 0;
         into = first ? core_counters[i]
                      : col == kTimeNs ? std::max(into, core_counters[i]) : into + core_counters[i];
     }
