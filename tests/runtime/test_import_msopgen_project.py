@@ -19,6 +19,17 @@ from opgen_runtime.registry import OpCallError
 FIXTURE = ROOT / "tests" / "fixtures" / "msopgen_clamp"
 
 
+def imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, project: Path) -> Path:
+    """A fresh opgen project under tmp_path/work (the current directory from now on) into
+    which `project` was imported."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    monkeypatch.chdir(work)
+    assert main(["import-msopgen", str(project)]) == 0
+    return work
+
+
 def assert_clamps(work: Path, n: int) -> None:
     """The imported clamp_scale, built and registered from `work`, clamps n floats."""
     reg = built_ops.registered(work, "clamp_scale")
@@ -33,11 +44,7 @@ def test_import_project_in_place_then_build_and_run(
     project = tmp_path / "ClampScale"
     shutil.copytree(FIXTURE / "op_host", project / "op_host")
     shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     spec = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())
     assert spec["op_type"] == "ClampScale"
     assert [(t["name"], t["dtype"]) for t in spec["input_desc"]] == [("x", ["float", "float16"])]
@@ -87,11 +94,7 @@ def test_import_builds_the_tiling_folder_cann_maps_the_910b_to(
         'set(SUPPORT_TILING_DIR "arch35" "arch22")\n'
         "add_all_modules_sources(OPTYPE clamp_scale ACLNNTYPE aclnn_exclude\n"
         "    COMPUTE_UNIT ${SUPPORT_COMPUTE_UNIT} TILING_DIR ${SUPPORT_TILING_DIR})\n")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     spec = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())
     assert [(t["name"], t["dtype"], t["format"]) for t in spec["output_desc"]] == [
         ("y", ["float", "float16"], ["ND", "ND"])]
@@ -128,11 +131,7 @@ def test_a_host_only_tiling_header_gives_the_kernel_its_blocks_only(
     (project / "op_host" / "clamp_scale_host_helper.h").write_text(
         "#pragma once\n#include <string>\nnamespace optiling {\n"
         "inline std::string ClampScaleName() { return \"ClampScale\"; }\n}\n")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     assert_clamps(work, 256)
 
 
@@ -163,11 +162,7 @@ def test_an_init_value_output_is_cleared_before_the_launch(
         "            DataCopy(yGm_[done], b, n);\n",
         "            SetAtomicAdd<T>();\n            DataCopy(yGm_[done], b, n);\n"
         "            DataCopy(yGm_[done], b, n);\n            SetAtomicNone();\n"))
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     reg = built_ops.registered(work, "clamp_scale")
     allocate = registry._ALLOC.at
 
@@ -250,11 +245,7 @@ def test_output_shape_left_to_the_caller_needs_a_spec_rule(
     setter = "    *ctx->GetOutputShape(0) = *ctx->GetInputShape(0);\n"
     assert setter in text
     host.write_text(text.replace(setter, "    (void)ctx->GetInputShape(0);\n"))
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     reg = built_ops.registered(work, "clamp_scale")
     x = np.linspace(-20, 20, 96, dtype=np.float32).reshape(4, 24)
     with pytest.raises(OpCallError, match=(
@@ -286,11 +277,7 @@ def test_import_of_a_cann9_layout_one_folder_per_op(
     shutil.copy(sources / "scale_add_tiling.h", project / "op_kernel" / "scale_add_custom")
     shutil.copy(sources / "scale_add_kernel.cpp",
                 project / "op_kernel" / "scale_add_custom" / "scale_add_custom_kernel.cpp")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     spec = yaml.safe_load((work / "specs" / "scale_add_custom.yaml").read_text())
     assert spec["kernel"] == {
         "source": "../../custom_op/op_kernel/scale_add_custom/scale_add_custom_kernel.cpp",
@@ -318,11 +305,7 @@ def test_imported_matmul_op_nests_tcubetiling_and_runs_as_a_mix_kernel(
     project = tmp_path / "MatMulBias"
     shutil.copytree(MATMUL_FIXTURE / "op_host", project / "op_host")
     shutil.copytree(MATMUL_FIXTURE / "op_kernel", project / "op_kernel")
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    monkeypatch.chdir(work)
-    assert main(["import-msopgen", str(project)]) == 0
+    work = imported(tmp_path, monkeypatch, project)
     reg = built_ops.registered(work, "mat_mul_bias")
     rng = np.random.default_rng(3)
     for m, n, k in ((96, 80, 64), (300, 200, 96)):
