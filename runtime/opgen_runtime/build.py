@@ -46,29 +46,23 @@ _CUBE_CORE_MACROS = (b"__DAV_C220_CUBE__", b"__DAV_CUBE__")
 _DECLARED_MIX = re.compile(rb"\bKERNEL_TASK_TYPE_DEFAULT\s*\(\s*KERNEL_TYPE_MIX_AIC_1_([12])\s*\)")
 
 
-def declared_mix(source: Path) -> list[str]:
+def declared_mix(text: bytes) -> list[str]:
     """The force-include that records a kernel's KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1
-    or _1_2) (opgen_sim/declared_mix_1_<n>.h): a registered op's launch then runs a cube core a
-    block beside its vector cores. The macro sits in the kernel's body, too late to say so. A
-    kernel that registers Matmul objects (REGIST_MATMUL_OBJ) keeps the Matmul API's launch: its
-    objects compute on the vector cores (docs/simulator.md, "Mix kernels")."""
-    try:
-        text = source.read_bytes()
-    except OSError:
-        return []
+    or _1_2) (opgen_sim/declared_mix_1_<n>.h), from the kernel source's `text`: a registered op's
+    launch then runs a cube core a block beside its vector cores. The macro sits in the kernel's
+    body, too late to say so. A kernel that registers Matmul objects (REGIST_MATMUL_OBJ) keeps
+    the Matmul API's launch: its objects compute on the vector cores (docs/simulator.md, "Mix
+    kernels")."""
     m = _DECLARED_MIX.search(text)
     if m is None or b"REGIST_MATMUL_OBJ" in text:
         return []
     return ["-include", f"opgen_sim/declared_mix_1_{m.group(1).decode()}.h"]
 
 
-def core_defines(source: Path) -> tuple[str, ...]:
-    """VECTOR_CORE_DEFINES, unless the kernel source names the cube core's macros."""
-    try:
-        text = source.read_bytes()
-    except OSError:
-        return ()
+def core_defines(text: bytes) -> tuple[str, ...]:
+    """VECTOR_CORE_DEFINES, unless the kernel source's `text` names the cube core's macros."""
     return () if any(m in text for m in _CUBE_CORE_MACROS) else VECTOR_CORE_DEFINES
+
 
 BASE_FLAGS: tuple[str, ...] = (
     *CPU_DEBUG_DEFINES,
@@ -108,7 +102,7 @@ HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inc", ".inl")
 # holds (v2: line tables whose kernel directory is KERNEL_DIR_TOKEN; v3: the simulator runtime
 # linked in from its own object; v4: and the API instance objects its unit declares extern; v5:
 # __FILE__ names the kernel directory by the token too).
-CACHE_FORMAT = "opgen-kernel-v6"
+CACHE_FORMAT = "opgen-kernel-v7"
 # The simulator's runtime (launch entries, thread pool, watchdog, fault reports: most of what
 # a kernel library holds) compiled once per compiler, flag set and simulator headers, and
 # linked into each kernel library, whose own unit then compiles only the kernel
@@ -290,8 +284,9 @@ def _command(
     extra: Sequence[str],
     kernel_dir: Path | None = None,
     runtime: bool = False,
+    core: Sequence[str] = (),
 ) -> list[str]:
-    cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}", *core_defines(source)]
+    cmd = [cxx, *BASE_FLAGS, *strict_build_flags(), f"-I{include_dir()}", *core]
     if runtime:
         cmd += ["-DOPGEN_SIM_EXTERN_RUNTIME=1"]
     cmd += [f"-I{d}" for d in includes]
@@ -724,11 +719,17 @@ def unit_command(cxx: str, src: Path, out: Path, defs: Mapping[str, str],
     with the runtime object, with the precompiled header where it fits. The raw-pointer scan's
     verdict on the source goes in as a force-included header, not as a -D: a macro defined
     before the precompiled header that the header mentions would make g++ refuse it."""
-    cmd = _command(cxx, src, out, defs, incs, extra, (shown or src).parent, runtime)
+    kernel = shown or src  # the kernel, not a launch unit that includes it
+    try:
+        text = kernel.read_bytes()
+    except OSError:
+        text = None
+    core = () if text is None else core_defines(text)
+    cmd = _command(cxx, src, out, defs, incs, extra, kernel.parent, runtime, core)
     stores = source_stores_raw(src, cxx)  # while the source is here (raw_gm_scan.h)
     verdict = ([] if stores is None else
                ["-include", f"opgen_sim/source_{'stores_raw' if stores else 'stores_nothing'}.h"])
-    mix = declared_mix(shown or src)  # the kernel, not a launch unit that includes it
+    mix = [] if text is None else declared_mix(text)
     if not runtime:
         cmd[1:1] = [*verdict, *mix]
         return cmd

@@ -69,17 +69,15 @@ def test_a_declared_mix_kernel_runs_its_cube_cores(tmp_path: Path, ratio: int,
     assert prof.block_dim == blocks
 
 
-def test_the_declaration_is_read_from_code_with_matmul_objects_left_to_the_matmul_api(
-        tmp_path: Path) -> None:
+def test_the_declaration_is_read_from_code_with_matmul_objects_left_to_the_matmul_api() -> None:
     from opgen_runtime.build import declared_mix
 
-    src = tmp_path / "k.cpp"
-    src.write_text("void k() { KERNEL_TASK_TYPE_DEFAULT( KERNEL_TYPE_MIX_AIC_1_2 ); }\n")
+    src = b"void k() { KERNEL_TASK_TYPE_DEFAULT( KERNEL_TYPE_MIX_AIC_1_2 ); }\n"
     assert declared_mix(src) == ["-include", "opgen_sim/declared_mix_1_2.h"]
-    src.write_text("void k() { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY); }\n")
+    src = b"void k() { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY); }\n"
     assert declared_mix(src) == []
-    src.write_text("void k() { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1);\n"
-                   "REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm); }\n")
+    src = (b"void k() { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_1);\n"
+           b"REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm); }\n")
     assert declared_mix(src) == []
 
 
