@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -44,15 +45,28 @@ def synthesise(root: Path, count: int) -> None:
         spec.write_text(spec.read_text().replace("infer: same_as(x0)", f"infer: {rule}"))
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+class Run:
+    """One timed run: wall seconds, and the CPU seconds of the process and its pool workers
+    in user and in system (kernel) mode."""
+
+    def __init__(self, wall: float, user: float, system: float) -> None:
+        self.wall, self.user, self.system = wall, user, system
+
+    def row(self, name: str, target: str) -> list[str]:
+        return [name, f"{self.wall:.2f}", f"{self.user:.2f}", f"{self.system:.2f}", target]
+
+
+def timed(cmd: list[str], cwd: Path) -> Run:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     # a private cache dir: the cold run really parses every kernel
     env = {**os.environ, "OPGEN_CACHE_DIR": str(cwd / ".cache")}
     result = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         raise SystemExit(f"{cmd} failed:\n{result.stdout}\n{result.stderr[:3000]}")
-    return elapsed
+    return Run(elapsed, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -69,10 +83,10 @@ def main() -> int:
         check = timed([opgen, "generate", "--check"], root)
         startup = timed([opgen, "--version"], root)
     rows = [
-        ["cold generate (empty output dir)", f"{cold:.2f}", "<= 3"],
-        ["no-op generate (nothing changed)", f"{noop:.2f}", "<= 0.3"],
-        ["generate --check (nothing changed)", f"{check:.2f}", "about the no-op's"],
-        ["process start-up only (`opgen --version`)", f"{startup:.2f}", ""],
+        cold.row("cold generate (empty output dir)", "<= 3"),
+        noop.row("no-op generate (nothing changed)", "<= 0.3"),
+        check.row("generate --check (nothing changed)", "about the no-op's"),
+        startup.row("process start-up only (`opgen --version`)", ""),
     ]
     body = (f"`opgen generate` on {args.ops} synthesised specs with kernels (1-3 inputs, "
             "1-2 outputs, 1-3 dtype combinations, 0-3 attrs, varied shape rules), each a "
@@ -82,8 +96,11 @@ def main() -> int:
             "nothing and imports neither the validator, libclang nor Jinja. --check also "
             "reads every output and compares its digest. "
             f"Machine: {machine()}, load average {load:.1f} before the cold run (other "
-            "work on the machine slows every run).\n\n"
-            + table(["run", "seconds", "target (s)"], rows))
+            "work on the machine slows every run). CPU: the seconds of the process and its "
+            "pool workers in user and in system (kernel) mode; a cold run's system time is "
+            "mostly the file system creating some 20,000 files, and moves with it "
+            "(benchmarks/RESULTS.md, \"Generate\").\n\n"
+            + table(["run", "wall s", "user CPU s", "system CPU s", "target (wall s)"], rows))
     write_section("Generate", body)
     print(body)
     return 0

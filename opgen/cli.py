@@ -301,6 +301,11 @@ def _import_msopgen_project(args: argparse.Namespace) -> int:
     docs = convert(Document(str(root / "op_host"), [op.description for op in ops]), sink)
     for op, d in zip(ops, docs, strict=True):
         d.data["kernel"] = kernel_section(op, out_dir)
+        if op.kernel.parent.name == "op_kernel" and op.kernel.stem != d.data.get("op_name"):
+            # a kernel named after the op's folder (CANN's ops libraries): the op and its
+            # entry take the folder's name, as CANN's build does (apply_adam_w_v2, not
+            # apply_adam_wv2)
+            d.data["op_name"] = op.kernel.stem
         build_spec(d, sink, spec_dir=str(out_dir))
     _print_diagnostics(sink)
     if sink.has_errors:

@@ -95,6 +95,32 @@ def _sources(host_dir: Path, arch: str | None = None) -> list[Path]:
     return sorted(out)
 
 
+def dependency_sources(root: Path) -> list[Path]:
+    """The op_host sources of the ops this op depends on. CANN's operator libraries declare them
+    in op_host/CMakeLists.txt (`add_modules_sources(... DEPENDENCIES other_op ...)`) and build
+    every op's op_host into one library, so an op may call a dependency's code: ops-nn's swi_glu
+    calls swi_glu_grad's GluBaseTiling4RegBase, the foreach ops foreach_utils' tiling and
+    InferShape. All of a dependency's sources are taken (as opgen takes the op's own, _sources)
+    but its OpDefs (`*_def.cpp`): the other op is not imported with this one. A dependency is
+    looked for beside the op, then in the library's other categories
+    (<library>/<category>/<dep>)."""
+    cmake = root / "op_host" / "CMakeLists.txt"
+    if not cmake.is_file():
+        return []
+    out: list[Path] = []
+    text = cmake.read_text(errors="replace")
+    for call in re.finditer(r"\badd_modules_sources\s*\(([^)]*)\)", text):
+        m = re.search(r"\bDEPENDENCIES\b((?:\s+(?![A-Z_]+\b)[\w.-]+)+)", call.group(1))
+        for dep in (m.group(1).split() if m else []):
+            found = [root.parent / dep, *sorted(root.parent.parent.glob(f"*/{dep}"))]
+            dep_root = next((d for d in found if (d / "op_host").is_dir() and d != root), None)
+            if dep_root is None:
+                continue
+            out += [p for p in _sources(dep_root / "op_host", tiling_dir(dep_root))
+                    if not p.name.endswith("_def.cpp") and p not in out]
+    return out
+
+
 def tiling_header(host_dir: Path, stem: str, arch: str | None) -> Path | None:
     """The header holding the op's kernel-side tiling struct (BEGIN_TILING_DATA_DEF): msopgen's
     op_host/<op>_tiling.h, else CANN's operator libraries' <op>_tiling_def.h or a header of the
@@ -205,6 +231,7 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
     sources = _sources(host_dir, arch)
     if not sources:
         raise ProjectError(f"{host_dir}: no .cpp sources")
+    sources += [p for p in dependency_sources(root) if p not in sources]
     for inc in include_dirs:
         if not inc.is_dir():
             raise ProjectError(f"{inc}: include directory not found")
@@ -218,13 +245,23 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
                                                str(host_dir)).items():
         stem = snake_from_camel(op_type)
         found = [k for k in kernel_candidates(kernel_dir, stem) if k.is_file()]
+        if not found and root.resolve().name != stem:
+            # CANN's ops libraries name the kernel after the op's folder (ops-nn's
+            # cmake/func.cmake add_kernel_sources: op_kernel/<folder>.cpp), which need not be
+            # the op type's snake case: ApplyAdamWV2 lives in apply_adam_w_v2/
+            folder = root.resolve().name
+            found = [k for k in kernel_candidates(kernel_dir, folder) if k.is_file()]
+            if found:
+                stem = folder
         if not found:
             raise ProjectError(f"{root}: op {op_type} has no kernel {kernel_dir / stem}.cpp "
                                f"(msopgen names the kernel of {op_type} op_kernel/{stem}.cpp; "
                                f"CANN 9's projects op_kernel/{stem}/{stem}_kernel.cpp)")
         kernel = found[0]
-        ops.append(ProjectOp(description, kernel, tuple(sources),
-                             tiling_header(host_dir, stem, arch), incs))
+        header = tiling_header(host_dir, stem, arch)
+        if header is None and stem != snake_from_camel(op_type):  # named after the op type
+            header = tiling_header(host_dir, snake_from_camel(op_type), arch)
+        ops.append(ProjectOp(description, kernel, tuple(sources), header, incs))
     return ops
 
 

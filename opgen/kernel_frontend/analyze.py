@@ -55,7 +55,8 @@ def analyze(specs: Sequence[OpSpec], root: Path, sink: DiagnosticSink, *,
         header = tiling_header_path(spec)
         kernel_header = None
         if header is not None:  # CANN's build gives the kernel its op_host tiling header
-            kernel_header = kernel_tiling_header(root / header, cache_root() / "tiling_headers")
+            kernel_header = kernel_tiling_header(root / header, cache_root() / "tiling_headers",
+                                                 spec.op_type)
             defines += (f"@include={kernel_header}",)
         defines += tuple(f"@include_dir={root / d}" for d in include_dir_paths(spec))
         # what the kernel may include: the project, its own folder, what the spec names

@@ -211,7 +211,10 @@ def build_op_host(sources: Sequence[str | os.PathLike[str]], *, name: str,
             for d in [*(s.parent for s in srcs), *incs]:
                 if d not in dirs:
                     dirs.append(d)
+            # CANN's op_host builds also search metadef's exe_graph/ (ops-nn's
+            # Findmetadef.cmake: METADEF_INCLUDE_DIRS): "runtime/infer_shape_context.h"
             cmd = [cxx, *HOST_FLAGS, *(f"-I{d}" for d in dirs), f"-I{include_dir()}",
+                   f"-I{include_dir() / 'exe_graph'}",
                    *(f"-D{k}={v}" for k, v in sorted(defs.items())),
                    "-o", str(partial), *(str(s) for s in srcs), str(abi)]
             # the C locale: plain quotes and English messages, as for kernel builds

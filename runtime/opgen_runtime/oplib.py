@@ -219,7 +219,8 @@ def kernel_builds(op: OpDef, error: type[Exception] = LibraryError,
     combos = [dict(zip(names, combo, strict=True)) for combo in op.combinations]
     flags = tuple(extra_flags)
     if op.tiling_header is not None:  # its classes as the kernel's global names
-        header = kernel_tiling_header(op.tiling_header, cache_root() / "tiling_headers")
+        header = kernel_tiling_header(op.tiling_header, cache_root() / "tiling_headers",
+                                      op.op_type)
         flags = ("-include", str(header), "-include", "opgen_sim/optiling_visible.h", *flags)
     # CANN's build names the macros after the IR names (srcList -> DTYPE_SRCLIST)
     ir = {t.name: t.ir for t in (*op.inputs, *op.outputs)}

@@ -70,6 +70,11 @@ def needs_derived(header: Path) -> bool:
                 return True
         if any(_KEYED.fullmatch(m.group(1)) for m in _REGISTER.finditer(code)):
             return True
+        # a header shared by several ops (ops-nn's foreach_tiling_def.h registers
+        # ForeachCommonTilingData for ForeachExp, ForeachSoloTilingDataRegbase for
+        # ForeachMulScalarInplace...): each op's kernel gets its own registration
+        if len({m.group(1) for m in _REGISTER.finditer(code)}) > 1:
+            return True
     return False
 
 
@@ -120,7 +125,7 @@ def _items(path: Path, seen: set[Path]) -> list[_Item]:
     return items
 
 
-def derived_text(header: Path) -> str:
+def derived_text(header: Path, op_type: str | None = None) -> str:
     """The derived header's text for `header`: as the struct header CANN generates for the
     kernel, the blocks and registrations, and of the constants only those a block names (an
     array's length): the kernel may declare the header's other constants itself."""
@@ -131,6 +136,12 @@ def derived_text(header: Path) -> str:
            # TCubeTiling, SoftMaxTiling...): their kernel-side forms, as CANN's kernel sees them
            '#include "kernel_tiling/kernel_tiling.h"', ""]
     items = _items(header, set())
+    # CANN's kernel of `op_type` sees the struct registered for `op_type`: when the header
+    # registers structs for several op types, only this op's registrations are kept
+    regs = [(i, _REGISTER.search(i.text)) for i in items]
+    own = {id(i) for i, m in regs if m is not None and m.group(1) == op_type}
+    if own:
+        items = [i for i, m in regs if m is None or id(i) in own]
     blocks = " ".join(i.text for i in items if not _CONSTANT.match(i.text))
     named = set(re.findall(r"\w+", blocks))
     for item in items:
@@ -144,12 +155,12 @@ def derived_text(header: Path) -> str:
     return "\n".join(out) + "\n"
 
 
-def kernel_tiling_header(header: Path, cache: Path) -> Path:
+def kernel_tiling_header(header: Path, cache: Path, op_type: str | None = None) -> Path:
     """The header a kernel is built with for the op_host tiling header `header`: the header
     itself, or its derived header (written, content-addressed, under `cache`)."""
     if not needs_derived(header):
         return header
-    text = derived_text(header)
+    text = derived_text(header, op_type)
     digest = hashlib.sha256((FORMAT + "\0" + text).encode()).hexdigest()[:24]
     out = cache / f"{header.stem}-{digest}.h"
     if not out.is_file():

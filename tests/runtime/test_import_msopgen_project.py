@@ -205,6 +205,32 @@ def test_the_derived_tiling_header_keeps_blocks_registrations_and_named_constant
     assert "namespace optiling { BEGIN_TILING_DATA_DEF(Outer)" in body
 
 
+def test_a_tiling_header_shared_by_several_ops_gives_each_kernel_its_own_struct(
+        tmp_path: Path) -> None:
+    """A header that registers structs for several op types (ops-nn's foreach_tiling_def.h,
+    shared by 40 ops): CANN gives the kernel of an op the struct registered for its op type,
+    so each op's derived header keeps its own registrations only."""
+    from opgen_runtime.tiling_header import derived_text, needs_derived
+
+    shared = tmp_path / "shared_tiling_def.h"
+    shared.write_text(
+        '#include "register/tilingdata_base.h"\nnamespace optiling {\n'
+        "BEGIN_TILING_DATA_DEF(Common)\nTILING_DATA_FIELD_DEF(uint32_t, n);\nEND_TILING_DATA_DEF;\n"
+        "BEGIN_TILING_DATA_DEF(Solo)\nTILING_DATA_FIELD_DEF(uint64_t, m);\nEND_TILING_DATA_DEF;\n"
+        "REGISTER_TILING_DATA_CLASS(ForeachExp, Common)\n"
+        "REGISTER_TILING_DATA_CLASS(ForeachLog, Common)\n"
+        "REGISTER_TILING_DATA_CLASS(ForeachMulScalarInplace, Solo)\n}\n")
+    assert needs_derived(shared)
+    exp = derived_text(shared, "ForeachExp")
+    assert "REGISTER_TILING_DATA_CLASS(ForeachExp, Common)" in exp
+    assert "ForeachLog" not in exp and "ForeachMulScalarInplace" not in exp
+    solo = derived_text(shared, "ForeachMulScalarInplace")
+    assert "REGISTER_TILING_DATA_CLASS(ForeachMulScalarInplace, Solo)" in solo
+    assert "ForeachExp" not in solo
+    # both blocks stay (a kernel may name either struct)
+    assert "BEGIN_TILING_DATA_DEF(Common)" in solo and "BEGIN_TILING_DATA_DEF(Solo)" in exp
+
+
 def test_the_tiling_folder_without_a_map_is_the_one_that_is_not_arch35(tmp_path: Path) -> None:
     from opgen.msopgen_project import tiling_dir
 
@@ -315,3 +341,58 @@ def test_imported_matmul_op_nests_tcubetiling_and_runs_as_a_mix_kernel(
         y = reg.call("mat_mul_bias", a, b, bias, scale=0.5)
         want = (a.astype(np.float32) @ b.astype(np.float32) + bias) * np.float32(0.5)
         np.testing.assert_array_equal(y, want)  # small integers and halves: exact
+
+
+def test_an_op_whose_code_lies_in_a_dependency_and_whose_kernel_is_named_after_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CANN's operator libraries build every op's op_host into one library, and an op may call
+    the code of an op its op_host/CMakeLists.txt names in DEPENDENCIES (ops-nn's swi_glu, the
+    foreach ops); the kernel is named after the op's folder (ops-nn's ApplyAdamWV2 in
+    apply_adam_w_v2/). The import takes the dependency's sources but its OpDef, looking beside
+    the op and in the library's other folders, and names the op after its kernel."""
+    lib = tmp_path / "lib"
+    dep, op = lib / "common" / "clamp_utils", lib / "activation" / "clamp_scale_x"
+    shutil.copytree(FIXTURE / "op_host", dep / "op_host")
+    (dep / "op_kernel").mkdir()
+    shutil.copytree(FIXTURE / "op_host", op / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", op / "op_kernel")
+    kernel = op / "op_kernel" / "clamp_scale.cpp"
+    kernel.rename(op / "op_kernel" / "clamp_scale_x.cpp")
+    (op / "op_kernel" / "clamp_scale_x.cpp").write_text(
+        kernel.with_name("clamp_scale_x.cpp").read_text().replace(
+            "void clamp_scale(", "void clamp_scale_x("))
+    source = (FIXTURE / "op_host" / "clamp_scale.cpp").read_text()
+    ops_at = source.index("namespace ops {")
+    # the dependency: the tiling and shape functions (no longer static), and an OpDef of its own
+    (dep / "op_host" / "clamp_scale.cpp").unlink()
+    (dep / "op_host" / "clamp_utils_tiling.cpp").write_text(
+        source[:ops_at].replace("static ", ""))
+    (dep / "op_host" / "clamp_utils_def.cpp").write_text(
+        '#include "register/op_def_registry.h"\nnamespace ops {\n'
+        "class ClampUtils : public OpDef {\npublic:\n"
+        "    explicit ClampUtils(const char* name) : OpDef(name) {\n"
+        '        this->Input("x").ParamType(REQUIRED).DataType({ge::DT_FLOAT})\n'
+        "            .Format({ge::FORMAT_ND});\n"
+        '        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_FLOAT})\n'
+        "            .Format({ge::FORMAT_ND});\n"
+        '        this->AICore().AddConfig("ascend910b");\n    }\n};\nOP_ADD(ClampUtils);\n}\n')
+    # the op: its OpDef alone, calling the dependency's functions
+    (op / "op_host" / "clamp_scale.cpp").write_text(
+        '#include "clamp_scale_tiling.h"\n#include "register/op_def_registry.h"\n'
+        "namespace optiling { ge::graphStatus ClampScaleTilingFunc(gert::TilingContext* ctx); }\n"
+        "namespace ge {\ngraphStatus ClampScaleInferShape(gert::InferShapeContext* ctx);\n"
+        "graphStatus ClampScaleInferDataType(gert::InferDataTypeContext* ctx);\n}\n"
+        + source[ops_at:])
+    (op / "op_host" / "CMakeLists.txt").write_text(
+        "add_modules_sources(OPTYPE ClampScale ACLNNTYPE aclnn\n"
+        "                    DEPENDENCIES clamp_utils)\n")
+    work = imported(tmp_path, monkeypatch, op)
+    assert sorted(p.name for p in (work / "specs").glob("*.yaml")) == ["clamp_scale_x.yaml"]
+    spec = yaml.safe_load((work / "specs" / "clamp_scale_x.yaml").read_text())
+    assert spec["op_name"] == "clamp_scale_x" and spec["op_type"] == "ClampScale"
+    assert [Path(p).name for p in spec["kernel"]["op_host"]] == [
+        "clamp_scale.cpp", "clamp_utils_tiling.cpp"]
+    reg = built_ops.registered(work, "clamp_scale_x")
+    x = np.linspace(-20, 20, 4096, dtype=np.float32)
+    np.testing.assert_array_equal(reg.call("clamp_scale_x", x, gain=2.0),
+                                  np.clip(x * np.float32(2.0), -6, 6))

@@ -156,3 +156,59 @@ def test_an_op_host_comparing_against_the_unknown_rank_builds(tmp_path: Path) ->
     other = load_op_host(build_op_host([src], name="clamp_scale_unknown_rank"))
     x = HostTensor((3, 5), "float32")
     assert other.infer_shape("ClampScale", [[x]], 1, [], SOC) == [(3, 5)]
+
+
+OPS_NN_PRELUDE = r'''
+#include "graph/operator.h"
+#include "graph/operator_reg.h"
+#include "exe_graph/runtime/kernel_run_context.h"
+#include "runtime/infer_shape_context.h"
+#include "platform/platform_info_def.h"
+#include "register/tilingdata_base.h"
+#include "ascendc/host_api/tiling/template_argument.h"
+namespace ge {
+REG_OP(ClampScaleProto)
+    .INPUT(x, TensorType({DT_FLOAT, DT_FLOAT16}))
+    .OUTPUT(y, TensorType({DT_FLOAT, DT_FLOAT16}))
+    .ATTR(gain, Float, 1.0)
+    .ATTR(axes, ListInt, {1, 2})
+    .OP_END_FACTORY_REG(ClampScaleProto)
+}
+// a selection the host never compiles (it names what only a kernel build defines)
+ASCENDC_TPL_SEL(
+    ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(MODE, ASCENDC_TPL_UI_LIST, OPGEN_UNDEFINED)));
+static bool OpgenPlatformSeen(const fe::PlatFormInfos* p) {
+    std::string soc, cores, ub, none = "untouched";
+    uint8_t scratch[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    if (memset_s(scratch, sizeof(scratch), 0, sizeof(scratch)) != EOK || scratch[7] != 0) {
+        return false;
+    }
+    const gert::Range<gert::Shape> unknown;
+    return p->GetPlatformRes("version", "SoC_version", soc) && soc == "Ascend910B1" &&
+           p->GetPlatformResWithLock("SoCInfo", "vector_core_cnt", cores) && cores == "48" &&
+           p->GetPlatformRes("AICoreSpec", "ub_size", ub) && ub == "196608" &&
+           !p->GetPlatformRes("AICoreintrinsicDtypeMap", "Intrinsic_mmad", none) &&
+           none == "untouched" && unknown.GetMin() == nullptr;
+}
+'''
+
+
+def test_an_op_host_of_cann_s_operator_libraries_builds(tmp_path: Path) -> None:
+    """What ops-nn's op_hosts include and call: ge::Operator and a REG_OP prototype (its
+    error_util.h, its tiling headers), exe_graph's runtime/ headers, platform_info_def.h,
+    securec's memset_s through tilingdata_base.h, an ASCENDC_TPL_SEL the host build leaves out
+    (CANN's expands to nothing there), gert::Range, and fe::PlatFormInfos::GetPlatformRes: the
+    SoC's names, cores and memory sizes, and false, the value untouched, for an entry it lacks."""
+    shutil.copytree(FIXTURE / "op_host", tmp_path / "op_host")
+    src = tmp_path / "op_host" / "clamp_scale.cpp"
+    text = src.read_text().replace(
+        "    auto platform = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());",
+        "    if (!OpgenPlatformSeen(ctx->GetPlatformInfo())) {\n"
+        "        return ge::GRAPH_FAILED;\n"
+        "    }\n"
+        "    auto platform = platform_ascendc::PlatformAscendC(ctx->GetPlatformInfo());")
+    src.write_text(OPS_NN_PRELUDE + text)
+    other = load_op_host(build_op_host([src], name="clamp_scale_ops_nn"))
+    x = HostTensor((4096,), "float32")
+    assert other.tiling("ClampScale", [[x]], [x],
+                        [("float", 1.0), ("float", 6.0), ("int", 0)], SOC).block_dim > 0

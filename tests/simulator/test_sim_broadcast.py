@@ -140,6 +140,20 @@ extern "C" __global__ __aicore__ void brc(GM_ADDR x, GM_ADDR z, GM_ADDR workspac
         const uint32_t dstShape[2] = {16, 16};
         Broadcast<float, 2, 1>(c, a[1], dstShape, srcShape);
     }
+    if (mode == 19) {                     // in place: row 0 into 8 rows (ops-nn's rms_norm)
+        DataCopy(a, xf, 128);
+        const uint32_t srcShape[2] = {1, 16};
+        const uint32_t dstShape[2] = {8, 16};
+        Broadcast<float, 2, 0>(a, a, dstShape, srcShape);
+        DataCopy(zf, a, 128);
+    }
+    if (mode == 20) {                     // in place: one element into 16
+        DataCopy(a, xf, 16);
+        const uint32_t srcShape[1] = {1};
+        const uint32_t dstShape[1] = {16};
+        Broadcast<float, 1, 0>(a, a, dstShape, srcShape);
+        DataCopy(zf, a, 16);
+    }
 }
 """
 
@@ -224,6 +238,26 @@ def test_documented_limits(brc: rt.KernelLibrary, mode: int, error: type[Excepti
                            text: str) -> None:
     with pytest.raises(error, match="block 0: " + re.escape(text)):
         run(brc, mode, np.zeros(1024, np.float32))
+
+
+@pytest.mark.parametrize(("mode", "rows"), [(19, 8), (20, 1)])
+def test_in_place_where_the_source_is_the_first_row(brc: rt.KernelLibrary, mode: int,
+                                                    rows: int) -> None:
+    """dst == src with the source dst's first row (or element): CANN's A2 implementation copies
+    that row into the others, so the hardware gives the broadcast; only strict mode refuses it,
+    as the reference forbids overlap."""
+    x = RNG.standard_normal(1024).astype(np.float32)
+    width = 16 if rows > 1 else 1
+    z = run(brc, mode, x)[:rows * 16].reshape(-1, 16)
+    np.testing.assert_array_equal(z, np.broadcast_to(x[:width], z.shape))
+
+
+def test_in_place_broadcast_is_refused_in_strict_mode(brc: rt.KernelLibrary,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.SimulatorError, match=re.escape(
+            "Broadcast: dst and src overlap; the reference does not allow that")):
+        run(brc, 19, np.zeros(1024, np.float32))
 
 
 def test_unsupported_type_does_not_compile(tmp_path: Path) -> None:

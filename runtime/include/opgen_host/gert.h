@@ -37,6 +37,38 @@ public:
     // CANN's direct accessors (platform/platform_infos_def.h): the vector cores of the
     // simulated SoC, as PlatformAscendC::GetCoreNum reports for vector ops
     uint32_t GetCoreNum() const { return aiv_cores; }
+    // CANN's lookup in the SoC's platform ini (platform_infos_def.h): [label] key=value. Only the
+    // SoC's names, core counts and UB and L1 sizes are known; any other entry (the AICoreintrinsicDtypeMap lists,
+    // ...) gives false and leaves val as it was, as for a key the ini lacks. ops-nn's tiling
+    // registry (common/inc/op_host/tiling_templates_registry.h) then finds no "s8s4" in
+    // Intrinsic_mmad and picks its templates by the NPU architecture, as on the 910B.
+    bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) const {
+        const bool is310p = soc == "ascend310p";
+        if (label == "version" && key == "SoC_version") {
+            val = is310p ? "Ascend310P3" : "Ascend910B1";
+            return true;
+        }
+        if (label == "version" && key == "Short_SoC_version") {
+            val = is310p ? "Ascend310P" : "Ascend910B";
+            return true;
+        }
+        if (label == "SoCInfo" && key == "ai_core_cnt") {
+            val = std::to_string(aic_cores);
+            return true;
+        }
+        if (label == "SoCInfo" && key == "vector_core_cnt") {
+            val = std::to_string(aiv_cores);
+            return true;
+        }
+        if (label == "AICoreSpec" && (key == "ub_size" || key == "l1_size")) {
+            val = std::to_string(key == "ub_size" ? ub_bytes : l1_bytes);
+            return true;
+        }
+        return false;
+    }
+    bool GetPlatformResWithLock(const std::string& label, const std::string& key, std::string& val) const {
+        return GetPlatformRes(label, key, val);
+    }
     void GetLocalMemSize(LocalMemType type, uint64_t& size) const {
         switch (type) {
             case LocalMemType::UB: size = ub_bytes; break;
@@ -590,9 +622,39 @@ private:
     }
 };
 
+// CANN's exe_graph/runtime/range.h: a [min, max] pair of values (a shape range), by pointer.
+template <typename T>
+class Range {
+public:
+    Range() = default;
+    Range(T* min, T* max) : min_(min), max_(max) {}
+    explicit Range(T* same) : min_(same), max_(same) {}
+    bool operator==(const Range<T>& o) const {
+        return (min_ == o.min_ || (min_ != nullptr && o.min_ != nullptr && *min_ == *o.min_)) &&
+               (max_ == o.max_ || (max_ != nullptr && o.max_ != nullptr && *max_ == *o.max_));
+    }
+    void SetMin(T* min) { min_ = min; }
+    void SetMax(T* max) { max_ = max; }
+    const T* GetMin() const { return min_; }
+    const T* GetMax() const { return max_; }
+    T* GetMin() { return min_; }
+    T* GetMax() { return max_; }
+
+private:
+    T* min_ = nullptr;
+    T* max_ = nullptr;
+};
+
+// The graph engine's shape-range inference (IMPL_OP(...).InferShapeRange). opgen's runtime runs
+// no graph and never calls it: the accessors are CANN's, so an op_host that registers one
+// compiles, and a call would see no range (nullptr), which the ops check for.
 class InferShapeRangeContext : public ExtendedKernelContext {
 public:
     using ExtendedKernelContext::ExtendedKernelContext;
+    const Range<Shape>* GetInputShapeRange(size_t) const { return nullptr; }
+    const Range<Shape>* GetOptionalInputShapeRange(size_t) const { return nullptr; }
+    const Range<Shape>* GetDynamicInputShapeRange(size_t, size_t) const { return nullptr; }
+    Range<Shape>* GetOutputShapeRange(size_t) { return nullptr; }
 };
 
 }  // namespace gert

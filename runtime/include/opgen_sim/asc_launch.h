@@ -51,14 +51,6 @@ struct KernelKind {
     static constexpr bool kCube = kCube_;
 };
 
-// block_idx / block_num: the kernel language's builtin variables (GetBlockIdx(), GetBlockNum()).
-struct BlockIdxVar {
-    operator int64_t() const { return AscendC::GetBlockIdx(); }  // NOLINT: reads like the builtin
-};
-struct BlockNumVar {
-    operator int64_t() const { return AscendC::GetBlockNum(); }  // NOLINT
-};
-
 template <typename T>
 inline void CheckDeviceArg(const char* kernel, size_t index, const T& value) {
     if constexpr (std::is_pointer_v<T>) {
@@ -128,5 +120,4 @@ inline AscLauncher<F> AscLaunch(const char* kernel, F fn, Blocks blocks, L2 l2ct
 
 }  // namespace opgen_sim
 
-inline const opgen_sim::BlockIdxVar block_idx{};
-inline const opgen_sim::BlockNumVar block_num{};
+// block_idx / block_num: opgen_sim/core.h (every kernel has them).

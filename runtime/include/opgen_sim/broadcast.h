@@ -86,7 +86,15 @@ inline void BroadcastRun(const char* api, const AscendC::LocalTensor<T>& dst, co
                      " bytes is not 32-byte aligned (dim 2, axis 0)");
         }
     }
-    if (Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), dstSize * sizeof(T),
+    // The reference forbids overlap, but CANN's 910B implementation reads only src's row (or
+    // its one element) and rewrites it in place, so dst == src is a fixed point when the src
+    // tile is dst's first elements: a dim-0 repeat ({1, N} -> {R, N}, TwoDimBroadCastFirstDim
+    // copies row 0 to every row), a single element (GetValue(0), then Duplicate) or no repeat
+    // (a copy onto itself). The hardware gives the broadcast, so only strict mode refuses it
+    // (ops-nn's rms_norm, merge-n tiling, broadcasts its gamma so).
+    const bool fixedPoint = !CurrentCore().strict_gm && dst.ptr_ == src.ptr_ &&
+                            (srcSize == dstSize || srcSize == 1 || (n == 2 && s[0] == 1 && d[0] != 1));
+    if (!fixedPoint && Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), dstSize * sizeof(T),
                  reinterpret_cast<const uint8_t*>(src.ptr_), srcSize * sizeof(T))) {
         Fail(ErrorKind::Generic, api, "dst and src overlap; the reference does not allow that");
     }

@@ -402,6 +402,21 @@ inline void InitSocState() { opgen_sim::ResetSocState(opgen_sim::CurrentCore());
 
 }  // namespace AscendC
 
+// block_idx / block_num: the kernel language's builtin variables (CANN's "核函数" guide:
+// `uint32_t core_idx = block_idx; uint32_t core_num = block_num;`), GetBlockIdx() and
+// GetBlockNum() of the running core. Every kernel has them: .asc programs and op kernels alike
+// (ops-nn's deep_norm, 30 others, read block_idx). A local of the same name shadows them.
+namespace opgen_sim {
+struct BlockIdxVar {
+    operator int64_t() const { return AscendC::GetBlockIdx(); }  // NOLINT: reads like the builtin
+};
+struct BlockNumVar {
+    operator int64_t() const { return AscendC::GetBlockNum(); }  // NOLINT
+};
+}  // namespace opgen_sim
+inline const opgen_sim::BlockIdxVar block_idx{};
+inline const opgen_sim::BlockNumVar block_num{};
+
 // likely(x) / unlikely(x): branch hints, as CANN's kernel headers give kernels.
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)

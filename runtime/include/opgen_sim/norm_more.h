@@ -132,8 +132,37 @@ struct NormalizePara {
 // nothing. Float results are IEEE's in both modes; the simulator's half conversions and half
 // reductions keep saturating as in the reset mode.
 // GetRsvdCnt: the RSVD_CNT register, the elements the last GatherMask of the core kept.
+// SetMask<T, isSetMask>(high, low) / SetMask<T, isSetMask>(len): CANN's kernel_utils_base.h
+// (set_vector_mask with the raw bits; len 64 is (0, all), len == a repeat's elements (256 bytes /
+// sizeof(T)) or >= 128 is (all, all), else the first len lanes), which ops-nn's norm kernels
+// call before level-0 APIs.
+// GetC0Size/GetC0Count/GetBitSize: the C0 of 32 bytes, as CANN's.
 struct AscendCUtils {
     static inline void SetOverflow(uint64_t ctrlValue) { (void)ctrlValue; }
+    template <typename T, bool isSetMask = true>
+    static inline void SetMask(const uint64_t& maskHigh, const uint64_t& maskLow) {
+        if constexpr (!isSetMask) return;
+        opgen_sim::Core& c = opgen_sim::CurrentCore();
+        c.mask_hi = maskHigh;
+        c.mask_lo = maskLow;
+    }
+    template <typename T, bool isSetMask = true>
+    static inline void SetMask(int32_t len) {
+        if constexpr (!isSetMask) return;
+        constexpr int32_t typeLen = static_cast<int32_t>(256 / sizeof(T));  // a repeat's elements
+        constexpr uint64_t kFull = ~0ull;
+        if (len == 64) {
+            SetMask<T>(0, kFull);
+        } else if (len == typeLen || len >= 128) {
+            SetMask<T>(kFull, kFull);
+        } else {
+            SetMask<T>(len > 64 ? ((1ull << static_cast<uint32_t>(len - 64)) - 1) : 0ull,
+                       len > 64 ? kFull : ((1ull << static_cast<uint32_t>(len)) - 1));
+        }
+    }
+    static inline int32_t GetC0Size() { return 32; }
+    static inline int32_t GetC0Count(const int32_t dtypeSize) { return 32 / dtypeSize; }
+    static inline int32_t GetBitSize(int32_t byteSize) { return byteSize * 8; }
     static inline int64_t GetRsvdCnt() { return static_cast<int64_t>(opgen_sim::CurrentCore().rsvd_cnt); }
 };
 // GetGatherMaskRemainCount (reference "GatherMask"): the same register.

@@ -602,18 +602,12 @@ public:
     }
     template <typename T>
     LocalTensor<T> DeQue() {
-        RequireInit("TQue::DeQue");
-        if (count_ == 0) {
-            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::DeQue",
-                            "DeQue on an empty queue: every DeQue needs an earlier EnQue of a "
-                            "tensor on the same queue");
-        }
-        opgen_sim::Slot& s = slots_[fifo_[head_]];
-        head_ = (head_ + 1) % kMaxBuffers;
-        --count_;
-        s.state = opgen_sim::SlotState::Dequeued;
-        return Make<T>(s);
+        return Make<T>(DeQueSlot());
     }
+    // CANN's untyped form (kernel_tpipe.h `TBufHandle DeQue()`): takes the oldest buffer out of
+    // the queue, for a caller that keeps its own LocalTensor of it (ops-nn's rms_norm EnQue-s a
+    // tensor and DeQue-s it only to order the pipes).
+    TBufHandle DeQue() { return DeQueSlot().addr; }
     template <typename T>
     void FreeTensor(LocalTensor<T>& t) {
         if (t.slot_ != nullptr && t.slot_->gen != t.gen_) {
@@ -687,6 +681,19 @@ public:
     }
 
 private:
+    opgen_sim::Slot& DeQueSlot() {
+        RequireInit("TQue::DeQue");
+        if (count_ == 0) {
+            opgen_sim::Fail(opgen_sim::ErrorKind::Queue, "TQue::DeQue",
+                            "DeQue on an empty queue: every DeQue needs an earlier EnQue of a "
+                            "tensor on the same queue");
+        }
+        opgen_sim::Slot& s = slots_[fifo_[head_]];
+        head_ = (head_ + 1) % kMaxBuffers;
+        --count_;
+        s.state = opgen_sim::SlotState::Dequeued;
+        return s;
+    }
     void RequireInit(const char* api) const {
         if (num_ == 0) {
             opgen_sim::Fail(opgen_sim::ErrorKind::Queue, api,

@@ -11,8 +11,9 @@
 // TransDataTo5HD (reference, "TransDataTo5HD"), 16-bit data: a repeat reads 16 blocks of 16
 // elements (srcList[i] + the repeat's offset) and writes 16 blocks: element j of dst block i is
 // element i of src block j. Repeat r's offset is r * repStride blocks, and with repeatTimes 1 it
-// is repStride blocks (documented). The 8- and 32-bit layouts (dstHighHalf/srcHighHalf) are not
-// simulated.
+// is repStride blocks (documented). 32-bit data: element k of the 16 src blocks (8 elements each)
+// fills dst blocks 2k (from src blocks 0-7) and 2k + 1 (src blocks 8-15). The 8-bit layout
+// (dstHighHalf/srcHighHalf) is not simulated.
 #pragma once
 
 #include "vector_masked.h"
@@ -188,9 +189,9 @@ namespace transdata_detail {
 template <typename T>
 inline void Run(const uint64_t* dstList, const uint64_t* srcList, const TransDataTo5HDParams& p) {
     constexpr const char* api = "TransDataTo5HD";
-    if constexpr (sizeof(T) != 2) {
+    if constexpr (sizeof(T) != 2 && sizeof(T) != 4) {
         opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
-                        std::string("the simulator covers 16-bit data only, not ") + opgen_sim::TypeName<T>());
+                        std::string("the simulator covers 16- and 32-bit data only, not ") + opgen_sim::TypeName<T>());
     }
     opgen_sim::Core& c = opgen_sim::CurrentCore();
     constexpr uint64_t kBlk = opgen_sim::kBlockBytes;
@@ -213,6 +214,29 @@ inline void Run(const uint64_t* dstList, const uint64_t* srcList, const TransDat
         }
         return c.ub + off;
     };
+    if constexpr (sizeof(T) == 4) {
+        // 32-bit data (reference: "每个DataBlock包含8个数，从指定的16个DataBlock中的对应位置取值，
+        // 组成2个新的DataBlock"): element k of the 16 src blocks fills dst blocks 2k (src blocks
+        // 0-7) and 2k + 1 (src blocks 8-15).
+        for (int32_t r = 0; r < p.repeatTimes; ++r) {
+            uint32_t m[16][8];
+            for (int j = 0; j < 16; ++j) {
+                const uint8_t* s = at(srcList[j], p.srcRepStride, r, "srcList", j);
+                opgen_sim::FlushUb(s, kBlk);
+                std::memcpy(m[j], s, kBlk);
+            }
+            for (int i = 0; i < 16; ++i) {
+                uint8_t* d = at(dstList[i], p.dstRepStride, r, "dstList", i);
+                opgen_sim::FlushUb(d, kBlk);
+                uint32_t row[8];
+                for (int j = 0; j < 8; ++j) row[j] = m[(i % 2) * 8 + j][i / 2];
+                std::memcpy(d, row, kBlk);
+            }
+        }
+        c.counters[opgen_sim::kVectorInstructions] += 1;
+        c.counters[opgen_sim::kVectorRepeats] += p.repeatTimes;
+        return;
+    }
     for (int32_t r = 0; r < p.repeatTimes; ++r) {
         uint16_t m[16][16];
         for (int j = 0; j < 16; ++j) {
@@ -263,6 +287,27 @@ inline void TransDataTo5HD(const LocalTensor<uint64_t>& dst, const LocalTensor<u
     opgen_sim::CheckHolds(api, dst, NCHW_CONV_ADDR_LIST_SIZE, "dst", "the address list");
     opgen_sim::CheckHolds(api, src, NCHW_CONV_ADDR_LIST_SIZE, "src", "the address list");
     transdata_detail::Run<T>(dst.ptr_, src.ptr_, nchwconvParams);
+}
+
+// TransDataTo5HDImpl: CANN's implementation layer (asc-devkit impl/basic_api/dav_c220/
+// kernel_operator_vec_transpose_impl.h), which ops-nn's kernels call directly with lists of
+// UB addresses: uint64_t values, or `__ubuf__ T*` pointers made from LocalTensor::GetPhyAddr()
+// (a UB offset here, as on the NPU). Both are the public form's address lists.
+template <typename T>
+inline void TransDataTo5HDImpl(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                               const TransDataTo5HDParams& transDataTo5HDParams) {
+    transdata_detail::Run<T>(dstList, srcList, transDataTo5HDParams);
+}
+template <typename T>
+inline void TransDataTo5HDImpl(__ubuf__ T* dstList[NCHW_CONV_ADDR_LIST_SIZE], __ubuf__ T* srcList[NCHW_CONV_ADDR_LIST_SIZE],
+                               const TransDataTo5HDParams& transDataTo5HDParams) {
+    uint64_t d[NCHW_CONV_ADDR_LIST_SIZE];
+    uint64_t s[NCHW_CONV_ADDR_LIST_SIZE];
+    for (int i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; ++i) {
+        d[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(dstList[i]));
+        s[i] = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(srcList[i]));
+    }
+    transdata_detail::Run<T>(d, s, transDataTo5HDParams);
 }
 
 }  // namespace AscendC

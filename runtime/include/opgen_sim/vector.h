@@ -1468,7 +1468,7 @@ inline uint64_t WorkElements(int32_t count, bool with_index) {
 template <typename T>
 inline void Check(opgen_sim::Core* c, const char* api, const LocalTensor<T>& dst,
                   const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
-                  bool with_index) {
+                  bool with_index, bool work_used = true) {
     opgen_sim::CheckCount(count, api);
     if (count == 0) opgen_sim::Fail(opgen_sim::ErrorKind::VectorCount, api, "count must be > 0");
     // src is read through LazySource (Source) after the other operands' checks
@@ -1481,6 +1481,7 @@ inline void Check(opgen_sim::Core* c, const char* api, const LocalTensor<T>& dst
     if (dst.UbOffset(c) % dst_align != 0) FailDstAlign(dst.UbOffset(c), dst_align, api);
     if ((with_index ? 2u : 1u) > dst.size_) FailDstCount(with_index, dst.size_, opgen_sim::TypeName<T>(), api);
     opgen_sim::CheckUbAlignedOn(c, work, api, "sharedTmpBuffer");
+    if (!work_used) return;  // ReduceSum's count form on the Atlas A2 (方式一): any size will do
     const uint64_t need = WorkElements<T>(count, with_index);
     if (work.size_ < need) FailWork(work.size_, count, need, opgen_sim::TypeName<T>(), api);
 }
@@ -1658,7 +1659,9 @@ OPGEN_SIM_API void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& sr
                       const LocalTensor<T>& sharedTmpBuffer, const int32_t count) {
     opgen_sim::CheckHalfOrFloat<T>("ReduceSum");
     opgen_sim::Core& core = opgen_sim::CurrentCore();
-    reduce_detail::Check(&core, "ReduceSum", dst, src, sharedTmpBuffer, count, false);
+    // 方式一 does not use sharedTmpBuffer: the reference lets it have any size (ops-nn's
+    // layer_norm_v4 passes 256 floats for 24192-element sums)
+    reduce_detail::Check(&core, "ReduceSum", dst, src, sharedTmpBuffer, count, false, false);
     const T total = reduce_detail::CountSum(reduce_detail::Source(&core, src, count), count);
     dst.ptr_[0] = total;
     reduce_detail::SetSumAcc(core, total);
@@ -1678,6 +1681,10 @@ template <typename T>
 inline T GetAccVal() {
     return GetReduceRepeatSumSpr<T>();
 }
+// The untyped forms (CANN's kernel_operator_vec_reduce_intf_impl.h): the register's raw 64 bits,
+// which callers reinterpret (ops-nn's layer_norm_v4: `acc = GetAccVal(); *(float*)&acc`).
+inline int64_t GetReduceRepeatSumSpr() { return static_cast<int64_t>(opgen_sim::CurrentCore().reduce_sum_acc); }
+inline int64_t GetAccVal() { return GetReduceRepeatSumSpr(); }
 
 namespace reduce_detail {
 // The first index of the extreme on SSE lanes: one pass finds the extreme value (maxps/minps on

@@ -1163,6 +1163,14 @@ inline void Arange(const LocalTensor<T>& dst, const T firstValue, const T diffVa
     if (tail > 0) copyAdd(repeat * R, (repeat - 1) * R, (tail + B - 1) / B * B, stepR);
 }
 
+// ArithProgression: the same sequence under its other name (CANN's adv_api/index/arithprogression.h
+// and impl/.../arithprogression_common_impl.h define both, each calling ArithProgressionImpl)
+template <typename T>
+inline void ArithProgression(const LocalTensor<T>& dst, const T firstValue, const T diffValue,
+                             const int32_t count) {
+    Arange(dst, firstValue, diffValue, count);
+}
+
 // ---- CumSum (adv_api/math/cumsum.h) ----------------------------------------------------------
 // CumSum<T, config>(dst, lastRow, src[, sharedTmpBuffer], CumSumInfo{outter, inner}): running sums
 // along the last axis (config.isLastAxis) or down the first, element after element in float, as

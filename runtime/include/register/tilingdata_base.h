@@ -7,6 +7,9 @@
 #include <cstdint>
 
 #if defined(OPGEN_OP_HOST)
+// CANN's header includes <securec.h>: op_hosts call memset_s/memcpy_s (and test EOK) with only
+// it included (ops-nn's fused_sgd_tiling.cpp, ...).
+#include "../securec.h"
 #include "../opgen_host/tiling_def.h"
 #else
 #include "../opgen_sim/tiling.h"

@@ -398,7 +398,15 @@ constexpr size_t ForEachCombination(const Declaration& decl, const Selection& se
 #define ASCENDC_TPL_ARGS_DECL(x, ...) \
     static constexpr ::opgen_tpl::Declaration g_tilingDeclareParams{#x, __VA_ARGS__}
 #define ASCENDC_TPL_ARGS_SEL(...) ::opgen_tpl::ParamList{__VA_ARGS__}
+#if !defined(OPGEN_OP_HOST)
 #define ASCENDC_TPL_SEL(...) static constexpr ::opgen_tpl::Selection g_tilingSelectParams{__VA_ARGS__}
+#else
+// The op_host: CANN's host build (template_argument.h without ASCENDC_DEBUG) expands
+// ASCENDC_TPL_SEL to nothing, as GET_TPL_TILING_KEY encodes from the declaration alone; so the
+// selection lists are never compiled there, and may name what only the kernel's build knows
+// (ops-nn's clipped_swiglu selects an undefined TPL_FLOOR in its Ascend 950 key header)
+#define ASCENDC_TPL_SEL(...)
+#endif
 
 #define GET_TPL_TILING_KEY(...) ::opgen_tpl::EncodeKey(g_tilingDeclareParams, {__VA_ARGS__})
 #define ASCENDC_TPL_SEL_PARAM(context, ...)             \
