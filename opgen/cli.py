@@ -284,7 +284,14 @@ def _import_msopgen_project(args: argparse.Namespace) -> int:
     its op_kernel/ and op_host/ files in place."""
     from opgen.load import Document
     from opgen.msopgen import convert, to_yaml
-    from opgen.msopgen_project import ProjectError, kernel_section, read_project
+    from opgen.msopgen_project import (
+        ProjectError,
+        kernel_section,
+        kernel_section_path,
+        read_project,
+        stage_kernel_tree,
+        staged_kernels,
+    )
     from opgen.validate import build_spec
     from opgen.writer import atomic_write
 
@@ -306,6 +313,17 @@ def _import_msopgen_project(args: argparse.Namespace) -> int:
             # entry take the folder's name, as CANN's build does (apply_adam_w_v2, not
             # apply_adam_wv2)
             d.data["op_name"] = op.kernel.stem
+        others = staged_kernels(root)
+        if others:  # "../<other op>/x.h": CANN's staged kernel tree, beside the spec
+            try:
+                base = stage_kernel_tree(out_dir / f"{d.data['op_name']}.kernels",
+                                         root / "op_kernel", others)
+            except (ProjectError, OSError) as exc:
+                print(f"opgen: error: {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            section = d.data["kernel"]
+            section["include_dirs"] = [*section.get("include_dirs", ()), *(
+                kernel_section_path(p, out_dir) for p in (base, *others.values()))]
         build_spec(d, sink, spec_dir=str(out_dir))
     _print_diagnostics(sink)
     if sink.has_errors:

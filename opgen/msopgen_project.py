@@ -121,6 +121,63 @@ def dependency_sources(root: Path) -> list[Path]:
     return out
 
 
+_SIBLING_INCLUDE = re.compile(rb'^\s*#\s*include\s*"\.\./([\w.-]+)/', re.MULTILINE)
+_KERNEL_SUFFIXES = (".cpp", ".h", ".hpp", ".cc", ".inc")
+
+
+def _sibling_ops(kernel_dir: Path) -> set[str]:
+    """The folder names a kernel folder's files reach with `#include "../<name>/..."`."""
+    names: set[str] = set()
+    for f in sorted(kernel_dir.rglob("*")):
+        if f.suffix in _KERNEL_SUFFIXES and f.is_file():
+            try:
+                names.update(m.group(1).decode() for m in _SIBLING_INCLUDE.finditer(f.read_bytes()))
+            except OSError:
+                continue
+    return names
+
+
+def staged_kernels(root: Path) -> dict[str, Path]:
+    """The other ops' kernel folders this op's kernel includes through CANN's staged kernel tree.
+    CANN's operator libraries copy each op's op_kernel/ into <build>/<op folder>/ before the
+    kernel build (ops-nn's cmake/gen_ops_info.cmake), so a kernel includes another op's kernel
+    headers as "../rms_norm/rms_norm_base.h" (add_rms_norm, the foreach ops, ops-math's
+    hans_decode). A name the op's own tree does not have, and that is an op folder of the
+    library (beside the op, or in another category) with an op_kernel/, is staged: its folder by
+    name, and the folders its own files reach so, in turn."""
+    found: dict[str, Path] = {}
+    todo = [root / "op_kernel"]
+    while todo:
+        kernel_dir = todo.pop()
+        for name in sorted(_sibling_ops(kernel_dir)):
+            if name in found or name == root.name or (kernel_dir.parent / name).exists():
+                continue
+            candidates = [root.parent / name, *sorted(root.parent.parent.glob(f"*/{name}"))]
+            dep = next((d / "op_kernel" for d in candidates if (d / "op_kernel").is_dir()), None)
+            if dep is not None:
+                found[name] = dep.resolve()
+                todo.append(dep)
+    return found
+
+
+def stage_kernel_tree(stage: Path, own: Path, others: dict[str, Path]) -> Path:
+    """`stage`/<name> links to each of `others` (and to `own`, the op's kernel folder, by its op
+    folder's name), and `stage`/_ is an empty folder: with it on the include path,
+    "../<name>/x.h" finds <name>'s x.h as in CANN's staged tree. Returns `stage`/_. Links that
+    are already right are kept; anything else in the way is an error (ProjectError)."""
+    base = stage / "_"
+    base.mkdir(parents=True, exist_ok=True)
+    for name, target in {own.parent.name: own.resolve(), **others}.items():
+        link = stage / name
+        if link.is_symlink() and link.resolve() == target:
+            continue
+        if link.exists() or link.is_symlink():
+            raise ProjectError(f"{link}: in the way of the staged kernel tree (it should link to "
+                               f"{target}); remove it and import again")
+        link.symlink_to(target, target_is_directory=True)
+    return base
+
+
 def tiling_header(host_dir: Path, stem: str, arch: str | None) -> Path | None:
     """The header holding the op's kernel-side tiling struct (BEGIN_TILING_DATA_DEF): msopgen's
     op_host/<op>_tiling.h, else CANN's operator libraries' <op>_tiling_def.h or a header of the
@@ -265,11 +322,16 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
     return ops
 
 
+def kernel_section_path(p: Path, spec_dir: Path) -> str:
+    """`p` as a spec's kernel section names it: relative to the spec's folder, with /."""
+    return posixpath.join(*Path(os.path.relpath(p.resolve(), spec_dir.resolve())).parts)
+
+
 def kernel_section(op: ProjectOp, spec_dir: Path) -> dict[str, Any]:
     """The spec's `kernel:` for an op imported in place: paths relative to the spec's folder."""
 
     def rel(p: Path) -> str:
-        return posixpath.join(*Path(os.path.relpath(p.resolve(), spec_dir.resolve())).parts)
+        return kernel_section_path(p, spec_dir)
 
     section: dict[str, Any] = {"source": rel(op.kernel), "op_host": [rel(p) for p in op.op_host]}
     if op.tiling_header is not None:

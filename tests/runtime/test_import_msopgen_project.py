@@ -396,3 +396,44 @@ def test_an_op_whose_code_lies_in_a_dependency_and_whose_kernel_is_named_after_i
     x = np.linspace(-20, 20, 4096, dtype=np.float32)
     np.testing.assert_array_equal(reg.call("clamp_scale_x", x, gain=2.0),
                                   np.clip(x * np.float32(2.0), -6, 6))
+
+
+def test_a_kernel_including_another_op_s_kernel_through_cann_s_staged_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CANN's operator libraries copy each op's op_kernel/ into <build>/<op folder>/ before the
+    kernel build, so a kernel includes another op's headers as "../<op>/x.h" (ops-nn's
+    add_rms_norm, the foreach ops): the import stages that tree beside the spec (links to the
+    kernel folders, found beside the op or in another category, and to those their own headers
+    reach so) and puts it on the kernel's include path."""
+    lib = tmp_path / "lib"
+    op = lib / "norm" / "clamp_scale"
+    shutil.copytree(FIXTURE / "op_host", op / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", op / "op_kernel")
+    helpers, consts = lib / "norm" / "clamp_helpers", lib / "common_ops" / "clamp_consts"
+    (helpers / "op_kernel").mkdir(parents=True)
+    (consts / "op_kernel").mkdir(parents=True)
+    (consts / "op_kernel" / "consts.h").write_text(
+        "#pragma once\nconstexpr uint32_t kClampBlockBytes = 32;\n")
+    (helpers / "op_kernel" / "clamp_math.h").write_text(
+        '#pragma once\n#include "../clamp_consts/consts.h"\n'
+        "template <typename T> constexpr uint32_t ElemsPerBlock() "
+        "{ return kClampBlockBytes / sizeof(T); }\n")
+    kernel = op / "op_kernel" / "clamp_scale.cpp"
+    text = kernel.read_text()
+    assert "constexpr uint32_t kBlock = 32 / sizeof(T);" in text
+    kernel.write_text(text.replace(
+        '#include "kernel_operator.h"\n',
+        '#include "kernel_operator.h"\n#include "../clamp_helpers/clamp_math.h"\n').replace(
+        "constexpr uint32_t kBlock = 32 / sizeof(T);",
+        "constexpr uint32_t kBlock = ElemsPerBlock<T>();"))
+    work = imported(tmp_path, monkeypatch, op)
+    stage = work / "specs" / "clamp_scale.kernels"
+    assert sorted(p.name for p in stage.iterdir()) == [
+        "_", "clamp_consts", "clamp_helpers", "clamp_scale"]
+    assert (stage / "clamp_helpers").resolve() == (helpers / "op_kernel").resolve()
+    spec = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())
+    assert spec["kernel"]["include_dirs"][0] == "clamp_scale.kernels/_"
+    assert_clamps(work, 4096)
+    # a second import keeps the staged tree as it is (and refuses the spec that exists)
+    assert main(["import-msopgen", str(op)]) == 2
+    assert (stage / "clamp_consts").resolve() == (consts / "op_kernel").resolve()
