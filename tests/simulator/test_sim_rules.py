@@ -174,7 +174,6 @@ CASES = [
     ),
     (6, rt.QueueError, "TQue::AllocTensor", r"all 2 buffers of the queue are in use"),
     (7, rt.QueueError, "TQue::DeQue", r"DeQue on an empty queue"),
-    (8, rt.QueueError, "Adds", r"LocalTensor used after FreeTensor"),
     (
         9,
         rt.VectorCountError,
@@ -183,6 +182,17 @@ CASES = [
     ),
     (14, rt.QueueError, "TQue::EnQue", r"already in the queue"),
 ]
+
+
+def test_use_after_free_tensor_is_an_error_in_strict_mode(
+        rules_lib: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tensor used after FreeTensor: the NPU reads the buffer as it is (the default, see
+    test_sim_queue.py), strict mode refuses it."""
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.QueueError, match=r"kernel 'rules', block 1: Adds: LocalTensor used "
+                                            r"after FreeTensor .*strict mode"):
+        run(rules_lib, 8)
+    assert_still_works(rules_lib)
 
 
 @pytest.mark.parametrize(("mode", "exc", "api", "pattern"), CASES)

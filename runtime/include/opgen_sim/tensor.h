@@ -1,6 +1,8 @@
 // opgen NPU simulator: GlobalTensor, LocalTensor, TPipe, TQue/TQueBind and TBuf.
 #pragma once
 
+#include <atomic>
+#include <cstdio>
 #include <unordered_map>
 
 #include "../opgen_host/data_format.h"
@@ -104,8 +106,20 @@ inline bool LocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t 
     return off >= c->ub_used || off + bytes <= c->ub_capacity;
 }
 
+// The first use of a tensor after its FreeTensor in this process: one line on stderr.
+inline void WarnUsedAfterFree(const char* api, uint64_t ub_offset) {
+    static std::atomic<bool> warned{false};
+    if (warned.exchange(true)) return;
+    std::fprintf(stderr,
+                 "[WARNING][opgen-sim] %s: a LocalTensor is used after FreeTensor (its queue buffer at "
+                 "UB offset %llu was released): it reads the buffer as it is, as the NPU does, until "
+                 "AllocTensor hands the buffer out again; OPGEN_SIM_STRICT=1 makes this an error\n",
+                 api, static_cast<unsigned long long>(ub_offset));
+}
+
 // Checks that a LocalTensor (`bytes` at `ptr`, allocated in generation `gen` of `slot`) may be
-// used: it has a buffer, not one freed since, and inside the Unified Buffer (LocalTensor::CheckLive).
+// used: it has a buffer and lies inside the Unified Buffer (LocalTensor::CheckLive); one freed
+// since is a warning, or in strict mode an error.
 OPGEN_SIM_OUTLINE void CheckLocalLive(const void* ptr, const Slot* slot, uint32_t gen, uint64_t bytes,
                                       const char* type_name, const char* api)
 #if OPGEN_SIM_OUTLINE_BODIES
@@ -119,9 +133,16 @@ OPGEN_SIM_OUTLINE void CheckLocalLive(const void* ptr, const Slot* slot, uint32_
     const auto* p = static_cast<const uint8_t*>(ptr);
     const uint64_t ub_offset = c == nullptr ? 0 : static_cast<uint64_t>(p - c->ub);
     if (slot != nullptr && (slot->gen != gen || slot->state == SlotState::Free)) {
-        Fail(ErrorKind::Queue, api,
-             "LocalTensor used after FreeTensor (its queue buffer at UB offset " + Str(ub_offset) +
-                 " was released); keep a tensor only until FreeTensor");
+        // The NPU has no notion of a tensor's owner: a tensor used after FreeTensor reads (and
+        // writes) its buffer as it is, which is what a later AllocTensor's owner, if any, left
+        // there (CANN's ops-nn rms_norm and add_rms_norm read their rstd and x a little after
+        // CopyOut freed them). Strict mode refuses it; by default it is a warning, once.
+        if (c != nullptr && c->strict_gm) {
+            Fail(ErrorKind::Queue, api,
+                 "LocalTensor used after FreeTensor (its queue buffer at UB offset " + Str(ub_offset) +
+                     " was released; strict mode): keep a tensor only until FreeTensor");
+        }
+        WarnUsedAfterFree(api, ub_offset);
     }
     if (c != nullptr && p >= c->ub && p < c->ub + c->ub_used && ub_offset + bytes > c->ub_capacity) {
         Fail(ErrorKind::UnifiedBufferOverflow, api,
@@ -623,7 +644,10 @@ public:
         }
         s->state = opgen_sim::SlotState::Free;
         ++s->gen;
-        opgen_sim::DiscardUb(c, s->addr, s->bytes);  // its data is dead: skip work nobody read
+        // Its data is dead to a kernel that keeps the rules, so the work nobody read is skipped;
+        // by default a tensor may still be read after FreeTensor (CheckLocalLive), so the work
+        // stays recorded until a new write covers it (deferred.h), or until it is read.
+        if (c != nullptr && c->strict_gm) opgen_sim::DiscardUb(c, s->addr, s->bytes);
     }
     bool VacantInQue() const { return count_ < (depth > 0 ? depth : num_); }
     bool HasTensorInQue() const { return count_ > 0; }
