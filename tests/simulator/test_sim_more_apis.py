@@ -97,6 +97,7 @@ __aicore__ inline void Body(GM_ADDR x, GM_ADDR y, GM_ADDR z, int32_t mode, int32
         if (mode == 92) Sin(c, a, a.template ReinterpretCast<uint8_t>(), n);  // overlaps src
         if (mode == 93) Brcb(c, a, (uint8_t)5, {1, 8});             // dst too short
         if (mode == 94) Axpy(c, a, s, n);                           // n past the tensors
+        if (mode == 95) Brcb(c, a[240], (uint8_t)4, {1, 8});        // src0 read on into b
     }
     DataCopy(zGm, c, 256);
 }
@@ -314,3 +315,18 @@ def test_bitwise_count_past_the_tensor(source: Path) -> None:
     x = np.ones(N, np.int16)
     with pytest.raises(rt.LocalMemoryOutOfBounds, match="And: dst: count 300 exceeds"):
         run(source, "int16", 90, x, x, n=300)
+
+
+def test_brcb_reads_past_src0_inside_the_unified_buffer(
+        source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Brcb's repeats read on past src0 into what follows it in the Unified Buffer, as the NPU
+    does (ops-nn's rms_norm passes its row count as repeatTime); strict mode holds them to src0."""
+    x = np.arange(N, dtype=np.float32)
+    y = -np.arange(N, dtype=np.float32)
+    src = np.concatenate([x[240:], y[:16]])  # a's last 16 floats, then b's first
+    np.testing.assert_array_equal(run(source, "float32", 95, x, y), np.repeat(src, 8))
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.LocalMemoryOutOfBounds,
+                       match=r"Brcb: src0: 4 repeat\(s\) read 32 elements but the "
+                             r"LocalTensor<float> has 16 \(strict mode\)"):
+        run(source, "float32", 95, x, y)
