@@ -92,6 +92,9 @@ class _Request(ctypes.Structure):
         ("sys_workspace", ctypes.c_int64),
         ("tiling", ctypes.c_void_p),
         ("tiling_capacity", ctypes.c_int64),
+        ("num_ir_outputs", ctypes.c_int32),
+        ("reserved2", ctypes.c_int32),
+        ("ir_out_counts", ctypes.POINTER(ctypes.c_int32)),
     )
 
 
@@ -258,11 +261,13 @@ class OpHost:
 
     def tiling(self, op_type: str, inputs: Sequence[Sequence[HostTensor]],
                outputs: Sequence[HostTensor], attrs: Sequence[tuple[str, Any]],
-               soc: SocProfile) -> HostTiling:
+               soc: SocProfile, output_counts: Sequence[int] | None = None) -> HostTiling:
         """Runs the op's TilingFunc. ``inputs`` has one entry per IR input: its instances (none
-        for an absent optional input); ``attrs`` are (type, value) in the OpDef's order."""
+        for an absent optional input); ``attrs`` are (type, value) in the OpDef's order;
+        ``output_counts`` the instances per IR output when one is dynamic (None: one each)."""
         with self._lock:
-            rep, status = self._invoke(_TILING, op_type, inputs, outputs, attrs, soc)
+            rep, status = self._invoke(_TILING, op_type, inputs, outputs, attrs, soc,
+                                       output_counts)
             self._raise(status, rep, op_type, _TILING)
             size = int(rep.tiling_size)
             if size > TILING_CAPACITY:
@@ -280,12 +285,14 @@ class OpHost:
 
     def infer_shape(self, op_type: str, inputs: Sequence[Sequence[HostTensor]],
                     num_outputs: int, attrs: Sequence[tuple[str, Any]],
-                    soc: SocProfile) -> list[tuple[int, ...] | None]:
+                    soc: SocProfile, output_counts: Sequence[int] | None = None
+                    ) -> list[tuple[int, ...] | None]:
         """The output shapes InferShape sets; None for an output whose shape it never asks
         for (CANN's aclnn callers pass such an output; the caller decides)."""
         outs = [HostTensor((), "float32")] * num_outputs
         with self._lock:
-            rep, status = self._invoke(_INFER_SHAPE, op_type, inputs, outs, attrs, soc)
+            rep, status = self._invoke(_INFER_SHAPE, op_type, inputs, outs, attrs, soc,
+                                       output_counts)
         self._raise(status, rep, op_type, _INFER_SHAPE)
         return [tuple(int(rep.out_dims[i][d]) for d in range(rep.out_ndim[i]))
                 if rep.out_ndim[i] >= 0 else None for i in range(num_outputs)]
@@ -305,7 +312,8 @@ class OpHost:
 
     def _invoke(self, what: int, op_type: str, inputs: Sequence[Sequence[HostTensor]],
                 outputs: Sequence[HostTensor], attrs: Sequence[tuple[str, Any]],
-                soc: SocProfile) -> tuple[_Reply, int]:
+                soc: SocProfile, output_counts: Sequence[int] | None = None
+                ) -> tuple[_Reply, int]:
         flat = [t for group in inputs for t in group]
         counts = (ctypes.c_int32 * max(len(inputs), 1))(*[len(g) for g in inputs])
         tin = (_Tensor * max(len(flat), 1))()
@@ -339,6 +347,11 @@ class OpHost:
             aic_cores=soc.cube_cores or soc.vector_cores,
             sys_workspace=soc.system_workspace,
             tiling=ctypes.cast(self._buffer, ctypes.c_void_p), tiling_capacity=TILING_CAPACITY)
+        if output_counts is not None:
+            out_counts = (ctypes.c_int32 * max(len(output_counts), 1))(*output_counts)
+            keep.append(out_counts)
+            req.num_ir_outputs = len(output_counts)
+            req.ir_out_counts = out_counts
         rep = _Reply()
         status = int(self._call(ctypes.byref(req), ctypes.byref(rep)))
         return rep, status

@@ -120,6 +120,9 @@ class _Plan:
     inplace: tuple[int, ...] = ()  # the inputs the kernel writes in place (their positions)
     zero_outputs: tuple[int, ...] = ()  # outputs cleared before the launch (op_host InitValue)
     lists: bool = True  # an input is dynamic (a list of tensors, packed before the launch)
+    # instances per output when an output is dynamic (a list), in out_shapes' flat order;
+    # None: every output is one tensor
+    out_groups: tuple[int, ...] | None = None
     prepared: tuple[str, Prepared] | None = None  # the launch, made on the first call (its SoC)
 
     def __post_init__(self) -> None:
@@ -344,6 +347,24 @@ class Registry:
             outs = [a for a, _ in known]
             for o in plan.zero_outputs:  # CANN clears an InitValue output (SetNeedAtomic)
                 outs[o].fill(0)
+        listed: list[tuple[np.ndarray, list[tuple[int, ...]], np.dtype[Any]]] = []
+        if plan.out_groups is not None:  # a dynamic output reaches the kernel as one list
+            grouped_known: list[Any] = []
+            grouped_outs: list[Any] = []
+            k = 0
+            for n in plan.out_groups:
+                if n == 0:  # a plain output
+                    grouped_known.append(known[k])
+                    grouped_outs.append(outs[k])
+                    k += 1
+                    continue
+                part = [a for a, _ in known[k:k + n]]
+                buf = tensor_list.pack(part)
+                grouped_known.append((buf, int(buf.__array_interface__["data"][0])))
+                listed.append((buf, [a.shape for a in part], part[0].dtype))
+                grouped_outs.append(part)  # (its views into the list buffer, after the launch)
+                k += n
+            known, outs = grouped_known, grouped_outs
         if not plan.launch:  # the empty-tensor rule: empty outputs, nothing to compute
             empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
             return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
@@ -357,6 +378,9 @@ class Registry:
                 tiling=plan.tiling, workspace_size=plan.workspace_size, soc=get_soc(self.soc),
                 tiling_key=plan.tiling_key))
         prof = prepared[1].run([*gm_inputs, *plan.absent] if plan.absent else gm_inputs, known)
+        if listed:  # each list output: the tensors the kernel wrote into its list buffer
+            views = iter([tensor_list.unpack(buf, shapes, dt) for buf, shapes, dt in listed])
+            outs = [next(views) if isinstance(o, list) else o for o in outs]
         result: Any = outs[0] if len(outs) == 1 else tuple(outs)
         return (result, prof) if profile else result
 
@@ -433,18 +457,29 @@ class Registry:
         ins = [[HostTensor(x.shape, str(x.dtype), data=x if t.ir in depends else None)
                 for x in _instances(a)] for t, a in zip(opdef.inputs, arrays, strict=True)]
         attr_list = [(a.type, attrs[a.name]) for a in opdef.attrs if a.name in attrs]
-        inferred: list[tuple[int, ...] | None] = [None] * len(opdef.outputs)
+        # a dynamic output has as many instances as the first dynamic input (CANN's aclnn
+        # callers pass the output list: foreach ops, fused optimizers)
+        lists = [len(list(_instances(a))) for t, a in zip(opdef.inputs, arrays, strict=True)
+                 if t.dynamic and a is not None]
+        groups = [(lists[0] if lists else 1) if t.dynamic else 0 for t in opdef.outputs]
+        owners = [t for t, n in zip(opdef.outputs, groups, strict=True) for _ in range(max(n, 1))]
+        flat_dtypes = tuple(d for d, n in zip(out_dtypes, groups, strict=True)
+                            for _ in range(max(n, 1)))
+        counts = [max(n, 1) for n in groups] if any(groups) else None
+        inferred: list[tuple[int, ...] | None] = [None] * len(owners)
         if info.get("infer_shape"):
-            inferred = host.infer_shape(opdef.op_type, ins, len(opdef.outputs), attr_list, soc)
+            inferred = host.infer_shape(opdef.op_type, ins, len(owners), attr_list, soc,
+                                        counts)
         out_shapes = [s if s is not None else _rule_for_host_op(opdef, t, shapes, attrs,
                                                                  bool(info.get("infer_shape")))
-                      for t, s in zip(opdef.outputs, inferred, strict=True)]
-        outs = [HostTensor(s, str(d)) for s, d in zip(out_shapes, out_dtypes, strict=True)]
-        decided = host.tiling(opdef.op_type, ins, outs, attr_list, soc)
-        return _Plan(kernel, entry, tuple(out_shapes), out_dtypes, tuple(names),
+                      for t, s in zip(owners, inferred, strict=True)]
+        outs = [HostTensor(s, str(d)) for s, d in zip(out_shapes, flat_dtypes, strict=True)]
+        decided = host.tiling(opdef.op_type, ins, outs, attr_list, soc, output_counts=counts)
+        return _Plan(kernel, entry, tuple(out_shapes), flat_dtypes, tuple(names),
                      decided.block_dim, decided.tiling, (), tiling_key=decided.tiling_key,
                      workspace_size=decided.workspace_size, cacheable=not depends,
-                     zero_outputs=decided.zero_outputs)
+                     zero_outputs=decided.zero_outputs,
+                     out_groups=tuple(groups) if any(groups) else None)
 
 
 
@@ -469,7 +504,10 @@ def _empty_rule(opdef: OpDef, arrays: Sequence[_Input],
     """argcheck.check_empty on the call: True when nothing is to launch."""
     ins = [(t.name if not t.dynamic else f"{t.name}[{k}]", tuple(x.shape))
            for t, a in zip(opdef.inputs, arrays, strict=True) for k, x in enumerate(_instances(a))]
-    outs = [(t.name, tuple(s)) for t, s in zip(opdef.outputs, out_shapes, strict=True)]
+    if len(out_shapes) == len(opdef.outputs):
+        outs = [(t.name, tuple(s)) for t, s in zip(opdef.outputs, out_shapes, strict=True)]
+    else:  # a dynamic output's instances
+        outs = [(f"output[{k}]", tuple(s)) for k, s in enumerate(out_shapes)]
     try:
         return argcheck.check_empty(opdef.op_name, ins, outs)
     except argcheck.ArgCheckError as exc:

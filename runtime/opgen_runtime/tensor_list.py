@@ -80,3 +80,15 @@ def pack(arrays: Sequence[np.ndarray]) -> np.ndarray:
     buf[:words * 8] = desc.view(np.uint8)
     return buf
 
+
+
+def unpack(buf: np.ndarray, shapes: Sequence[tuple[int, ...]], dtype: np.dtype) -> list[np.ndarray]:
+    """The tensors `pack` laid out in `buf` (views, in order): a dynamic output's results."""
+    words = descriptor_words(list(shapes))
+    at = gm_allocation(words * 8) - GM_ALIGN
+    out = []
+    for shape in shapes:
+        n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        out.append(buf[at:at + n].view(dtype).reshape(shape))
+        at += gm_allocation(n)
+    return out

@@ -84,3 +84,130 @@ def test_list_input_misuse(sum_list: registry.Registry) -> None:
     # shapes that differ are the op_host's to refuse
     with pytest.raises(TilingError, match="GRAPH_FAILED"):
         sum_list.call("sum_list", [x, np.ones((4, 16), np.float32)])
+
+
+SCALE_LIST_HOST = r"""
+// op_host of ScaleList: yList[k] = xList[k] * 2 + k, a dynamic output of as many tensors as the
+// dynamic input (CANN's foreach ops and fused optimizers)
+#include "scale_list_tiling.h"
+#include "register/op_def_registry.h"
+
+namespace optiling {
+static ge::graphStatus ScaleListTilingFunc(gert::TilingContext* ctx) {
+    const size_t count = ctx->GetComputeNodeInputNum();
+    const gert::AnchorInstanceInfo* out = ctx->GetIrOutputInstanceInfo(0);
+    if (count == 0 || out == nullptr || out->GetInstanceNum() != count ||
+        ctx->GetComputeNodeOutputNum() != count) {
+        return ge::GRAPH_FAILED;
+    }
+    const gert::Shape& shape = ctx->GetDynamicInputShape(0, 0)->GetOriginShape();
+    ScaleListTiling t;
+    t.set_count(static_cast<uint32_t>(count));
+    t.set_total(static_cast<uint32_t>(shape.GetShapeSize()));
+    t.set_rank(static_cast<uint32_t>(shape.GetDimNum()));
+    ctx->SetBlockDim(1);
+    t.SaveToBuffer(ctx->GetRawTilingData()->GetData(), ctx->GetRawTilingData()->GetCapacity());
+    ctx->GetRawTilingData()->SetDataSize(t.GetDataSize());
+    ctx->GetWorkspaceSizes(1)[0] = 0;
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+
+namespace ge {
+static graphStatus ScaleListInferShape(gert::InferShapeContext* ctx) {
+    for (size_t k = 0; k < ctx->GetComputeNodeInputNum(); ++k) {
+        *ctx->GetOutputShape(k) = *ctx->GetDynamicInputShape(0, k);
+    }
+    return GRAPH_SUCCESS;
+}
+}  // namespace ge
+
+namespace ops {
+class ScaleList : public OpDef {
+public:
+    explicit ScaleList(const char* name) : OpDef(name) {
+        this->Input("xList").ParamType(DYNAMIC).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->Output("yList").ParamType(DYNAMIC).DataType({ge::DT_FLOAT}).Format({ge::FORMAT_ND});
+        this->SetInferShape(ge::ScaleListInferShape);
+        this->AICore().SetTiling(optiling::ScaleListTilingFunc).AddConfig("ascend910b");
+    }
+};
+OP_ADD(ScaleList);
+}  // namespace ops
+"""
+
+SCALE_LIST_TILING = r"""
+#ifndef SCALE_LIST_TILING_H
+#define SCALE_LIST_TILING_H
+#include "register/tilingdata_base.h"
+namespace optiling {
+BEGIN_TILING_DATA_DEF(ScaleListTiling)
+TILING_DATA_FIELD_DEF(uint32_t, count);
+TILING_DATA_FIELD_DEF(uint32_t, total);
+TILING_DATA_FIELD_DEF(uint32_t, rank);
+END_TILING_DATA_DEF
+REGISTER_TILING_DATA_CLASS(ScaleList, ScaleListTiling)
+}  // namespace optiling
+#endif
+"""
+
+SCALE_LIST_KERNEL = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+extern "C" __global__ __aicore__ void scale_list(GM_ADDR xList, GM_ADDR yList, GM_ADDR workspace,
+                                                 GM_ADDR tiling) {
+    GET_TILING_DATA(t, tiling);
+    GlobalTensor<uint64_t> xd, yd;
+    xd.SetGlobalBuffer((__gm__ uint64_t*)xList);
+    yd.SetGlobalBuffer((__gm__ uint64_t*)yList);
+    const uint64_t xp = xd.GetValue(0) / 8, yp = yd.GetValue(0) / 8;
+    const uint32_t padded = (t.total + 7) / 8 * 8;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, padded * sizeof(float));
+    LocalTensor<float> v = buf.Get<float>();
+    for (uint32_t k = 0; k < t.count; ++k) {
+        GlobalTensor<float> x, y;
+        x.SetGlobalBuffer((__gm__ float*)xd.GetValue(xp + k), t.total);
+        y.SetGlobalBuffer((__gm__ float*)yd.GetValue(yp + k), t.total);
+        DataCopy(v, x, padded);
+        Muls(v, v, 2.0f, padded);
+        Adds(v, v, static_cast<float>(k), padded);
+        DataCopy(y, v, padded);
+    }
+}
+"""
+
+
+def test_a_list_output_has_an_instance_per_input_instance(
+        tmp_path: pytest.TempPathFactory) -> None:
+    """A dynamic output (CANN's foreach ops, fused optimizers): as many instances as the first
+    dynamic input, which InferShape and the TilingFunc see (GetIrOutputInstanceInfo), the kernel
+    receives as one ListTensorDesc and the call returns as a list."""
+    project = tmp_path / "ScaleList"  # type: ignore[operator]
+    (project / "op_host").mkdir(parents=True)
+    (project / "op_kernel").mkdir()
+    (project / "op_host" / "scale_list.cpp").write_text(SCALE_LIST_HOST)
+    (project / "op_host" / "scale_list_tiling.h").write_text(SCALE_LIST_TILING)
+    (project / "op_kernel" / "scale_list.cpp").write_text(SCALE_LIST_KERNEL)
+    work = tmp_path / "work"  # type: ignore[operator]
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        assert main(["import-msopgen", str(project)]) == 0
+    finally:
+        os.chdir(cwd)
+    reg = built_ops.registered(work, "scale_list")
+    rng = np.random.default_rng(4)
+    xs = [rng.standard_normal((3, 40)).astype(np.float32) for _ in range(3)]
+    ys = reg.call("scale_list", xs)
+    assert isinstance(ys, list) and len(ys) == 3
+    for k, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        assert y.shape == x.shape
+        np.testing.assert_array_equal(y, x * np.float32(2) + np.float32(k))
+    more = [rng.standard_normal(17).astype(np.float32) for _ in range(5)]  # another plan
+    for k, (x, y) in enumerate(zip(more, reg.call("scale_list", more), strict=True)):
+        np.testing.assert_array_equal(y, x * np.float32(2) + np.float32(k))

@@ -340,6 +340,8 @@ struct NodeCall {
     std::string op_type;
     std::vector<size_t> ir_start;  // per IR input: index of its first instance
     std::vector<size_t> ir_count;  // per IR input: number of instances (0: absent)
+    std::vector<size_t> ir_out_start;  // per IR output: index of its first instance
+    std::vector<size_t> ir_out_count;  // per IR output: number of instances
     std::vector<Tensor> inputs;    // present instances, in order
     std::vector<StorageShape> output_shapes;
     // per output: whether InferShape asked for its shape to write it (one that never does
@@ -408,8 +410,10 @@ public:
 
     // opgen: the call it describes (ExtendedKernelContext::GetComputeNodeInfo)
     void Bind(const NodeCall* call) {
+        const size_t n_ir_out = call->ir_out_count.empty() ? call->output_descs.size()
+                                                           : call->ir_out_count.size();
         if (c_ == call && ir_inputs_.size() == call->ir_count.size() &&
-            ir_outputs_.size() == call->output_descs.size()) {
+            ir_outputs_.size() == n_ir_out) {
             return;
         }
         c_ = call;
@@ -419,6 +423,13 @@ public:
                                     static_cast<uint32_t>(call->ir_count[i]));
         }
         ir_outputs_.clear();
+        if (!call->ir_out_count.empty()) {  // dynamic outputs: their instances
+            for (size_t i = 0; i < call->ir_out_count.size(); ++i) {
+                ir_outputs_.emplace_back(static_cast<uint32_t>(call->ir_out_start[i]),
+                                         static_cast<uint32_t>(call->ir_out_count[i]));
+            }
+            return;
+        }
         for (size_t i = 0; i < call->output_descs.size(); ++i) {
             ir_outputs_.emplace_back(static_cast<uint32_t>(i), 1U);
         }

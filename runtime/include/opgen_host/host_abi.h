@@ -201,6 +201,19 @@ inline std::string BuildCall(const OpgenHostRequest& req, gert::NodeCall& call) 
     call.inputs.resize(static_cast<size_t>(req.num_inputs));
     for (int32_t i = 0; i < req.num_inputs; ++i) Fill(call.inputs[i], req.inputs[i]);
     if (req.num_outputs > OPGEN_HOST_MAX_OUTPUTS) return "too many outputs";
+    if (req.ir_out_counts != nullptr) {  // a dynamic output's instances are consecutive
+        size_t at = 0;
+        for (int32_t i = 0; i < req.num_ir_outputs; ++i) {
+            const size_t n = static_cast<size_t>(req.ir_out_counts[i] < 0 ? 0 : req.ir_out_counts[i]);
+            call.ir_out_start.push_back(at);
+            call.ir_out_count.push_back(n);
+            at += n;
+        }
+        if (at != static_cast<size_t>(req.num_outputs)) {
+            return "the IR output counts add up to " + std::to_string(at) + " tensors, " +
+                   std::to_string(req.num_outputs) + " were passed";
+        }
+    }
     for (int32_t i = 0; i < req.num_outputs; ++i) {
         gert::Tensor t;
         Fill(t, req.outputs[i]);

@@ -48,6 +48,10 @@ struct OpgenHostRequest {
     int64_t sys_workspace;
     uint8_t* tiling;
     int64_t tiling_capacity;
+    // instances per IR output (a dynamic output has several); null: one per output
+    int32_t num_ir_outputs;
+    int32_t reserved2;
+    const int32_t* ir_out_counts;
 };
 
 struct OpgenHostReply {
