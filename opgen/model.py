@@ -158,6 +158,17 @@ class OpSpec:
         """The inputs the kernel writes in place (an op with them has no outputs)."""
         return tuple(t for t in self.inputs if t.inplace)
 
+    @property
+    def list_outputs(self) -> tuple[TensorDesc, ...]:
+        """The dynamic outputs: lists of tensors, which the registry returns as lists."""
+        return tuple(t for t in self.outputs if t.is_dynamic)
+
+    @property
+    def framework_refused(self) -> bool:
+        """No PyTorch or TensorFlow op is generated (opgen.emit.inplace): the op writes an input
+        in place, or an output is a list."""
+        return bool(self.inplace_inputs or self.list_outputs)
+
     def input(self, name: str) -> TensorDesc | None:
         return next((t for t in self.inputs if t.name == name), None)
 

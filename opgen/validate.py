@@ -787,6 +787,13 @@ class _Builder:
         if written and "reference" in self.data:
             self.err(("reference",), f"the op writes '{written[0].name}' in place; a "
                      "reference (and the derived backward) is for ops with outputs")
+        lists = [i for i, t in enumerate(outputs) if t is not None and t.is_dynamic]
+        if lists:
+            name = outputs[lists[0]].name  # type: ignore[union-attr]
+            self.sink.warning(self.doc.loc(("output_desc", lists[0], "param_type")),
+                              f"output '{name}' is a list (param_type: dynamic): the op runs "
+                              "through the registry (which returns the list); no PyTorch or "
+                              "TensorFlow op is generated for it (their modules raise)")
 
     def check_builtin(self, op_name: str, op_type: str) -> None:
         """An op type of CANN's own operators is refused: the custom-op package would replace

@@ -1,10 +1,12 @@
-"""PyTorch and TensorFlow files of an op that writes an input in place (`inplace: true`).
+"""PyTorch and TensorFlow files of an op no framework op is generated for: one that writes an
+input in place (`inplace: true`), or one with a list output (`param_type: dynamic`).
 
-Such an op runs through the registry (which returns the updated copy of each in-place input)
-and through aclnn (whose kernel writes the caller's device buffer). The framework ops are not
-generated for it: their op modules keep the names the packages import and raise a located
-OpCallError when called, their C++ headers register nothing, and their generated tests check
-the refusal (docs/op-host.md, "In-place ops").
+An in-place op runs through the registry (which returns the updated copy of each in-place input)
+and through aclnn (whose kernel writes the caller's device buffer); an op with a list output
+through the registry (which returns the list). Their op modules keep the names the packages
+import and raise a located OpCallError when called, their C++ headers register nothing, and
+their generated tests check the refusal (docs/op-host.md, "In-place ops" and "Dynamic (list)
+outputs").
 """
 
 from __future__ import annotations
@@ -21,13 +23,18 @@ class InplaceView:
     frontend: str  # "PyTorch" or "TensorFlow"
     op_name: str
     op_type: str
-    written: tuple[str, ...]  # the in-place inputs
+    written: tuple[str, ...]  # the in-place inputs, or the list outputs
     message: str  # the refusal, with the spec location
     layer: str | None  # TensorFlow: the Keras layer name its package imports
     module: str  # the op module the generated test imports
+    why: str = "it writes its input(s) in place"  # the refusal in a few words
+    match: str = "in place"  # what the generated test finds in the refusal
+    note: tuple[str, str] = ("", "")  # the C++ header's two comment lines after the op type
 
 
 def view(spec: OpSpec, frontend: str, module: str, layer: str | None = None) -> InplaceView:
+    if not spec.inplace_inputs:
+        return _list_view(spec, frontend, module, layer)
     written = tuple(t.name for t in spec.inplace_inputs)
     loc = spec.inplace_inputs[0].loc
     names = ", ".join(f"'{n}'" for n in written)
@@ -36,8 +43,27 @@ def view(spec: OpSpec, frontend: str, module: str, layer: str | None = None) -> 
                f"generates no {frontend} op for in-place ops. Call it through the registry "
                f"(opgen_runtime.registry.call('{spec.op_name}', ...) returns the updated copy) "
                f"or through aclnn{spec.op_type}")
+    note = (f"writes its input(s) {', '.join(written)} in place: no {frontend} op is registered",
+            'for it (the registry and aclnn run it; docs/op-host.md, "In-place ops").')
     return InplaceView(banner_text(spec.spec_path), frontend, spec.op_name, spec.op_type,
-                       written, message, layer, module)
+                       written, message, layer, module, note=note)
+
+
+def _list_view(spec: OpSpec, frontend: str, module: str, layer: str | None) -> InplaceView:
+    """The refusal of an op with a list output."""
+    lists = tuple(t.name for t in spec.list_outputs)
+    loc = spec.list_outputs[0].loc
+    names = ", ".join(f"'{n}'" for n in lists)
+    message = (f"{spec.op_name}: the op's output{'s' if len(lists) > 1 else ''} {names} "
+               f"{'are lists' if len(lists) > 1 else 'is a list'} of tensors "
+               f"({loc.path}:{loc.line}:{loc.col}: param_type: dynamic); opgen generates no "
+               f"{frontend} op for list outputs. Call it through the registry "
+               f"(opgen_runtime.registry.call('{spec.op_name}', ...) returns the list)")
+    note = (f"has the list output(s) {', '.join(lists)}: no {frontend} op is registered",
+            'for it (the registry runs it; docs/op-host.md, "Dynamic (list) outputs").')
+    return InplaceView(banner_text(spec.spec_path), frontend, spec.op_name, spec.op_type,
+                       lists, message, layer, module, why="its output(s) are lists of tensors",
+                       match="list outputs", note=note)
 
 
 def header(v: InplaceView) -> str:

@@ -436,7 +436,7 @@ def op_tests_view(spec: OpSpec, config: Config) -> OpTestsView:
 
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
-    if spec.inplace_inputs:  # refused: the registry and aclnn run it (opgen.emit.inplace)
+    if spec.framework_refused:  # refused: the registry and aclnn run it (opgen.emit.inplace)
         v = inplace.view(spec, "TensorFlow", f"{config.package}.tf.{spec.op_name}",
                          layer=names.layer_class(spec.op_name))
         return {op_source_path(spec, config): inplace.header(v),

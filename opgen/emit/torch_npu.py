@@ -155,7 +155,7 @@ def view(spec: OpSpec, config: Config) -> NpuView:
 
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
-    if spec.inplace_inputs:  # no PyTorch op (opgen.emit.inplace)
+    if spec.framework_refused:  # no PyTorch op (opgen.emit.inplace)
         return {kernel_path(spec, config): inplace.header(
             inplace.view(spec, "PyTorch", f"{config.package}.torch.{spec.op_name}"))}
     return {kernel_path(spec, config): render("python/torch/npu_kernel.h.j2",

@@ -402,7 +402,7 @@ class PackageOpView:
 # -- targets -------------------------------------------------------------------------------------
 
 def emit(spec: OpSpec, kernel: CheckedKernel, config: Config) -> dict[str, str]:
-    if spec.inplace_inputs:  # refused: the registry and aclnn run it (opgen.emit.inplace)
+    if spec.framework_refused:  # refused: the registry and aclnn run it (opgen.emit.inplace)
         v = inplace.view(spec, "PyTorch", f"{config.package}.torch.{spec.op_name}")
         return {f"{cc_dir(config)}/{spec.op_name}.h": inplace.header(v),
                 op_path(spec, config): inplace.module(v),

@@ -211,3 +211,8 @@ def test_a_list_output_has_an_instance_per_input_instance(
     more = [rng.standard_normal(17).astype(np.float32) for _ in range(5)]  # another plan
     for k, (x, y) in enumerate(zip(more, reg.call("scale_list", more), strict=True)):
         np.testing.assert_array_equal(y, x * np.float32(2) + np.float32(k))
+    # no framework op passes a list out: their modules raise, naming the spec's line
+    for frontend, module in (("PyTorch", "torch"), ("TensorFlow", "tf")):
+        text = next((work / "generated").rglob(f"{module}/scale_list.py")).read_text()
+        assert (f"opgen generates no {frontend} op for list outputs" in text
+                and "param_type: dynamic" in text and "def scale_list(" in text), text
