@@ -288,6 +288,7 @@ def _import_msopgen_project(args: argparse.Namespace) -> int:
         ProjectError,
         kernel_section,
         kernel_section_path,
+        mark_ref_outputs,
         read_project,
         stage_kernel_tree,
         staged_kernels,
@@ -308,6 +309,7 @@ def _import_msopgen_project(args: argparse.Namespace) -> int:
     docs = convert(Document(str(root / "op_host"), [op.description for op in ops]), sink)
     for op, d in zip(ops, docs, strict=True):
         d.data["kernel"] = kernel_section(op, out_dir)
+        mark_ref_outputs(d.data)
         if op.kernel.parent.name == "op_kernel" and op.kernel.stem != d.data.get("op_name"):
             # a kernel named after the op's folder (CANN's ops libraries): the op and its
             # entry take the folder's name, as CANN's build does (apply_adam_w_v2, not

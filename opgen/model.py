@@ -29,6 +29,7 @@ class TensorDesc:
     doc: str = ""
     ir_name: str | None = None  # CANN's IR name when it is not `name` (e.g. srcList)
     inplace: bool = False  # inputs only: the kernel writes this input's buffer in place
+    ref: str | None = None  # outputs only: the input whose buffer the output is (CANN's ref output)
 
     @property
     def ir(self) -> str:
@@ -164,10 +165,15 @@ class OpSpec:
         return tuple(t for t in self.outputs if t.is_dynamic)
 
     @property
+    def ref_outputs(self) -> tuple[TensorDesc, ...]:
+        """The outputs that are an input's buffer (`ref:`, CANN's ref outputs)."""
+        return tuple(t for t in self.outputs if t.ref is not None)
+
+    @property
     def framework_refused(self) -> bool:
         """No PyTorch or TensorFlow op is generated (opgen.emit.inplace): the op writes an input
-        in place, or an output is a list."""
-        return bool(self.inplace_inputs or self.list_outputs)
+        in place, or an output is a list or an input's buffer."""
+        return bool(self.inplace_inputs or self.list_outputs or self.ref_outputs)
 
     def input(self, name: str) -> TensorDesc | None:
         return next((t for t in self.inputs if t.name == name), None)

@@ -322,6 +322,19 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
     return ops
 
 
+def mark_ref_outputs(spec: dict[str, Any]) -> None:
+    """An OpDef output named like an input is CANN's ref output: the input's buffer, which the
+    kernel writes (an optimizer's var, ops-nn's fused_sgd params). In the spec it becomes
+    `<name>_ref` (the kernel parameter's usual name) with `ref: <name>`, in place."""
+    inputs = {t.get("name") for t in spec.get("input_desc") or () if isinstance(t, dict)}
+    for t in spec.get("output_desc") or ():
+        if isinstance(t, dict) and t.get("name") in inputs:
+            name = t["name"]
+            t["name"] = f"{name}_ref"
+            t.pop("ir_name", None)  # (the input's IR name stays the input's)
+            t["ref"] = name
+
+
 def kernel_section_path(p: Path, spec_dir: Path) -> str:
     """`p` as a spec's kernel section names it: relative to the spec's folder, with /."""
     return posixpath.join(*Path(os.path.relpath(p.resolve(), spec_dir.resolve())).parts)

@@ -371,10 +371,16 @@ class _Builder:
                          f"'{name}' lists {len(dtypes)} dtypes but '{first}' (line "
                          f"{first_loc.line}) lists {count}; column i of every dtype list forms "
                          "one supported combination, so all lists must have the same length")
+        ref = raw.get("ref")
+        if "ref" in raw and kind == "input":
+            self.sink.error(self.doc.key_loc((*path, "ref")),
+                            f"'ref' is only meaningful on outputs (input '{name}'): an output "
+                            "names the input whose buffer it is")
+            ref = None
         return TensorDesc(
             name=name, dtypes=dtypes, formats=formats, shape=shape, param_type=param,
             loc=self.doc.loc(path), doc=str(raw.get("doc", "")), ir_name=ir_name,
-            inplace=inplace and kind == "input",
+            inplace=inplace and kind == "input", ref=ref if isinstance(ref, str) else None,
         )
 
     def dtypes(self, raw: Any, path: JsonPath) -> tuple[DType, ...]:
@@ -787,6 +793,15 @@ class _Builder:
         if written and "reference" in self.data:
             self.err(("reference",), f"the op writes '{written[0].name}' in place; a "
                      "reference (and the derived backward) is for ops with outputs")
+        refs = [i for i, t in enumerate(outputs) if t is not None and t.ref is not None]
+        if refs:
+            first = outputs[refs[0]]
+            assert first is not None
+            self.sink.warning(self.doc.loc(("output_desc", refs[0], "ref")),
+                              f"output '{first.name}' is the buffer of input '{first.ref}': the "
+                              "op runs through the registry (which returns the updated copy); "
+                              "no PyTorch, TensorFlow or aclnn call is generated for it (their "
+                              "modules raise)")
         lists = [i for i, t in enumerate(outputs) if t is not None and t.is_dynamic]
         if lists:
             name = outputs[lists[0]].name  # type: ignore[union-attr]
@@ -794,6 +809,24 @@ class _Builder:
                               f"output '{name}' is a list (param_type: dynamic): the op runs "
                               "through the registry (which returns the list); no PyTorch or "
                               "TensorFlow op is generated for it (their modules raise)")
+
+    def check_ref(self, t: TensorDesc, path: JsonPath, ins: Mapping[str, TensorDesc]) -> None:
+        """An output that is an input's buffer (CANN's ref output, an OpDef output named like its
+        input): the input is a required single tensor of the output's dtypes, and the output is
+        one tensor."""
+        src = ins.get(t.ref or "")
+        if src is None:
+            self.err(path, f"output '{t.name}': ref '{t.ref}' is not an input"
+                     f"{did_you_mean(t.ref or '', ins)}; ref names the input whose buffer the "
+                     "output is")
+        elif src.param_type is not ParamType.REQUIRED or t.is_dynamic:
+            self.err(path, f"output '{t.name}' is the buffer of input '{src.name}', so both must "
+                     f"be required single tensors (the input is {src.param_type.value}, the "
+                     f"output {t.param_type.value})")
+        elif src.dtypes and t.dtypes and src.dtypes != t.dtypes:
+            self.err(path, f"output '{t.name}' is the buffer of input '{src.name}', so its dtypes "
+                     f"must be the input's ({', '.join(d.value for d in src.dtypes)}), not "
+                     f"{', '.join(d.value for d in t.dtypes)}")
 
     def check_builtin(self, op_name: str, op_type: str) -> None:
         """An op type of CANN's own operators is refused: the custom-op package would replace
@@ -821,6 +854,8 @@ class _Builder:
     def output_rules(self, t: TensorDesc, path: JsonPath, ins: Mapping[str, TensorDesc],
                      attrs: Mapping[str, AttrDesc]) -> TensorDesc:
         raw = _list(self.data.get("output_desc"))[path[1]]  # type: ignore[index]
+        if t.ref is not None:
+            self.check_ref(t, (*path, "ref"), ins)
         rule: sr.ShapeRule | None = None
         text = raw.get("infer")
         if isinstance(text, str):
@@ -846,6 +881,8 @@ class _Builder:
                                  f"list_int, not {attrs[name].type.value}")
         elif "infer" not in raw and self.own_op_host():
             pass  # the op's own InferShape gives the shape; the runtime asks for a rule if not
+        elif "infer" not in raw and t.ref is not None and t.ref in ins:
+            rule = sr.SameAs(t.ref)  # the input's buffer has the input's shape
         elif "infer" not in raw:
             first = next((i for i in ins.values() if not i.is_optional), None)
             if first is not None:
@@ -869,7 +906,7 @@ class _Builder:
                                 f"not among the dtypes of output '{t.name}'")
         return TensorDesc(t.name, t.dtypes, t.formats, t.shape, t.param_type, t.loc, rule,
                           dtype_from if isinstance(dtype_from, str) else None, t.doc,
-                          t.ir_name)
+                          t.ir_name, ref=t.ref)
 
     def check_combinations(self, inputs: list[TensorDesc | None],
                            outputs: list[TensorDesc]) -> None:

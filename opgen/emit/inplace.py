@@ -34,7 +34,9 @@ class InplaceView:
 
 def view(spec: OpSpec, frontend: str, module: str, layer: str | None = None) -> InplaceView:
     if not spec.inplace_inputs:
-        return _list_view(spec, frontend, module, layer)
+        if spec.list_outputs:
+            return _list_view(spec, frontend, module, layer)
+        return _ref_view(spec, frontend, module, layer)
     written = tuple(t.name for t in spec.inplace_inputs)
     loc = spec.inplace_inputs[0].loc
     names = ", ".join(f"'{n}'" for n in written)
@@ -77,3 +79,19 @@ def module(v: InplaceView) -> str:
 
 def test(v: InplaceView) -> str:
     return render("python/inplace_test.py.j2", v=v)
+
+
+def _ref_view(spec: OpSpec, frontend: str, module: str, layer: str | None) -> InplaceView:
+    """The refusal of an op with an output that is an input's buffer (`ref:`)."""
+    refs = tuple(t.name for t in spec.ref_outputs)
+    first = spec.ref_outputs[0]
+    loc = first.loc
+    message = (f"{spec.op_name}: the op's output '{first.name}' is the buffer of its input "
+               f"'{first.ref}' ({loc.path}:{loc.line}:{loc.col}: ref: {first.ref}); opgen "
+               f"generates no {frontend} op for ref outputs. Call it through the registry "
+               f"(opgen_runtime.registry.call('{spec.op_name}', ...) returns the updated copy)")
+    note = (f"has the ref output(s) {', '.join(refs)}: no {frontend} op is registered",
+            'for it (the registry runs it; docs/op-host.md, "Ref outputs").')
+    return InplaceView(banner_text(spec.spec_path), frontend, spec.op_name, spec.op_type,
+                       refs, message, layer, module, why="an output is an input's buffer",
+                       match="ref outputs", note=note)

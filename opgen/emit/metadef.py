@@ -47,6 +47,8 @@ def _tensor(t: TensorDesc) -> dict[str, Any]:
         out["ir_name"] = t.ir_name
     if t.inplace:
         out["inplace"] = True
+    if t.ref is not None:
+        out["ref"] = t.ref
     if t.doc:
         out["doc"] = t.doc
     return out

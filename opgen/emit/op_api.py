@@ -81,6 +81,13 @@ def _unsupported(spec: OpSpec) -> str:
     hook = user_tiling(spec)
     if hook:
         return f"{spec.op_type} tiles with {hook}, which the C++ op library cannot call"
+    if spec.list_outputs:
+        return (f"{spec.op_type} has a list (aclTensorList) output '{spec.list_outputs[0].name}', "
+                "which opgen's aclnn does not pass out")
+    if spec.ref_outputs:
+        t = spec.ref_outputs[0]
+        return (f"{spec.op_type}'s output '{t.name}' is the buffer of its input '{t.ref}' (ref), "
+                "which opgen's aclnn does not pass as one buffer")
     dynamic = [t.name for t in spec.inputs if t.is_dynamic]
     if dynamic and not spec.kernel.op_host:
         return (f"{spec.op_type} has a dynamic (aclTensorList) input '{dynamic[0]}', which only "

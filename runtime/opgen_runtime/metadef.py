@@ -36,6 +36,7 @@ class TensorDef:
     dtype_from: str | None = None
     ir_name: str | None = None  # CANN's IR name (the op_host's OpDef) when it is not `name`
     inplace: bool = False  # an input the kernel writes in place (the op has no outputs)
+    ref: str | None = None  # an output that is this input's buffer (CANN's ref output)
 
     @property
     def optional(self) -> bool:
@@ -110,7 +111,7 @@ def _tensor(raw: Mapping[str, Any]) -> TensorDef:
         dtypes=tuple(raw["dtype"]), formats=tuple(raw.get("format", ["ND"] * len(raw["dtype"]))),
         shape=None if list(shape) == [-2] else tuple(shape),
         infer=raw.get("infer"), dtype_from=raw.get("dtype_from"), ir_name=raw.get("ir_name"),
-        inplace=raw.get("inplace") is True,
+        inplace=raw.get("inplace") is True, ref=raw.get("ref"),
     )
 
 

@@ -118,6 +118,7 @@ class _Plan:
     cacheable: bool = True  # False when the tiling reads input values (ValueDepend)
     launch: bool = True  # False: empty outputs, no launch (the empty-tensor rule)
     inplace: tuple[int, ...] = ()  # the inputs the kernel writes in place (their positions)
+    refs: tuple[tuple[int, int], ...] = ()  # (output, input): the output is the input's buffer
     zero_outputs: tuple[int, ...] = ()  # outputs cleared before the launch (op_host InitValue)
     lists: bool = True  # an input is dynamic (a list of tensors, packed before the launch)
     # instances per output when an output is dynamic (a list), in out_shapes' flat order;
@@ -326,6 +327,9 @@ class Registry:
             plan = self._plan(op, opdef, arrays, attr_values)
             plan.absent = (None,) * (len(arrays) - len(inputs))
             plan.inplace = tuple(i for i, t in enumerate(opdef.inputs) if t.inplace)
+            positions = {t.name: i for i, t in enumerate(opdef.inputs)}
+            plan.refs = tuple((o, positions[t.ref]) for o, t in enumerate(opdef.outputs)
+                              if t.ref is not None and t.ref in positions)
             plan.lists = any(t.dynamic for t in opdef.inputs)
             if (key is not None and plan.cacheable
                     and all(a is None or isinstance(a, np.ndarray)
@@ -347,6 +351,18 @@ class Registry:
             outs = [a for a, _ in known]
             for o in plan.zero_outputs:  # CANN clears an InitValue output (SetNeedAtomic)
                 outs[o].fill(0)
+            if plan.refs:  # a ref output is its input's buffer: the kernel gets it for both
+                swapped = list(inputs)
+                for o, i in plan.refs:
+                    src = inputs[i]
+                    if not isinstance(src, np.ndarray) or src.shape != outs[o].shape:
+                        raise OpCallError(
+                            f"{name}: output {o} is the buffer of input {i} (ref), so it "
+                            f"must have its shape {getattr(src, 'shape', None)}; the op's shape "
+                            f"rule gives {outs[o].shape}")
+                    np.copyto(outs[o], src, casting="no")
+                    swapped[i] = outs[o]
+                inputs = tuple(swapped)
         listed: list[tuple[np.ndarray, list[tuple[int, ...]], np.dtype[Any]]] = []
         if plan.out_groups is not None:  # a dynamic output reaches the kernel as one list
             grouped_known: list[Any] = []

@@ -437,3 +437,37 @@ def test_a_kernel_including_another_op_s_kernel_through_cann_s_staged_tree(
     # a second import keeps the staged tree as it is (and refuses the spec that exists)
     assert main(["import-msopgen", str(op)]) == 2
     assert (stage / "clamp_consts").resolve() == (consts / "op_kernel").resolve()
+
+
+def test_an_output_named_like_its_input_is_that_input_s_buffer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CANN's ref outputs: an OpDef output named like an input (an optimizer's var, ops-nn's
+    fused_sgd params) is the input's buffer. The import names it <input>_ref with `ref:`; the
+    registry copies the input into the output and gives the kernel that one buffer for both, so
+    the kernel updates it in place; the caller's array is untouched. The frameworks and aclnn
+    refuse the op, naming the spec's line."""
+    project = tmp_path / "ClampScale"
+    shutil.copytree(FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
+    source = project / "op_host" / "clamp_scale.cpp"
+    text = source.read_text()
+    assert 'this->Output("y")' in text
+    source.write_text(text.replace('this->Output("y")', 'this->Output("x")'))
+    kernel = project / "op_kernel" / "clamp_scale.cpp"
+    text = kernel.read_text()
+    assert "            DataCopy(yGm_[done], b, n);" in text
+    kernel.write_text(text.replace(  # gain 3 writes nothing: the ref output keeps the input
+        "            DataCopy(yGm_[done], b, n);",
+        "            if (t_.gain != 3.0f) DataCopy(yGm_[done], b, n);"))
+    work = imported(tmp_path, monkeypatch, project)
+    spec = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())
+    assert [(t["name"], t.get("ref")) for t in spec["output_desc"]] == [("x_ref", "x")]
+    reg = built_ops.registered(work, "clamp_scale")
+    x = np.linspace(-20, 20, 4096, dtype=np.float32)
+    before = x.copy()
+    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=2.0),
+                                  np.clip(before * np.float32(2.0), -6, 6))
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=3.0), before)
+    text = next((work / "generated").rglob("torch/clamp_scale.py")).read_text()
+    assert "opgen generates no PyTorch op for ref outputs" in text and "ref: x" in text
