@@ -318,8 +318,48 @@ def read_project(root: Path, include_dirs: Sequence[Path] = (),
         header = tiling_header(host_dir, stem, arch)
         if header is None and stem != snake_from_camel(op_type):  # named after the op type
             header = tiling_header(host_dir, snake_from_camel(op_type), arch)
-        ops.append(ProjectOp(description, kernel, tuple(sources), header, incs))
+        if header is None:  # a header (its own, or a dependency's) registering its struct
+            header = registering_header(op_type, [host_dir, *(
+                p.parent for p in sources if p.parent != host_dir)])
+        op_sources = [*sources, *graph_infer_sources(root, op_type, sources)]
+        ops.append(ProjectOp(description, kernel, tuple(op_sources), header, incs))
     return ops
+
+
+def registering_header(op_type: str, folders: Sequence[Path]) -> Path | None:
+    """The first header in `folders` that registers `op_type`'s tiling struct
+    (`REGISTER_TILING_DATA_CLASS(<op_type>, ...)`): a header shared by several ops, as ops-nn's
+    rms_norm_tiling.h for GemmaRmsNorm or foreach_utils' foreach_tiling_def.h for ForeachExp."""
+    pattern = re.compile(rb"REGISTER_TILING_DATA_CLASS\s*\(\s*" + re.escape(op_type.encode())
+                         + rb"\s*,")
+    seen: set[Path] = set()
+    for folder in folders:
+        if folder in seen:
+            continue
+        seen.add(folder)
+        for h in sorted(folder.glob("*.h")):
+            try:
+                if pattern.search(h.read_bytes()):
+                    return h
+            except OSError:
+                continue
+    return None
+
+
+def graph_infer_sources(root: Path, op_type: str, sources: Sequence[Path]) -> list[Path]:
+    """The op's InferShape in op_graph/, when its op_host has none: CANN's operator libraries
+    register some ops' shape inference there (`IMPL_OP_INFERSHAPE(GemmaRmsNorm)` in
+    op_graph/gemma_rms_norm_graph_infer.cpp), for the graph engine and the aclnn layer alike."""
+    registers = re.compile(rb"IMPL_OP(?:_INFERSHAPE)?\s*\(\s*" + re.escape(op_type.encode())
+                           + rb"\s*\)")
+    def has(path: Path) -> bool:
+        try:
+            return registers.search(path.read_bytes()) is not None
+        except OSError:
+            return False
+    if any(has(p) for p in sources):
+        return []
+    return [p for p in sorted((root / "op_graph").glob("*.cpp")) if has(p)]
 
 
 def mark_ref_outputs(spec: dict[str, Any]) -> None:

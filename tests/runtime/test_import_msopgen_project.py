@@ -471,3 +471,44 @@ def test_an_output_named_like_its_input_is_that_input_s_buffer(
     np.testing.assert_array_equal(reg.call("clamp_scale", x, gain=3.0), before)
     text = next((work / "generated").rglob("torch/clamp_scale.py")).read_text()
     assert "opgen generates no PyTorch op for ref outputs" in text and "ref: x" in text
+
+
+def test_a_shared_tiling_header_and_an_infer_shape_in_op_graph_are_found(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An op whose tiling struct is registered in a dependency's shared header (ops-nn's
+    GemmaRmsNorm in rms_norm's rms_norm_tiling.h, ForeachExp in foreach_utils'
+    foreach_tiling_def.h) and whose InferShape is in op_graph/ (IMPL_OP_INFERSHAPE, gemma's
+    graph_infer.cpp): the import finds the header that registers the op type and builds the
+    op_graph file with the op_host, as the op's own op_host registers no InferShape."""
+    lib = tmp_path / "lib"
+    dep, op = lib / "norm" / "clamp_common", lib / "norm" / "clamp_scale"
+    shutil.copytree(FIXTURE / "op_kernel", op / "op_kernel")
+    (dep / "op_host").mkdir(parents=True)
+    (dep / "op_kernel").mkdir()
+    (op / "op_host").mkdir(parents=True)
+    (op / "op_graph").mkdir()
+    header = (FIXTURE / "op_host" / "clamp_scale_tiling.h").read_text()
+    (dep / "op_host" / "clamp_shared_tiling_def.h").write_text(header)
+    source = (FIXTURE / "op_host" / "clamp_scale.cpp").read_text().replace(
+        '"clamp_scale_tiling.h"', '"clamp_shared_tiling_def.h"')
+    ge_at, ops_at = source.index("namespace ge {"), source.index("namespace ops {")
+    (dep / "op_host" / "clamp_common_tiling.cpp").write_text(
+        source[:ge_at].replace("static ", ""))
+    (op / "op_host" / "clamp_scale_def.cpp").write_text(
+        '#include "register/op_def_registry.h"\n#include "../../clamp_common/op_host/'
+        'clamp_shared_tiling_def.h"\n'
+        "namespace optiling { ge::graphStatus ClampScaleTilingFunc(gert::TilingContext* ctx); }\n"
+        + source[ops_at:].replace(
+            "        this->SetInferShape(ge::ClampScaleInferShape)"
+            ".SetInferDataType(ge::ClampScaleInferDataType);\n", ""))
+    (op / "op_graph" / "clamp_scale_graph_infer.cpp").write_text(
+        '#include "register/op_impl_registry.h"\n' + source[ge_at:ops_at]
+        + "namespace ge {\nIMPL_OP_INFERSHAPE(ClampScale).InferShape(ClampScaleInferShape)"
+          ".InferDataType(ClampScaleInferDataType);\n}\n")
+    (op / "op_host" / "CMakeLists.txt").write_text(
+        "add_modules_sources(OPTYPE ClampScale DEPENDENCIES clamp_common)\n")
+    work = imported(tmp_path, monkeypatch, op)
+    spec = yaml.safe_load((work / "specs" / "clamp_scale.yaml").read_text())
+    assert Path(spec["kernel"]["tiling_header"]).name == "clamp_shared_tiling_def.h"
+    assert Path(spec["kernel"]["op_host"][-1]).name == "clamp_scale_graph_infer.cpp"
+    assert_clamps(work, 4096)
