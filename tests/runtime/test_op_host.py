@@ -161,6 +161,7 @@ def test_an_op_host_comparing_against_the_unknown_rank_builds(tmp_path: Path) ->
 OPS_NN_PRELUDE = r'''
 #include "graph/operator.h"
 #include "graph/operator_reg.h"
+#include "graph/c_types.h"
 #include "exe_graph/runtime/kernel_run_context.h"
 #include "runtime/infer_shape_context.h"
 #include "platform/platform_info_def.h"
@@ -174,6 +175,9 @@ REG_OP(ClampScaleProto)
     .ATTR(axes, ListInt, {1, 2})
     .OP_END_FACTORY_REG(ClampScaleProto)
 }
+// CANN's numbers of the Ascend 950's types and architectures, which OpDefs and tilings name
+static_assert(ge::DT_HIFLOAT8 == 34 && ge::DT_FLOAT8_E4M3FN == 36 && ge::DT_HIFLOAT4 == 42 &&
+              ge::DT_MAX == 43 && static_cast<int>(C_DT_FLOAT4_E2M1) == 40);
 // a selection the host never compiles (it names what only a kernel build defines)
 ASCENDC_TPL_SEL(
     ASCENDC_TPL_ARGS_SEL(ASCENDC_TPL_UINT_SEL(MODE, ASCENDC_TPL_UI_LIST, OPGEN_UNDEFINED)));

@@ -3,8 +3,8 @@ against its documented (or, where the reference is silent, asc-devkit's) behavio
 `block_idx`/`block_num` builtins in an op kernel, `AscendCUtils::SetMask` and the C0 helpers,
 the untyped `TQue::DeQue()` and `GetAccVal()`, `ReduceSum`'s count form with a small
 sharedTmpBuffer, `TransDataTo5HD` on 32-bit data and its `TransDataTo5HDImpl` layer,
-`ArithProgression`, `GetUserWorkspace` without a workspace, and the
-`impl/dav_c220/kernel_operator_reg_others_impl.h` include."""
+`ArithProgression`, `GetUserWorkspace` without a workspace, the basic API's constants, a
+`TQueConfig` queue, `Sign`, and the `impl/dav_c220/kernel_operator_reg_others_impl.h` include."""
 
 from __future__ import annotations
 
@@ -24,6 +24,10 @@ struct ApiTiling {
     int32_t mode;
 };
 REGISTER_TILING_DEFAULT(ApiTiling);
+
+constexpr TPosition kNoConsumers[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                                       TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX};
+constexpr TQueConfig kOneBufferConfig = GetTQueConfig(false, false, false, 0, 1, 0, kNoConsumers);
 
 extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
 {
@@ -122,6 +126,32 @@ extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspa
         w.SetGlobalBuffer((__gm__ int32_t*)GetUserWorkspace(workspace), 8);
         w.SetValue(0, 1);
     }
+    if (t.mode == 12) {  // the basic API's constants, unqualified (ops-nn's add_layer_norm)
+        const int32_t values[] = {static_cast<int32_t>(ONE_BLK_FLOAT_NUM), static_cast<int32_t>(ONE_BLK_HALF_NUM),
+                                  static_cast<int32_t>(BRCB_BROADCAST_NUMBER), B32_DATA_NUM_PER_REPEAT,
+                                  B16_DATA_NUM_PER_REPEAT, BLOCK_CUBE, DEFAULT_BLOCK_SIZE, MAX_16BITS_STRIDE,
+                                  static_cast<int32_t>(TOTAL_L0A_SIZE), static_cast<int32_t>(F32_INF),
+                                  static_cast<int32_t>(FULL_MASK == ~0ull), HALF_FACTOR};
+        for (int i = 0; i < 12; ++i) zi.SetValue(i, values[i]);
+    }
+    if (t.mode == 13) {  // a queue whose mask is a TQueConfig (ops-nn's mse_loss_grad_v2)
+        TQue<QuePosition::VECIN, 1, &kOneBufferConfig> q;
+        pipe.InitBuffer(q, 1, 64 * sizeof(float));
+        LocalTensor<float> in = q.AllocTensor<float>();
+        DataCopy(in, xf, 64);
+        q.EnQue(in);
+        in = q.DeQue<float>();
+        Sign(c, in, 64);
+        q.FreeTensor(in);
+        DataCopy(zf, c, 64);
+    }
+    if (t.mode == 14) {  // Sign with a sharedTmpBuffer, over all of src
+        DataCopy(a, xf, 4096);
+        LocalTensor<float> src = a[0];
+        src.SetSize(256);
+        Sign(c, src, tmp.ReinterpretCast<uint8_t>());
+        DataCopy(zf, c, 256);
+    }
 }
 """
 
@@ -204,3 +234,21 @@ def test_get_user_workspace_without_a_workspace(apis: rt.KernelLibrary) -> None:
     assert run(apis, 10, np.zeros(4096, np.float32)).view(np.int32)[0] == 1
     with pytest.raises(rt.GlobalMemoryOutOfBounds):
         run(apis, 11, np.zeros(4096, np.float32))
+
+
+def test_the_basic_api_constants(apis: rt.KernelLibrary) -> None:
+    z = run(apis, 12, np.zeros(4096, np.float32)).view(np.int32)[:12]
+    np.testing.assert_array_equal(z, [8, 16, 8, 64, 128, 16, 256, 65535, 65536, 0x7f800000, 1, 2])
+
+
+@pytest.mark.parametrize("mode", [13, 14])
+def test_sign(apis: rt.KernelLibrary, mode: int) -> None:
+    """Sign.md: 1, -1, or 0 for zero; NaN and -0 give +0, as CANN's A2 implementation (a 0
+    where neither src > 0 nor src < 0)."""
+    x = RNG.standard_normal(4096).astype(np.float32)
+    x[:4] = [0.0, -0.0, np.nan, -np.inf]
+    n = 64 if mode == 13 else 256
+    z = run(apis, mode, x)[:n]
+    want = np.where(x[:n] > 0, 1.0, np.where(x[:n] < 0, -1.0, 0.0)).astype(np.float32)
+    np.testing.assert_array_equal(z, want)
+    assert not np.signbit(z[:3]).any()

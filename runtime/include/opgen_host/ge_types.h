@@ -65,7 +65,18 @@ enum DataType {
     DT_INT2 = 31,
     DT_UINT2 = 32,
     DT_COMPLEX32 = 33,
-    DT_MAX = 34
+    // the Ascend 950's low-precision types, which OpDefs list beside the 910B's (ops-nn's
+    // dynamic_quant): known by number, not simulated (GetSizeByDataType gives -1 for them)
+    DT_HIFLOAT8 = 34,
+    DT_FLOAT8_E5M2 = 35,
+    DT_FLOAT8_E4M3FN = 36,
+    DT_FLOAT8_E8M0 = 37,
+    DT_FLOAT6_E3M2 = 38,
+    DT_FLOAT6_E2M3 = 39,
+    DT_FLOAT4_E2M1 = 40,
+    DT_FLOAT4_E1M2 = 41,
+    DT_HIFLOAT4 = 42,
+    DT_MAX = 43
 };
 
 enum Format {

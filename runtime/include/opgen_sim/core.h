@@ -376,6 +376,60 @@ constexpr uint32_t TOTAL_UB_SIZE = 192 * 1024;
 constexpr uint32_t TMP_UB_OFFSET = 184 * 1024;
 constexpr uint32_t TOTAL_L1_SIZE = 512 * 1024 - 128;
 constexpr uint32_t TOTAL_L0C_SIZE = 128 * 1024;
+constexpr uint32_t TOTAL_L0A_SIZE = 64 * 1024;
+constexpr uint32_t TOTAL_L0B_SIZE = 64 * 1024;
+constexpr uint32_t TMP_UB_SIZE = 8 * 1024;
+// The kernel constants of CANN's basic API (asc-devkit impl/basic_api/utils/
+// kernel_utils_constants.h, the A2/A3 values) that operator kernels name unqualified after
+// `using namespace AscendC` (ops-nn's add_layer_norm: ONE_BLK_FLOAT_NUM, BRCB_BROADCAST_NUMBER).
+// Element sizes and counts: of a type, a 32-byte block, a 256-byte repeat.
+constexpr uint8_t B8_BYTE_SIZE = 1;
+constexpr uint8_t B16_BYTE_SIZE = 2;
+constexpr uint8_t B32_BYTE_SIZE = 4;
+constexpr uint8_t B64_BYTE_SIZE = 8;
+constexpr int32_t ONE_BYTE_BIT_SIZE = 8;
+constexpr int32_t BLOCK_CUBE = 16;  // a cube fractal's side
+constexpr uint8_t B16_DATA_NUM_PER_BLOCK = ONE_BLK_SIZE / B16_BYTE_SIZE;
+constexpr uint8_t B32_DATA_NUM_PER_BLOCK = ONE_BLK_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_BLK_HALF_NUM = ONE_BLK_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t ONE_BLK_FLOAT_NUM = ONE_BLK_SIZE / B32_BYTE_SIZE;
+constexpr int32_t B16_DATA_NUM_PER_REPEAT = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr int32_t B32_DATA_NUM_PER_REPEAT = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t HALF_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B16_BYTE_SIZE;
+constexpr uint32_t FLOAT_REPEAT_SIZE = ONE_REPEAT_BYTE_SIZE / B32_BYTE_SIZE;
+constexpr uint32_t ONE_REPEAT_HALF_SIZE = HALF_REPEAT_SIZE;
+constexpr uint32_t ONE_REPEAT_FLOAT_SIZE = FLOAT_REPEAT_SIZE;
+constexpr uint32_t MAX_REPEAT_HALF_SIZE = ONE_REPEAT_HALF_SIZE * MAX_REPEAT_TIMES;
+constexpr uint32_t MAX_REPEAT_FLOAT_SIZE = ONE_REPEAT_FLOAT_SIZE * MAX_REPEAT_TIMES;
+constexpr int32_t DEFAULT_BLOCK_SIZE = ONE_REPEAT_BYTE_SIZE;
+// Masks and strides of the mask/repeat (level-0) forms.
+constexpr uint64_t FULL_MASK = ~uint64_t{0};
+constexpr uint64_t CONST_MASK_VALUE = uint64_t{1} << 63;
+constexpr int32_t FULL_MASK_LEN = 128;
+constexpr int32_t HALF_MASK_LEN = 64;
+constexpr uint16_t MAX_HALF_MASK_LEN = 64;
+constexpr uint16_t MASK_ARRAY_SIZE = 4;
+constexpr int32_t POWER_MASK_NUM = 8;
+constexpr int32_t HALF_FACTOR = 2;
+constexpr int32_t DOUBLE_FACTOR = 2;
+constexpr uint8_t HALF_DEFAULT_REPEAT_STRIDE = 4;
+constexpr uint8_t ONE_FOURTH_DEFAULT_REPEAT_STRIDE = 2;
+constexpr int32_t DEFAULT_REDUCE_DST_REP_STRIDE = 1;
+constexpr int32_t MIN_REPEAT_TIMES = 0;
+constexpr uint32_t BRCB_BROADCAST_NUMBER = 8;
+constexpr uint32_t BRCB_MAX_REPEAT_SIZE = BRCB_BROADCAST_NUMBER * MAX_REPEAT_TIMES;
+// DataCopy's block counts and lengths, and the stride fields' ranges.
+constexpr int32_t MIN_BLOCK_LEN = 1;
+constexpr int32_t MAX_BLOCK_LEN = 65535;
+constexpr int32_t MIN_BLOCK_COUNT = 1;
+constexpr int32_t MAX_BLOCK_COUNT = 4095;
+constexpr int32_t MIN_BLOCK_NUM = 1;
+constexpr int32_t MAX_16BITS_STRIDE = 65535;
+constexpr int32_t MAX_8BITS_STRIDE = 255;
+// IEEE single-precision special values, as bit patterns.
+constexpr uint32_t F32_INF = 0x7f800000;
+constexpr uint32_t F32_NEG_INF = 0xff800000;
+constexpr uint32_t F32_NAN = 0x7fc00000;
 
 inline int64_t GetBlockIdx() { return opgen_sim::CurrentCore().block_idx; }
 inline int64_t GetBlockNum() { return opgen_sim::CurrentCore().block_num; }

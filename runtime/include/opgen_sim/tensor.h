@@ -582,6 +582,33 @@ using ::event_t;
 
 using TBufHandle = uint8_t*;  // a buffer a pool hands out (opgen_sim/buf_pool.h)
 
+// TQueConfig (reference "TQue": a queue's mask may be a `const TQueConfig*`): the queue's
+// format conversions, its buffers' length and count, its consumers, static event IDs. The
+// simulator takes the pointer as the queue's template argument and reads none of it: a queue
+// is sized by InitBuffer, and its pipes are the host's order (ops-nn's mse_loss_grad_v2 passes
+// one with bufferNumber 1).
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+    bool enableStaticEvtId = false;
+    bool enableLoopQueue = false;
+};
+
+constexpr TQueConfig GetTQueConfig(bool nd2nzIn, bool nz2ndIn, bool scmBlockGroupIn, uint32_t bufferLenIn,
+                                   uint32_t bufferNumberIn, uint32_t consumerSizeIn,
+                                   const TPosition consumerIn[], bool enableStaticEvtIdIn = false,
+                                   bool enableLoopQueueIn = false) {
+    TQueConfig c{nd2nzIn, nz2ndIn, scmBlockGroupIn, bufferLenIn, bufferNumberIn, consumerSizeIn, {},
+                 enableStaticEvtIdIn, enableLoopQueueIn};
+    for (int i = 0; i < 8; ++i) c.consumer[i] = consumerIn[i];
+    return c;
+}
+
 template <TPosition src, TPosition dst, int32_t depth, auto mask = 0>
 class TQueBind {
 public:

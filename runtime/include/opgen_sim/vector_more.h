@@ -820,6 +820,42 @@ OPGEN_SIM_ADV_UNARY2(Round, std::nearbyint(x))
 OPGEN_SIM_ADV_UNARY2(Trunc, std::trunc(x))
 #undef OPGEN_SIM_ADV_UNARY2
 
+// Sign (reference "Sign"): 1 for a positive element, -1 for a negative one, 0 for zero. The
+// reference is silent on NaN; CANN's A2 implementation (asc-devkit adv_api math/sign,
+// sign_common_impl.h) starts from 0 and sets +-1 where src > 0 / src < 0, so NaN and -0 give +0.
+// Four overloads: with or without sharedTmpBuffer, with or without calCount (all of src).
+namespace more_detail {
+struct SignLane {
+    template <typename A>
+    A operator()(A x) const {
+        const float f = static_cast<float>(x);
+        return static_cast<A>(f > 0.0f ? 1.0f : f < 0.0f ? -1.0f : 0.0f);
+    }
+};
+}  // namespace more_detail
+template <typename T, bool isReuseSource = false>
+inline void Sign(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                 const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+    static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>,
+                  "Sign takes half or float on the Atlas A2/A3 products");
+    more_detail::AdvUnary("Sign", dstTensor, srcTensor, &sharedTmpBuffer, 0, calCount, more_detail::SignLane{});
+}
+template <typename T, bool isReuseSource = false>
+inline void Sign(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                 const LocalTensor<uint8_t>& sharedTmpBuffer) {
+    Sign<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcTensor.GetSize());
+}
+template <typename T, bool isReuseSource = false>
+inline void Sign(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, const uint32_t calCount) {
+    static_assert(std::is_same_v<T, half> || std::is_same_v<T, float>,
+                  "Sign takes half or float on the Atlas A2/A3 products");
+    more_detail::AdvUnary("Sign", dstTensor, srcTensor, nullptr, 0, calCount, more_detail::SignLane{});
+}
+template <typename T, bool isReuseSource = false>
+inline void Sign(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor) {
+    Sign<T, isReuseSource>(dstTensor, srcTensor, srcTensor.GetSize());
+}
+
 // Gelu / FasterGelu / FasterGeluV2: template <T, highPrecision, highPerformance>, argument named
 // dataSize; with and without sharedTmpBuffer.
 #define OPGEN_SIM_GELU(NAME, LANE)                                                                \
