@@ -25,9 +25,11 @@ struct ApiTiling {
 };
 REGISTER_TILING_DEFAULT(ApiTiling);
 
-constexpr TPosition kNoConsumers[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX,
-                                       TPosition::MAX, TPosition::MAX, TPosition::MAX, TPosition::MAX};
-constexpr TQueConfig kOneBufferConfig = GetTQueConfig(false, false, false, 0, 1, 0, kNoConsumers);
+constexpr TPosition kNoConsumers[8] = {TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                                       TPosition::MAX, TPosition::MAX, TPosition::MAX,
+                                       TPosition::MAX, TPosition::MAX};
+constexpr TQueConfig kOneBufferConfig =
+    GetTQueConfig(false, false, false, 0, 1, 0, kNoConsumers);
 
 extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
 {
@@ -127,11 +129,12 @@ extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspa
         w.SetValue(0, 1);
     }
     if (t.mode == 12) {  // the basic API's constants, unqualified (ops-nn's add_layer_norm)
-        const int32_t values[] = {static_cast<int32_t>(ONE_BLK_FLOAT_NUM), static_cast<int32_t>(ONE_BLK_HALF_NUM),
-                                  static_cast<int32_t>(BRCB_BROADCAST_NUMBER), B32_DATA_NUM_PER_REPEAT,
-                                  B16_DATA_NUM_PER_REPEAT, BLOCK_CUBE, DEFAULT_BLOCK_SIZE, MAX_16BITS_STRIDE,
-                                  static_cast<int32_t>(TOTAL_L0A_SIZE), static_cast<int32_t>(F32_INF),
-                                  static_cast<int32_t>(FULL_MASK == ~0ull), HALF_FACTOR};
+        const int32_t values[] = {
+            static_cast<int32_t>(ONE_BLK_FLOAT_NUM), static_cast<int32_t>(ONE_BLK_HALF_NUM),
+            static_cast<int32_t>(BRCB_BROADCAST_NUMBER), B32_DATA_NUM_PER_REPEAT,
+            B16_DATA_NUM_PER_REPEAT, BLOCK_CUBE, DEFAULT_BLOCK_SIZE, MAX_16BITS_STRIDE,
+            static_cast<int32_t>(TOTAL_L0A_SIZE), static_cast<int32_t>(F32_INF),
+            static_cast<int32_t>(FULL_MASK == ~0ull), HALF_FACTOR};
         for (int i = 0; i < 12; ++i) zi.SetValue(i, values[i]);
     }
     if (t.mode == 13) {  // a queue whose mask is a TQueConfig (ops-nn's mse_loss_grad_v2)
