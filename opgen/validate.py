@@ -819,10 +819,10 @@ class _Builder:
             self.err(path, f"output '{t.name}': ref '{t.ref}' is not an input"
                      f"{did_you_mean(t.ref or '', ins)}; ref names the input whose buffer the "
                      "output is")
-        elif src.param_type is not ParamType.REQUIRED or t.is_dynamic:
+        elif src.is_optional or src.is_dynamic != t.is_dynamic:
             self.err(path, f"output '{t.name}' is the buffer of input '{src.name}', so both must "
-                     f"be required single tensors (the input is {src.param_type.value}, the "
-                     f"output {t.param_type.value})")
+                     "be required single tensors, or both lists (the input is "
+                     f"{src.param_type.value}, the output {t.param_type.value})")
         elif src.dtypes and t.dtypes and src.dtypes != t.dtypes:
             self.err(path, f"output '{t.name}' is the buffer of input '{src.name}', so its dtypes "
                      f"must be the input's ({', '.join(d.value for d in src.dtypes)}), not "

@@ -352,17 +352,7 @@ class Registry:
             for o in plan.zero_outputs:  # CANN clears an InitValue output (SetNeedAtomic)
                 outs[o].fill(0)
             if plan.refs:  # a ref output is its input's buffer: the kernel gets it for both
-                swapped = list(inputs)
-                for o, i in plan.refs:
-                    src = inputs[i]
-                    if not isinstance(src, np.ndarray) or src.shape != outs[o].shape:
-                        raise OpCallError(
-                            f"{name}: output {o} is the buffer of input {i} (ref), so it "
-                            f"must have its shape {getattr(src, 'shape', None)}; the op's shape "
-                            f"rule gives {outs[o].shape}")
-                    np.copyto(outs[o], src, casting="no")
-                    swapped[i] = outs[o]
-                inputs = tuple(swapped)
+                inputs = _alias_refs(name, plan, inputs, outs)
         listed: list[tuple[np.ndarray, list[tuple[int, ...]], np.dtype[Any]]] = []
         if plan.out_groups is not None:  # a dynamic output reaches the kernel as one list
             grouped_known: list[Any] = []
@@ -384,9 +374,13 @@ class Registry:
         if not plan.launch:  # the empty-tensor rule: empty outputs, nothing to compute
             empty: Any = outs[0] if len(outs) == 1 else tuple(outs)
             return (empty, LaunchProfile(plan.entry, self.soc, 0, 0, (), 0)) if profile else empty
-        # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list)
-        gm_inputs = ([tensor_list.pack(a) if isinstance(a, list | tuple) else a for a in inputs]
-                     if plan.lists else inputs)
+        # a dynamic input reaches the kernel as one ListTensorDesc buffer (tensor_list); a list
+        # that a ref output aliases, as that output's buffer
+        list_refs = {i: o for o, i in plan.refs
+                     if plan.out_groups is not None and plan.out_groups[o] > 0}
+        gm_inputs = ([known[list_refs[i]][0] if i in list_refs
+                      else tensor_list.pack(a) if isinstance(a, list | tuple) else a
+                      for i, a in enumerate(inputs)] if plan.lists else inputs)
         prepared = plan.prepared
         if prepared is None or prepared[0] != self.soc:
             prepared = plan.prepared = (self.soc, Prepared(
@@ -513,6 +507,35 @@ def _rule_for_host_op(opdef: OpDef, t: TensorDef, shapes: Mapping[str, tuple[int
             f"spec (docs/spec-reference.md, \"Shape rules\"), e.g. `infer: same_as(x)` or "
             f"`infer: \"[dim(x, 0), 1]\"`")
     return _infer_output(opdef, t, shapes, attrs)
+
+
+def _alias_refs(name: str, plan: _Plan, inputs: tuple[Any, ...], outs: list[np.ndarray]
+                ) -> tuple[Any, ...]:
+    """Each ref output takes its input's values, and a single-tensor ref input becomes the
+    output's array (a list one reaches the kernel as the output's list buffer: Registry.call).
+    `outs` is flat: a list output's instances one after another."""
+    starts, at = [], 0
+    for n in plan.out_groups or (0,) * len(plan.out_shapes):
+        starts.append(at)
+        at += max(n, 1)
+    swapped = list(inputs)
+    for o, i in plan.refs:
+        src = inputs[i]
+        parts = list(src) if isinstance(src, list | tuple) else [src]
+        count = plan.out_groups[o] if plan.out_groups is not None and plan.out_groups[o] else 1
+        dst = outs[starts[o]:starts[o] + count]
+        if len(parts) != len(dst) or any(
+                not isinstance(a, np.ndarray) or a.shape != b.shape
+                for a, b in zip(parts, dst, strict=True)):
+            raise OpCallError(
+                f"{name}: output {o} is the buffer of input {i} (ref), so it must have its "
+                f"shape(s) {[getattr(a, 'shape', None) for a in parts]}; the op's shape rule "
+                f"gives {[b.shape for b in dst]}")
+        for a, b in zip(parts, dst, strict=True):
+            np.copyto(b, a, casting="no")
+        if not isinstance(src, list | tuple):
+            swapped[i] = dst[0]
+    return tuple(swapped)
 
 
 def _empty_rule(opdef: OpDef, arrays: Sequence[_Input],

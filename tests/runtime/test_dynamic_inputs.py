@@ -216,3 +216,35 @@ def test_a_list_output_has_an_instance_per_input_instance(
         text = next((work / "generated").rglob(f"{module}/scale_list.py")).read_text()
         assert (f"opgen generates no {frontend} op for list outputs" in text
                 and "param_type: dynamic" in text and "def scale_list(" in text), text
+
+
+def test_a_list_ref_output_is_its_list_input_s_buffers(tmp_path: pytest.TempPathFactory) -> None:
+    """A list output named like its list input (ops-nn's fused_sgd params, fused_adamw): the
+    output list is the input list's buffers; the kernel gets one list buffer for both and
+    updates it in place, and a tensor it does not write keeps the input's values."""
+    project = tmp_path / "ScaleList"  # type: ignore[operator]
+    (project / "op_host").mkdir(parents=True)
+    (project / "op_kernel").mkdir()
+    host = SCALE_LIST_HOST.replace('this->Output("yList")', 'this->Output("xList")')
+    (project / "op_host" / "scale_list.cpp").write_text(host)
+    (project / "op_host" / "scale_list_tiling.h").write_text(SCALE_LIST_TILING)
+    kernel = SCALE_LIST_KERNEL.replace("        DataCopy(y, v, padded);",
+                                       "        if (k % 2 == 0) DataCopy(y, v, padded);")
+    (project / "op_kernel" / "scale_list.cpp").write_text(kernel)
+    work = tmp_path / "work"  # type: ignore[operator]
+    work.mkdir()
+    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        assert main(["import-msopgen", str(project)]) == 0
+    finally:
+        os.chdir(cwd)
+    assert "ref: x_list" in (work / "specs" / "scale_list.yaml").read_text()
+    reg = built_ops.registered(work, "scale_list")
+    xs = [np.full((2, 24), k + 1, np.float32) for k in range(3)]
+    ys = reg.call("scale_list", xs)
+    for k, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        want = x * np.float32(2) + np.float32(k) if k % 2 == 0 else x
+        np.testing.assert_array_equal(y, want)
+        np.testing.assert_array_equal(x, np.full((2, 24), k + 1, np.float32))  # untouched
