@@ -20,7 +20,7 @@ from pathlib import Path
 from opgen_runtime.build import ARCH_DEFINES, CPU_DEBUG_DEFINES, VECTOR_CORE_DEFINES
 
 # Bumped whenever what the parser extracts changes: old cache entries then miss.
-FRONTEND_VERSION = "4"
+FRONTEND_VERSION = "5"
 # The kernel is read as the simulator compiles it: CANN's CPU-debug build, where the
 # `#ifndef ASCENDC_CPU_DEBUG` launch wrappers (`<<<...>>>`, NPU compiler only) drop out.
 LANGUAGE_FLAGS = ("-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-w",

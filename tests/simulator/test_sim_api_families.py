@@ -395,9 +395,11 @@ VIOLATIONS = {
 
 
 @pytest.mark.parametrize("mode", sorted(VIOLATIONS))
-def test_documented_limits(lib: rt.KernelLibrary, mode: int) -> None:
+def test_documented_limits(lib: rt.KernelLibrary, mode: int,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
     """One violation per documented limit (Gather.md, Gatherb(ISASI).md, Transpose.md, MrgSort.md,
     Select.md, Compare.md, CreateVecIndex.md, Extract.md; UB alignment: general constraints)."""
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     error, message = VIOLATIONS[mode]
     off = (np.arange(256) * 4).astype(np.uint32)
     if mode == 100:

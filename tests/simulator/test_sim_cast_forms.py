@@ -154,7 +154,9 @@ def test_int32_to_half_multiplies_by_the_deq_scale(lib: rt.KernelLibrary, mode: 
     (6, rt.VectorCountError, "Cast: mask 65 is outside [1, 64] for int32_t"),
     (7, rt.LocalMemoryOutOfBounds, "Cast: dst: the mask and 9 repeat(s) reach element 575"),
 ])
-def test_limits(lib: rt.KernelLibrary, mode: int, error: type[Exception], text: str) -> None:
+def test_limits(lib: rt.KernelLibrary, mode: int, error: type[Exception], text: str,
+                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     with pytest.raises(error) as info:
         run(lib, mode, np.zeros(1, np.float32), np.zeros(512, np.int32))
     assert text in str(info.value)

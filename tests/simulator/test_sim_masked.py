@@ -200,7 +200,8 @@ def test_float16_pairwise_sum_saturates_as_documented(masked: rt.KernelLibrary) 
     ],
 )
 def test_misuse_is_reported(masked: rt.KernelLibrary, mode: int, error: type[Exception],
-                            text: str) -> None:
+                            text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     x, _, _ = inputs()
     with pytest.raises(error) as info:
         run(masked, mode, x, block_dim=2)

@@ -303,15 +303,18 @@ def test_integer_power(source: Path) -> None:
     ],
 )
 def test_rule_violations(
-    source: Path, mode: int, n: int, error: type[rt.SimulatorError], text: str
+    source: Path, mode: int, n: int, error: type[rt.SimulatorError], text: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     x = np.ones(N, np.float32)
     with pytest.raises(error) as info:
         run(source, "float32", mode, x, x, n=n)
     assert text in str(info.value)
 
 
-def test_bitwise_count_past_the_tensor(source: Path) -> None:
+def test_bitwise_count_past_the_tensor(source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     x = np.ones(N, np.int16)
     with pytest.raises(rt.LocalMemoryOutOfBounds, match="And: dst: count 300 exceeds"):
         run(source, "int16", 90, x, x, n=300)

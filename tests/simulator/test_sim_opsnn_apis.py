@@ -148,6 +148,13 @@ extern "C" __global__ __aicore__ void apis(GM_ADDR x, GM_ADDR z, GM_ADDR workspa
         q.FreeTensor(in);
         DataCopy(zf, c, 64);
     }
+    if (t.mode == 15) {  // a count past dst, inside the UB (ops-nn's mse_loss_grad_v2 Cast)
+        DataCopy(a, xf, 96);
+        LocalTensor<float> small = c;
+        small.SetSize(32);
+        Adds(small, a, 1.0f, 96);
+        DataCopy(zf, c, 96);
+    }
     if (t.mode == 14) {  // Sign with a sharedTmpBuffer, over all of src
         DataCopy(a, xf, 4096);
         LocalTensor<float> src = a[0];
@@ -255,3 +262,16 @@ def test_sign(apis: rt.KernelLibrary, mode: int) -> None:
     want = np.where(x[:n] > 0, 1.0, np.where(x[:n] < 0, -1.0, 0.0)).astype(np.float32)
     np.testing.assert_array_equal(z, want)
     assert not np.signbit(z[:3]).any()
+
+
+def test_a_count_past_the_tensor_reaches_on_in_the_unified_buffer(
+        apis: rt.KernelLibrary, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The NPU knows addresses, not LocalTensors: a count past dst writes on into the Unified
+    Buffer (ops-nn's mse_loss_grad_v2 casts three tiles into a one-tile output); strict mode
+    holds the instruction to its tensor."""
+    x = RNG.standard_normal(4096).astype(np.float32)
+    np.testing.assert_array_equal(run(apis, 15, x)[:96], x[:96] + np.float32(1))
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")
+    with pytest.raises(rt.LocalMemoryOutOfBounds,
+                       match="Adds: dst: count 96 exceeds the LocalTensor<float> of 32 elements"):
+        run(apis, 15, x)

@@ -181,9 +181,11 @@ def test_philox_documented_example(philox_lib: rt.KernelLibrary) -> None:
      "PhiloxRandom: dstLocal: count 8192 exceeds the LocalTensor<float> of 4096 elements"),
 ])
 def test_philox_misuse_is_an_error(philox_lib: rt.KernelLibrary, kw: dict[str, int],
-                                   error: type[Exception], text: str) -> None:
+                                   error: type[Exception], text: str,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """PhiloxRandom.md, params: column % 4 == 0, stride % 4 == 0, stride >= column, row * column
     > 0 and within the LocalTensor."""
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     with pytest.raises(error, match="block 0: " + re.escape(text)):
         run_philox(philox_lib, "float32", 3, **kw)
 

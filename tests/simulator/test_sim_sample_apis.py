@@ -283,7 +283,8 @@ def test_local_tensor_at_a_unified_buffer_address(apis: rt.KernelLibrary) -> Non
     ],
 )
 def test_documented_limits(apis: rt.KernelLibrary, mode: int, error: type[Exception],
-                           text: str) -> None:
+                           text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     x = np.zeros(1024, np.float32)
     with pytest.raises(error, match="block 0: " + re.escape(text)):
         run(apis, mode, x)

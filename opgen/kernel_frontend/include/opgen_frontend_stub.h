@@ -94,6 +94,20 @@ template <typename T> class GlobalTensor { public: using PrimType = T; };
 template <typename T> class LocalTensor { public: using PrimType = T; };
 template <auto... Args> class TQue {};
 template <auto... Args> class TQueBind {};
+// a queue's config, which kernels pass as its mask (`TQue<pos, depth, &config>`)
+struct TQueConfig {
+    bool nd2nz = false;
+    bool nz2nd = false;
+    bool scmBlockGroup = false;
+    uint32_t bufferLen = 0;
+    uint32_t bufferNumber = 0;
+    uint32_t consumerSize = 0;
+    TPosition consumer[8] = {};
+    bool enableStaticEvtId = false;
+    bool enableLoopQueue = false;
+};
+constexpr TQueConfig GetTQueConfig(bool, bool, bool, uint32_t, uint32_t, uint32_t, const TPosition*,
+                                   bool = false, bool = false) { return {}; }
 template <auto... Args> class TBuf {};
 class TPipe {};
 class TBufPool {};

@@ -361,14 +361,15 @@ inline uint64_t ReachEnd(const MaskSpec& m, uint32_t blk, uint32_t rep) {
     return reach.any ? reach.offset + 1 : 0;
 }
 
-// Checks that every element the mask and repeats reach (Farthest) is inside the operand.
+// Checks that every element the mask and repeats reach (Farthest) is inside the operand, or by
+// default inside the Unified Buffer (ReachesOnInUb).
 template <typename T>
 inline void CheckReach(const char* api, const MaskSpec& m, const AscendC::LocalTensor<T>& t,
                        uint32_t blk, uint32_t rep, const char* what) {
     CheckUbAligned(t, api, what);
     if (m.repeats == 0) return;
     const Reach reach = Farthest<T>(m, blk, rep);
-    if (reach.any && reach.offset >= t.size_) {
+    if (reach.any && reach.offset >= t.size_ && !ReachesOnInUb(t.ptr_, (reach.offset + 1) * sizeof(T))) {
         Fail(ErrorKind::LocalMemoryOutOfBounds, api,
              std::string(what) + ": the mask and " + std::to_string(m.repeats) +
                  " repeat(s) reach element " + Str(reach.offset) + " (repeat " + std::to_string(reach.repeat) +
