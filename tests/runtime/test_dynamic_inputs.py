@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import built_ops
 import numpy as np
@@ -180,18 +181,16 @@ extern "C" __global__ __aicore__ void scale_list(GM_ADDR xList, GM_ADDR yList, G
 """
 
 
-def test_a_list_output_has_an_instance_per_input_instance(
-        tmp_path: pytest.TempPathFactory) -> None:
-    """A dynamic output (CANN's foreach ops, fused optimizers): as many instances as the first
-    dynamic input, which InferShape and the TilingFunc see (GetIrOutputInstanceInfo), the kernel
-    receives as one ListTensorDesc and the call returns as a list."""
-    project = tmp_path / "ScaleList"  # type: ignore[operator]
+def _import_scale_list(tmp_path: Path, host: str, kernel: str) -> Path:
+    """An opgen project (tmp_path/work) into which a ScaleList project of `host` and `kernel`
+    was imported."""
+    project = tmp_path / "ScaleList"
     (project / "op_host").mkdir(parents=True)
     (project / "op_kernel").mkdir()
-    (project / "op_host" / "scale_list.cpp").write_text(SCALE_LIST_HOST)
+    (project / "op_host" / "scale_list.cpp").write_text(host)
     (project / "op_host" / "scale_list_tiling.h").write_text(SCALE_LIST_TILING)
-    (project / "op_kernel" / "scale_list.cpp").write_text(SCALE_LIST_KERNEL)
-    work = tmp_path / "work"  # type: ignore[operator]
+    (project / "op_kernel" / "scale_list.cpp").write_text(kernel)
+    work = tmp_path / "work"
     work.mkdir()
     (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
     cwd = os.getcwd()
@@ -200,6 +199,15 @@ def test_a_list_output_has_an_instance_per_input_instance(
         assert main(["import-msopgen", str(project)]) == 0
     finally:
         os.chdir(cwd)
+    return work
+
+
+def test_a_list_output_has_an_instance_per_input_instance(
+        tmp_path: pytest.TempPathFactory) -> None:
+    """A dynamic output (CANN's foreach ops, fused optimizers): as many instances as the first
+    dynamic input, which InferShape and the TilingFunc see (GetIrOutputInstanceInfo), the kernel
+    receives as one ListTensorDesc and the call returns as a list."""
+    work = _import_scale_list(Path(str(tmp_path)), SCALE_LIST_HOST, SCALE_LIST_KERNEL)
     reg = built_ops.registered(work, "scale_list")
     rng = np.random.default_rng(4)
     xs = [rng.standard_normal((3, 40)).astype(np.float32) for _ in range(3)]
@@ -222,24 +230,10 @@ def test_a_list_ref_output_is_its_list_input_s_buffers(tmp_path: pytest.TempPath
     """A list output named like its list input (ops-nn's fused_sgd params, fused_adamw): the
     output list is the input list's buffers; the kernel gets one list buffer for both and
     updates it in place, and a tensor it does not write keeps the input's values."""
-    project = tmp_path / "ScaleList"  # type: ignore[operator]
-    (project / "op_host").mkdir(parents=True)
-    (project / "op_kernel").mkdir()
     host = SCALE_LIST_HOST.replace('this->Output("yList")', 'this->Output("xList")')
-    (project / "op_host" / "scale_list.cpp").write_text(host)
-    (project / "op_host" / "scale_list_tiling.h").write_text(SCALE_LIST_TILING)
     kernel = SCALE_LIST_KERNEL.replace("        DataCopy(y, v, padded);",
                                        "        if (k % 2 == 0) DataCopy(y, v, padded);")
-    (project / "op_kernel" / "scale_list.cpp").write_text(kernel)
-    work = tmp_path / "work"  # type: ignore[operator]
-    work.mkdir()
-    (work / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
-    cwd = os.getcwd()
-    os.chdir(work)
-    try:
-        assert main(["import-msopgen", str(project)]) == 0
-    finally:
-        os.chdir(cwd)
+    work = _import_scale_list(Path(str(tmp_path)), host, kernel)
     assert "ref: x_list" in (work / "specs" / "scale_list.yaml").read_text()
     reg = built_ops.registered(work, "scale_list")
     xs = [np.full((2, 24), k + 1, np.float32) for k in range(3)]
