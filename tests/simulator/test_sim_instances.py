@@ -133,8 +133,9 @@ def test_a_kernel_calls_the_instances_and_computes_as_one_that_instantiates_them
     np.testing.assert_array_equal(_run(whole, x, y), out)
 
 
-def test_a_violation_inside_an_instance_names_the_kernel_line(tmp_path: Path,
-                                                              cache: Path) -> None:
+def test_a_violation_inside_an_instance_names_the_kernel_line(
+        tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     src = tmp_path / "mix.cpp"
     # Add over more elements than the LocalTensor holds: the check runs in the float instance
     src.write_text(KERNEL.replace("Add(c, c, b, 256);", "Add(c, c, b, 4096);"))

@@ -145,7 +145,9 @@ def test_mul_add_dst_half_sources_into_float(source: Path) -> None:
     np.testing.assert_array_equal(got, want)
 
 
-def test_fused_mul_add_count_past_the_tensors(source: Path) -> None:
+def test_fused_mul_add_count_past_the_tensors(source: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     x, y, d = inputs("float32")
     with pytest.raises(rt.SimulatorError, match="FusedMulAdd"):
         run(source, "float32", 90, x, y, d, n=N + 8)
@@ -157,7 +159,9 @@ def test_mul_add_dst_mixed_mask_form_names_the_count_form(source: Path) -> None:
         run(source, "float16", 91, x, y, d)
 
 
-def test_mul_add_dst_repeats_past_the_tensor(source: Path) -> None:
+def test_mul_add_dst_repeats_past_the_tensor(source: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     x, y, d = inputs("float32")
     with pytest.raises(rt.SimulatorError, match="MulAddDst"):
         run(source, "float32", 92, x, y, d)

@@ -82,6 +82,8 @@ def test_operators_count_the_destination(ops: rt.KernelLibrary) -> None:
     np.testing.assert_array_equal(z[96:128], (a / b)[:32])
 
 
-def test_operator_keeps_the_count_rules(ops: rt.KernelLibrary) -> None:
+def test_operator_keeps_the_count_rules(ops: rt.KernelLibrary,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPGEN_SIM_STRICT", "1")  # past the LocalTensor: strict mode only
     with pytest.raises(rt.LocalMemoryOutOfBounds, match=re.escape("block 0: Add")):
         run(ops, 1, np.ones(512, np.float32))
