@@ -185,34 +185,36 @@ inline void Fill(gert::Tensor& t, const OpgenHostTensor& h) {
     t.SetData(h.data, static_cast<size_t>(h.nbytes < 0 ? 0 : h.nbytes));
 }
 
+// Each IR parameter's first instance and instance count from `counts` (n of them; a negative
+// count is 0), which must add up to the `total` tensors passed; "" or what is wrong.
+inline std::string Instances(const int32_t* counts, int32_t n, int32_t total, const char* what,
+                             std::vector<size_t>& start, std::vector<size_t>& count) {
+    size_t at = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        const size_t k = static_cast<size_t>(counts[i] < 0 ? 0 : counts[i]);
+        start.push_back(at);
+        count.push_back(k);
+        at += k;
+    }
+    if (at != static_cast<size_t>(total)) {
+        return std::string("the IR ") + what + " counts add up to " + std::to_string(at) +
+               " tensors, " + std::to_string(total) + " were passed";
+    }
+    return "";
+}
+
 inline std::string BuildCall(const OpgenHostRequest& req, gert::NodeCall& call) {
     call.op_type = req.op_type;
-    size_t start = 0;
-    for (int32_t i = 0; i < req.num_ir_inputs; ++i) {
-        const size_t n = static_cast<size_t>(req.ir_counts[i] < 0 ? 0 : req.ir_counts[i]);
-        call.ir_start.push_back(start);
-        call.ir_count.push_back(n);
-        start += n;
-    }
-    if (start != static_cast<size_t>(req.num_inputs)) {
-        return "the IR input counts add up to " + std::to_string(start) + " tensors, " +
-               std::to_string(req.num_inputs) + " were passed";
-    }
+    std::string bad = Instances(req.ir_counts, req.num_ir_inputs, req.num_inputs, "input",
+                                call.ir_start, call.ir_count);
+    if (!bad.empty()) return bad;
     call.inputs.resize(static_cast<size_t>(req.num_inputs));
     for (int32_t i = 0; i < req.num_inputs; ++i) Fill(call.inputs[i], req.inputs[i]);
     if (req.num_outputs > OPGEN_HOST_MAX_OUTPUTS) return "too many outputs";
     if (req.ir_out_counts != nullptr) {  // a dynamic output's instances are consecutive
-        size_t at = 0;
-        for (int32_t i = 0; i < req.num_ir_outputs; ++i) {
-            const size_t n = static_cast<size_t>(req.ir_out_counts[i] < 0 ? 0 : req.ir_out_counts[i]);
-            call.ir_out_start.push_back(at);
-            call.ir_out_count.push_back(n);
-            at += n;
-        }
-        if (at != static_cast<size_t>(req.num_outputs)) {
-            return "the IR output counts add up to " + std::to_string(at) + " tensors, " +
-                   std::to_string(req.num_outputs) + " were passed";
-        }
+        bad = Instances(req.ir_out_counts, req.num_ir_outputs, req.num_outputs, "output",
+                        call.ir_out_start, call.ir_out_count);
+        if (!bad.empty()) return bad;
     }
     for (int32_t i = 0; i < req.num_outputs; ++i) {
         gert::Tensor t;

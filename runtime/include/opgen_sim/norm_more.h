@@ -141,28 +141,24 @@ struct AscendCUtils {
     static inline void SetOverflow(uint64_t ctrlValue) { (void)ctrlValue; }
     template <typename T, bool isSetMask = true>
     static inline void SetMask(const uint64_t& maskHigh, const uint64_t& maskLow) {
-        if constexpr (!isSetMask) return;
-        opgen_sim::Core& c = opgen_sim::CurrentCore();
-        c.mask_hi = maskHigh;
-        c.mask_lo = maskLow;
+        if constexpr (isSetMask) SetVectorMask<T>(maskHigh, maskLow);
     }
     template <typename T, bool isSetMask = true>
     static inline void SetMask(int32_t len) {
         if constexpr (!isSetMask) return;
-        constexpr int32_t typeLen = static_cast<int32_t>(256 / sizeof(T));  // a repeat's elements
-        constexpr uint64_t kFull = ~0ull;
-        if (len == 64) {
-            SetMask<T>(0, kFull);
-        } else if (len == typeLen || len >= 128) {
-            SetMask<T>(kFull, kFull);
+        constexpr int32_t typeLen = static_cast<int32_t>(ONE_REPEAT_BYTE_SIZE / sizeof(T));
+        if (len == HALF_MASK_LEN) {
+            SetMask<T>(0, FULL_MASK);
+        } else if (len == typeLen || len >= FULL_MASK_LEN) {
+            SetMask<T>(FULL_MASK, FULL_MASK);
         } else {
-            SetMask<T>(len > 64 ? ((1ull << static_cast<uint32_t>(len - 64)) - 1) : 0ull,
-                       len > 64 ? kFull : ((1ull << static_cast<uint32_t>(len)) - 1));
+            SetMask<T>(len > HALF_MASK_LEN ? ((1ull << static_cast<uint32_t>(len - HALF_MASK_LEN)) - 1) : 0ull,
+                       len > HALF_MASK_LEN ? FULL_MASK : ((1ull << static_cast<uint32_t>(len)) - 1));
         }
     }
-    static inline int32_t GetC0Size() { return 32; }
-    static inline int32_t GetC0Count(const int32_t dtypeSize) { return 32 / dtypeSize; }
-    static inline int32_t GetBitSize(int32_t byteSize) { return byteSize * 8; }
+    static inline int32_t GetC0Size() { return DEFAULT_C0_SIZE; }
+    static inline int32_t GetC0Count(const int32_t dtypeSize) { return GetC0Size() / dtypeSize; }
+    static inline int32_t GetBitSize(int32_t byteSize) { return byteSize * ONE_BYTE_BIT_SIZE; }
     static inline int64_t GetRsvdCnt() { return static_cast<int64_t>(opgen_sim::CurrentCore().rsvd_cnt); }
 };
 // GetGatherMaskRemainCount (reference "GatherMask"): the same register.

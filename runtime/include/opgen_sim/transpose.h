@@ -214,31 +214,14 @@ inline void Run(const uint64_t* dstList, const uint64_t* srcList, const TransDat
         }
         return c.ub + off;
     };
-    if constexpr (sizeof(T) == 4) {
-        // 32-bit data (reference: "每个DataBlock包含8个数，从指定的16个DataBlock中的对应位置取值，
-        // 组成2个新的DataBlock"): element k of the 16 src blocks fills dst blocks 2k (src blocks
-        // 0-7) and 2k + 1 (src blocks 8-15).
-        for (int32_t r = 0; r < p.repeatTimes; ++r) {
-            uint32_t m[16][8];
-            for (int j = 0; j < 16; ++j) {
-                const uint8_t* s = at(srcList[j], p.srcRepStride, r, "srcList", j);
-                opgen_sim::FlushUb(s, kBlk);
-                std::memcpy(m[j], s, kBlk);
-            }
-            for (int i = 0; i < 16; ++i) {
-                uint8_t* d = at(dstList[i], p.dstRepStride, r, "dstList", i);
-                opgen_sim::FlushUb(d, kBlk);
-                uint32_t row[8];
-                for (int j = 0; j < 8; ++j) row[j] = m[(i % 2) * 8 + j][i / 2];
-                std::memcpy(d, row, kBlk);
-            }
-        }
-        c.counters[opgen_sim::kVectorInstructions] += 1;
-        c.counters[opgen_sim::kVectorRepeats] += p.repeatTimes;
-        return;
-    }
+    // A repeat gathers the 16 source blocks, then writes the 16 destination blocks. 16-bit data:
+    // element j of dst block i is element i of src block j. 32-bit data (reference: "每个DataBlock
+    // 包含8个数，从指定的16个DataBlock中的对应位置取值，组成2个新的DataBlock"): element k of the 16
+    // src blocks fills dst blocks 2k (src blocks 0-7) and 2k + 1 (src blocks 8-15).
+    using E = std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>;
+    constexpr int kPerBlock = static_cast<int>(kBlk / sizeof(E));
     for (int32_t r = 0; r < p.repeatTimes; ++r) {
-        uint16_t m[16][16];
+        E m[16][kPerBlock];
         for (int j = 0; j < 16; ++j) {
             const uint8_t* s = at(srcList[j], p.srcRepStride, r, "srcList", j);
             opgen_sim::FlushUb(s, kBlk);
@@ -247,8 +230,14 @@ inline void Run(const uint64_t* dstList, const uint64_t* srcList, const TransDat
         for (int i = 0; i < 16; ++i) {
             uint8_t* d = at(dstList[i], p.dstRepStride, r, "dstList", i);
             opgen_sim::FlushUb(d, kBlk);
-            uint16_t row[16];
-            for (int j = 0; j < 16; ++j) row[j] = m[j][i];
+            E row[kPerBlock];
+            for (int j = 0; j < kPerBlock; ++j) {
+                if constexpr (sizeof(E) == 2) {
+                    row[j] = m[j][i];
+                } else {
+                    row[j] = m[(i % 2) * kPerBlock + j][i / 2];
+                }
+            }
             std::memcpy(d, row, kBlk);
         }
     }

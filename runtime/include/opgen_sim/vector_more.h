@@ -524,19 +524,14 @@ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const ui
     // Reading past src0 inside the Unified Buffer is what the NPU does (it knows addresses, not
     // LocalTensors; ops-nn's rms_norm passes its row count as repeatTime and uses the first
     // rows): strict mode holds the read to src0, the default to the Unified Buffer.
-    opgen_sim::Core& core = opgen_sim::CurrentCore();
-    const uint64_t in_ub = src0.ptr_ != nullptr && reinterpret_cast<const uint8_t*>(src0.ptr_) >= core.ub
-        ? (core.ub + core.ub_capacity - reinterpret_cast<const uint8_t*>(src0.ptr_)) / sizeof(T) : src0.size_;
-    const uint64_t can_read = core.strict_gm ? src0.size_ : std::max<uint64_t>(src0.size_, in_ub);
-    if (r * 8 > can_read) {
+    if (r * 8 > src0.size_ && !opgen_sim::ReachesOnInUb(src0.ptr_, r * 8 * sizeof(T))) {
         opgen_sim::Fail(opgen_sim::ErrorKind::LocalMemoryOutOfBounds, api,
                         "src0: " + std::to_string(r) + " repeat(s) read " + opgen_sim::Str(r * 8) +
                             " elements but the LocalTensor<" + opgen_sim::TypeName<T>() + "> has " +
                             opgen_sim::Str(src0.size_) +
-                            (core.strict_gm ? " (strict mode)" : std::string(" and the Unified Buffer ends ") +
-                                 opgen_sim::Str(in_ub) + " elements after it"));
+                            (opgen_sim::CurrentCore().strict_gm ? " (strict mode)"
+                                                                : " and they run past the Unified Buffer"));
     }
-    if (r * 8 > src0.size_) opgen_sim::FlushUb(&core, src0.ptr_, r * 8 * sizeof(T));
     uint64_t reach = 0;  // one past the last dst element written
     for (uint64_t j = 0; j < 8; ++j) reach = std::max(reach, ((r - 1) * rep + j * blk + 1) * B);
     if (reach > dst.size_) {
