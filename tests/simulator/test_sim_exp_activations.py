@@ -1,11 +1,10 @@
-"""Sigmoid, Silu, Gelu and FasterGelu run a float span as h(x) for every lane, expf of all of them
-on expf's SIMD lanes, then g(x, e). Each lane must still be the scalar form's float operations
-with libm's expf: bit for bit, in place and not, over lengths with tails, float and half."""
+"""Sigmoid, Silu, Gelu and FasterGelu run a float span as h(x) for every lane, the Exp of all of
+them on its SIMD lanes, then g(x, e). Each lane must still be the scalar form's float operations
+with Exp's scalar definition (ExpF, tests/simulator/exp_ref.py): bit for bit, in place and not,
+over lengths with tails, float and half."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import struct
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,8 @@ import numpy as np
 import pytest
 
 import opgen_runtime as rt
+
+from .exp_ref import expf
 
 N = 2048
 KERNEL = r"""
@@ -46,14 +47,11 @@ extern "C" __global__ __aicore__ void act(GM_ADDR x, GM_ADDR z, GM_ADDR workspac
 }
 """.replace("N * sizeof", f"{N} * sizeof").replace(", N)", f", {N})").replace("[N]", f"[{N}]")
 
-_LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
-_LIBM.expf.restype = ctypes.c_float
-_LIBM.expf.argtypes = [ctypes.c_float]
 F = np.float32
 
 
 def _expf(v: np.float32) -> np.float32:
-    return F(_LIBM.expf(float(v)))
+    return F(expf(v))
 
 
 # the scalar forms, one float operation at a time (vector_more.h)

@@ -1,13 +1,11 @@
 """Exp's advanced API (`Exp<T, taylorExpandLevel, isReuseSource>`, adv_api/math/exp.h) and its
 host sizes (GetExpMaxMinTmpSize, GetExpTmpBufferFactorSize): e^floor(x) times the Taylor series
 of the fraction, step by step in float as CANN's implementation runs them, bit for bit against a
-numpy float32 model of those steps with libm's expf for the integer part; the temporary-space
-assertion; the host sizes CANN's own tiling test expects."""
+numpy float32 model of those steps with the basic Exp (exp_ref.expf) for the integer part; the
+temporary-space assertion; the host sizes CANN's own tiling test expects."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import re
 from pathlib import Path
 
@@ -17,6 +15,7 @@ import pytest
 import opgen_runtime as rt
 
 from .conftest import run_host_program
+from .exp_ref import expf
 
 N = 1024
 
@@ -67,20 +66,17 @@ extern "C" __global__ __aicore__ void exp_adv_h(GM_ADDR x, GM_ADDR z, GM_ADDR ws
 }
 """
 
-_LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
-_LIBM.expf.restype = ctypes.c_float
-_LIBM.expf.argtypes = [ctypes.c_float]
 
 
 def model(x: np.ndarray, level: int) -> np.ndarray:
-    """CANN's steps in float32 (exp_common_impl.h), each rounded: floor, subtract, expf of the
-    integer part, then p = c * p, p = p * (1 / i), r = r + p, and r * e."""
+    """CANN's steps in float32 (exp_common_impl.h), each rounded: floor, subtract, the basic Exp
+    of the integer part, then p = c * p, p = p * (1 / i), r = r + p, and r * e."""
     f = x.astype(np.float32)
     ip = np.floor(f)
     c = f - ip
-    e = np.array([_LIBM.expf(float(v)) for v in ip], np.float32)
+    e = expf(ip)
     if level == 0:
-        return np.array([_LIBM.expf(float(v)) for v in f], np.float32).astype(x.dtype)
+        return expf(f).astype(x.dtype)
     p = c.copy()
     r = c + np.float32(1)
     for i in range(2, level + 1):

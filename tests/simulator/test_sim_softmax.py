@@ -1,14 +1,13 @@
 """The SoftMax advanced APIs (opgen_sim/softmax.h): SoftMax in its overloads, SimpleSoftMax and
 AdjustSoftMaxRes, against a numpy model of the float steps of CANN's A2/A3 implementation
 (asc-devkit impl/adv_api/detail/activation/softmax/membase/v220 and membase/common): per row a max
-and a sum folded to one 256-byte repeat and reduced as the simulator's reductions do, libm's expf,
-float subtraction and division, half cast back with CAST_ROUND; the max/sum outputs one 32-byte
-block per row; and the host side (tiling/softmax_tiling.h) as softmax_tiling.cpp computes it."""
+and a sum folded to one 256-byte repeat and reduced as the simulator's reductions do, the basic
+Exp (exp_ref.expf), float subtraction and division, half cast back with CAST_ROUND; the max/sum
+outputs one 32-byte block per row; and the host side (tiling/softmax_tiling.h) as
+softmax_tiling.cpp computes it."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import re
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 import opgen_runtime as rt
 
 from .conftest import run_host_program
+from .exp_ref import expf
 
 KERNEL_CPP = r"""
 #include "kernel_operator.h"
@@ -110,10 +110,6 @@ extern "C" __global__ __aicore__ void softmax_hf(GM_ADDR x, GM_ADDR y, GM_ADDR m
 ENTRIES = {("float32", "float32"): "softmax_ff", ("float16", "float16"): "softmax_hh",
            ("float16", "float32"): "softmax_hf"}
 
-_LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
-_LIBM.expf.restype = ctypes.c_float
-_LIBM.expf.argtypes = [ctypes.c_float]
-
 F32 = np.float32
 
 
@@ -155,9 +151,6 @@ def host_tiling(m: int, k: int, type_size: int, ws_bytes: int) -> dict[str, int]
 
 
 # ---- the kernel's float steps -------------------------------------------------------------------
-def expf(a: np.ndarray) -> np.ndarray:
-    return np.array([_LIBM.expf(float(v)) for v in a.ravel()], F32).reshape(a.shape)
-
 
 def lanes_max(v: np.ndarray) -> F32:
     """WholeReduceMax / BlockReduceMax on the simulator: a NaN wins, else the largest."""

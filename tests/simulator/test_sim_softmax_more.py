@@ -2,7 +2,8 @@
 and SoftmaxFlashV2, against numpy models of the float steps of CANN's A2/A3 implementation
 (asc-devkit impl/adv_api/detail/activation/softmax/membase/common and v220): the rows a pass each
 plans, the reductions in their order (SoftMax's, SoftmaxGrad's repeat-by-repeat block sums,
-SoftmaxFlashV2's basic-block trees), libm's expf and logf, half cast back with CAST_ROUND; and the
+SoftmaxFlashV2's basic-block trees), the basic Exp (exp_ref.expf) and libm's logf, half cast
+back with CAST_ROUND; and the
 host side (tiling/softmax_tiling.h) as softmax_tiling.cpp and logsoftmax_tiling.cpp compute it."""
 
 from __future__ import annotations

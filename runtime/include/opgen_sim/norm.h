@@ -177,7 +177,7 @@ inline void RmsNormRun(const AscendC::LocalTensor<T>& dst, const AscendC::LocalT
             v = v + eps;
             v = std::log(v);
             v = v * -0.5f;
-            v = std::exp(v);
+            v = opgen_sim::exp_lanes::ExpF(v);
             slot[i] = v;
             for (uint32_t c = 0; c < h; ++c) out[i * h + c] = (x[c] * v) * g[c];
         }

@@ -213,10 +213,7 @@ inline float RowSum(const float* x, uint32_t k, bool basic) {
     return TreeSum(acc, kLanes);
 }
 
-inline void ExpRow(float* v, uint32_t n) {
-    if (ExpLane::Span(v, v, n)) return;
-    for (uint32_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
-}
+inline void ExpRow(float* v, uint32_t n) { exp_lanes::Span(v, v, n); }
 
 template <typename T>
 inline T FromF(float v) {
@@ -920,7 +917,7 @@ inline void RunFlashV2(const AscendC::LocalTensor<T1>& dst, const AscendC::Local
                 inm[j] = ToF(inMax.ptr_[at + j]);
                 ins[j] = ToF(inSum.ptr_[at + j]);
                 nm[j] = MaxOf(inm[j], rowMax);
-                em[j] = std::exp(inm[j] - nm[j]);
+                em[j] = opgen_sim::exp_lanes::ExpF(inm[j] - nm[j]);
             } else {
                 nm[j] = rowMax;
             }
@@ -1079,7 +1076,7 @@ inline void RunFlashV3(const AscendC::LocalTensor<half>& dst, const AscendC::Loc
             if constexpr (isUpdate) {
                 const float shiftPrev = (inm[j] - nmean[j]) * scalar;
                 nmax[j] = MaxOf(nmax[j], inx[j] + shiftPrev);
-                em[j] = std::exp(shiftPrev + (inx[j] - nmax[j]));
+                em[j] = opgen_sim::exp_lanes::ExpF(shiftPrev + (inx[j] - nmax[j]));
             }
         }
         float sub[kBlock];

@@ -124,17 +124,16 @@ inline Acc<T> PowLane(Acc<T> a, Acc<T> b) {
     }
 }
 
-// The activations built on e^h(x): g(x, expf(h(x))), in float (half lanes too, rounded once).
-// A float span computes h of 256 lanes, their exp on expf's SIMD lanes (exp_lanes.h, the values
-// libm's expf gives), then g: each lane the same float operations as one lane alone. False (before
-// anything is written) where expf's lanes are not available: the caller's lanes run.
+// The activations built on e^h(x): g(x, Exp(h(x))), in float (half lanes too, rounded once).
+// A float span computes h of 256 lanes, their Exp on its SIMD lanes (exp_lanes.h), then g: each
+// lane the same float operations as one lane alone.
 template <typename H, typename G>
 inline bool ExpActivationSpan(float* d, const float* x, uint64_t n, H h, G g) {
     float e[256];
     for (uint64_t i = 0; i < n; i += 256) {
         const uint64_t k = n - i < 256 ? n - i : 256;
         for (uint64_t j = 0; j < k; ++j) e[j] = h(x[i + j]);
-        if (!exp_lanes::Span(e, e, k)) return false;  // (a process-wide answer: i == 0 here)
+        exp_lanes::Span(e, e, k);
         for (uint64_t j = 0; j < k; ++j) d[i + j] = g(x[i + j], e[j]);  // (d == x: x[i + j] read first)
     }
     return true;
@@ -147,13 +146,13 @@ inline bool ExpActivationSpan(float* d, const float* x, uint64_t n, H h, G g) {
 #else
 #define OPGEN_SIM_EXP_ACTIVATION_F4
 #endif
-// A lane function (vector.h, Vectorised) for g(x, e) with e = expf(H), H and G in terms of x, e, A.
+// A lane function (vector.h, Vectorised) for g(x, e) with e = Exp(H), H and G in terms of x, e, A.
 #define OPGEN_SIM_EXP_ACTIVATION(NAME, H, G)                                                     \
     struct NAME {                                                                                \
         template <typename A>                                                                    \
         A operator()(A x) const {                                                                \
             OPGEN_SIM_EXP_ACTIVATION_F4 {                                                        \
-                const A e = std::exp(H);                                                         \
+                const A e = static_cast<A>(exp_lanes::ExpF(static_cast<float>(H)));              \
                 return static_cast<A>(G);                                                        \
             }                                                                                    \
         }                                                                                        \
@@ -665,7 +664,7 @@ OPGEN_SIM_ADV_BINARY4(GeGLU, (std::is_same_v<T, float> || std::is_same_v<T, half
                           d = d + 2.2363860002236e1f;
                           d = d * x;
                           d = d * -0.0713548162726f;
-                          d = std::exp(d);
+                          d = opgen_sim::exp_lanes::ExpF(d);
                           d = d + 1.0f;
                           d = x / d;
                           return static_cast<A>(static_cast<float>(a) * d);
@@ -684,7 +683,7 @@ inline void SwiGLURun(const LocalTensor<T>& dst, const LocalTensor<T>& a, const 
         using A = decltype(x0);
         const float x = static_cast<float>(x1);
         float d = x * scalar;
-        d = std::exp(d);
+        d = opgen_sim::exp_lanes::ExpF(d);
         d = d + 1.0f;
         d = x / d;
         return static_cast<A>(static_cast<float>(x0) * d);
@@ -719,7 +718,7 @@ inline void SwiGLU(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTen
 // exp(x) = e^floor(x) * (1 + c + c^2/2! + ... + c^n/n!) with c = x - floor(x), n =
 // taylorExpandLevel, in float, one rounding per step in the order of CANN's implementation
 // (asc-devkit impl/adv_api/detail/math/exp/exp_common_impl.h): Cast with CAST_FLOOR, Sub, the
-// basic Exp of the integer part (libm's expf, see docs/simulator.md "Numerics"), c + 1, then for
+// basic Exp of the integer part (exp_lanes.h, see docs/simulator.md "Numerics"), c + 1, then for
 // i = 2..n: p = c * p, p = p * (1.0f / i), r = r + p; finally r * e^floor(x). half is computed in
 // float and cast back once. taylorExpandLevel 0 is the basic Exp. With sharedTmpBuffer, each of
 // the implementation's float temporaries (3 for float, 2 when it reuses the source, 4 for half)
@@ -731,7 +730,7 @@ template <uint8_t level>
 inline float Taylor(float x) {
     const float ip = std::floor(x);
     const float c = x - ip;
-    const float e = std::exp(ip);
+    const float e = opgen_sim::exp_lanes::ExpF(ip);
     float p = c;
     float r = c + 1.0f;
     for (int32_t i = 2; i < static_cast<int32_t>(level) + 1; ++i) {
