@@ -20,7 +20,7 @@
 //   whatever the buffer's reduce slot holds (its previous pass's result, or the bytes that were
 //   there).
 // - then Muls by tiling.reciprocalOfHLength, Adds epsilon, and the rsqrt as CANN computes it:
-//   Ln (libm logf), Muls by -0.5, Exp (glibc expf);
+//   Ln (libm logf), Muls by -0.5, Exp (exp_lanes.h);
 // - then every one of the hLength columns (the padding too, as documented) x * rstd, then * gamma.
 // Rules (each a SimulatorError naming the API): T half or float; hLength 32-byte aligned; a tiling
 // with 0 < originalHLength <= hLength and rows of the pass plan inside src/dst; a sharedTmpBuffer

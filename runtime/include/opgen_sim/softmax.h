@@ -23,7 +23,7 @@
 //   BlockReduce/WholeReduce do on this simulator. The basic-block path (isBasicBlock) folds every
 //   repeat pairwise from the first two at any k. The element-wise folds are Max's `a > b ? a : b`
 //   with CANN's operand order (which decides whether a NaN survives) and float adds.
-// - exp is the simulator's Exp (glibc's expf); the subtraction and division read element c % 8
+// - exp is the simulator's Exp (exp_lanes.h); the subtraction and division read element c % 8
 //   of the row's max/sum block for column c, as CANN's broadcasting Sub/Div do (SimpleSoftMax
 //   with blocks that do not repeat one value sees this).
 // - the plan in effect is the kernel's tiling when its srcM/srcK are the shape's, else CANN's
