@@ -142,3 +142,78 @@ def test_data_copy_moves_exactly_its_blocks(lib: rt.KernelLibrary, nbytes: int,
                                             mode: int, footprint: str) -> None:
     x, z = run(lib, mode, nbytes // 4, 8, footprint)
     check(x, z, nbytes // 4, 8)
+
+
+# Two blocks on two threads: each copies its half of x to z in 4 KiB rows, then (after SyncAll,
+# or in a second launch) copies the other block's half of z to w. In a launch past the cache,
+# the copies to z are stored non-temporally and fenced only where another thread may read them
+# (the synchronisation, the block's end): w must hold every byte the other thread stored.
+SWAP_CPP = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+constexpr uint32_t kRow = 1024;   // floats a copy (4 KiB)
+constexpr uint32_t kRows = 64;    // rows a block
+constexpr uint32_t kHalf = kRow * kRows;
+
+struct SwapTilingData {
+    uint32_t phase;  // 0: both steps with SyncAll between; 1: z only; 2: w only
+};
+REGISTER_TILING_DEFAULT(SwapTilingData);
+
+__aicore__ inline void Rows(GlobalTensor<float>& dst, GlobalTensor<float>& src,
+                            const LocalTensor<float>& a, uint32_t first)
+{
+    for (uint32_t r = 0; r < kRows; ++r) {
+        DataCopy(a, src[first + r * kRow], kRow);
+        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_MTE3));
+        SetFlag<HardEvent::MTE2_MTE3>(e);
+        WaitFlag<HardEvent::MTE2_MTE3>(e);
+        DataCopy(dst[first + r * kRow], a, kRow);
+        event_t f = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_MTE2));
+        SetFlag<HardEvent::MTE3_MTE2>(f);
+        WaitFlag<HardEvent::MTE3_MTE2>(f);
+    }
+}
+
+extern "C" __global__ __aicore__ void swap_halves(GM_ADDR x, GM_ADDR z, GM_ADDR w, GM_ADDR ws,
+                                                  GM_ADDR tiling)
+{
+    GET_TILING_DATA(t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, kRow * sizeof(float));
+    GlobalTensor<float> xGm, zGm, wGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, 2 * kHalf);
+    zGm.SetGlobalBuffer((__gm__ float*)z, 2 * kHalf);
+    wGm.SetGlobalBuffer((__gm__ float*)w, 2 * kHalf);
+    LocalTensor<float> a = buf.Get<float>();
+    const uint32_t own = GetBlockIdx() * kHalf, other = (1 - GetBlockIdx()) * kHalf;
+    if (t.phase != 2) Rows(zGm, xGm, a, own);
+    if (t.phase == 0) SyncAll();
+    if (t.phase != 1) Rows(wGm, zGm, a, other);
+}
+"""
+
+
+@pytest.mark.skipif(PAST_CACHE > 128 << 20, reason="a last-level cache above 512 MiB")
+@pytest.mark.parametrize("footprint", ["cached", "past-cache"])
+@pytest.mark.parametrize("split", ["SyncAll", "two launches"])
+def test_streamed_stores_reach_the_other_block(tmp_path: Path, footprint: str,
+                                               split: str) -> None:
+    src = tmp_path / "swap.cpp"
+    src.write_text(SWAP_CPP)
+    lib = rt.build_kernel(src, entry="swap_halves")
+    half = 1024 * 64
+    size = PAST_CACHE if footprint == "past-cache" else 2 * half
+    x = np.zeros(size, np.float32)
+    x[:2 * half] = np.random.default_rng(5).standard_normal(2 * half)
+    for attempt in range(3):
+        z = np.full(2 * half, -1.0, np.float32)
+        w = np.full(2 * half, -2.0, np.float32)
+        phases = [0] if split == "SyncAll" else [1, 2]
+        for phase in phases:
+            rt.launch(lib, "swap_halves", [x, z, w], block_dim=2, max_threads=2,
+                      tiling=np.array([phase], np.uint32).tobytes())
+        np.testing.assert_array_equal(z, x[:2 * half], err_msg=f"attempt {attempt}")
+        np.testing.assert_array_equal(w, x[:2 * half], err_msg=f"attempt {attempt}")

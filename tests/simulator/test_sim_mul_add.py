@@ -189,9 +189,10 @@ def special_inputs(dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 @pytest.mark.parametrize("mode", [1, 2])
-@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 17, 131, 255, 256])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 131, 255, 256])
 def test_mul_add_count_lanes_and_tails(source: Path, dtype: str, mode: int, n: int) -> None:
-    """The count forms on any count (eight lanes a step, then the tail one by one): every
+    """The count forms on any count (sixteen lanes a step with AVX-512, then eight, then the
+    tail one by one): every
     element bit for bit as numpy rounds a * b + c, special values included; the elements past
     the count keep dst."""
     x, y, d = special_inputs(dtype)

@@ -259,6 +259,9 @@ struct Core {
     bool stream_copies = false;
     // ... NonTemporalFootprint() or more: its copies to GM store past the cache (copy_bytes.h)
     bool stream_stores = false;
+    // Such stores were made and not yet fenced: another thread may not see them (deferred.h,
+    // FenceStreamedStores, run where other threads may read GM)
+    bool stores_unfenced = false;
     Detail* detail = nullptr;  // launch detail for `opgen profile` (detail.h), null if not asked
     // The cube memories, bound the first time the block uses one (cube_mem.h, CubeOf).
     CubeMem* cube = nullptr;

@@ -221,6 +221,7 @@ inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api) 
     if (c.atomic_op == kAtomicNone) {
         CopyBytes(dst, src, n * sizeof(T), c.stream_copies,
                   c.stream_stores ? GmSide::kStreamedDestination : GmSide::kDestination);
+        c.stores_unfenced |= c.stream_stores;
         return;
     }
     if (std::strcmp(c.atomic_type, TypeName<T>()) != 0) FailAtomicType(c.atomic_type, TypeName<T>(), api);

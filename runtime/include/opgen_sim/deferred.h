@@ -165,6 +165,22 @@ inline void FlushAll() {
     while (c != nullptr && c->npending > 0) ApplyPending(*c, c->npending - 1);
 }
 
+// The core's non-temporal stores to GM (CopyStream) made visible to every other thread.
+inline void FenceStreamedStores(Core& c) {
+    if (!c.stores_unfenced) return;
+#if defined(OPGEN_SIM_COPY_LOOP)
+    _mm_sfence();
+#endif
+    c.stores_unfenced = false;
+}
+
+// Where another core may go on to read what this one wrote (a cross-core synchronisation):
+// everything recorded applied, and the streamed stores fenced.
+inline void PublishGm() {
+    FlushAll();
+    if (tls_core != nullptr) FenceStreamedStores(*tls_core);
+}
+
 // A raw GM pointer leaves the simulator's sight (GlobalTensor::address_): everything recorded is
 // applied now, and nothing is recorded for the rest of the block, so a store through the pointer,
 // whenever it happens, can neither be overwritten by nor hidden from recorded work.

@@ -248,6 +248,7 @@ inline void RunBlock(Job& job, int32_t b) {
         std::lock_guard<std::mutex> lock(job.detail_mu);
         job.detail->Merge(b, *detail);
     }
+    FenceStreamedStores(core);  // the launch's caller, and later blocks, read what it stored
     tls_core = nullptr;
     tls_sync = nullptr;
     AscendC::tls_pipe = nullptr;

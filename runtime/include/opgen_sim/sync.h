@@ -48,9 +48,9 @@ inline void WaitPreTaskEnd() {}
 }  // namespace AscendC
 
 // ---- Cross-core synchronisation --------------------------------------------------------------
-// Every call first applies this core's deferred work (deferred.h, FlushAll): a copy issued before
-// the call reads GM as it was then, even if another core writes that GM once the call lets it go
-// on. The conditions live where CANN keeps them: SyncAll(gm, ub) and IBSet/IBWait in the user's
+// Every call first applies this core's deferred work and fences its streamed stores (deferred.h,
+// PublishGm): a copy issued before the call reads GM as it was then, even if another core writes
+// that GM once the call lets it go on, and the other cores see what this one wrote. The conditions live where CANN keeps them: SyncAll(gm, ub) and IBSet/IBWait in the user's
 // GM workspace (as asc-devkit's implementation lays it out), CrossCoreSetFlag's counters and the
 // hardware SyncAll() in the launch (the FFTS flags of the hardware).
 namespace opgen_sim {
@@ -206,7 +206,7 @@ inline void CrossCoreSetFlag(uint16_t flagId) {
                         "pipe PIPE_S and PIPE_ALL are not supported for modes 0-2 (use PIPE_V, "
                         "PIPE_MTE2, PIPE_MTE3, ...)");
     }
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     const int32_t b = opgen_sim::CheckedSyncBlock(api);
     if constexpr (modeId != 0) {
@@ -233,7 +233,7 @@ inline void CrossCoreSetFlag(uint16_t flagId) {
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
 inline void CrossCoreWaitFlag(uint16_t flagId) {
     constexpr const char* api = "CrossCoreWaitFlag";
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     const int32_t b = opgen_sim::CheckedSyncBlock(api);
     std::unique_lock<std::mutex> lock(s.mu);
@@ -259,7 +259,7 @@ inline void SyncAll() {
         opgen_sim::Fail(opgen_sim::ErrorKind::Generic, api,
                         "SyncAllConfig pipes must be PIPE_MTE2, PIPE_MTE3 or PIPE_ALL");
     }
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     const int32_t b = opgen_sim::CheckedSyncBlock(api);
     std::unique_lock<std::mutex> lock(s.mu);
@@ -276,7 +276,7 @@ template <bool isAIVOnly = true>
 inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace,
                     const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0) {
     constexpr const char* api = "SyncAll";
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     const opgen_sim::Core& c = opgen_sim::CurrentCore();
     const int32_t blockNum = static_cast<int32_t>(c.block_num);
     const int32_t b = static_cast<int32_t>(c.block_idx);
@@ -330,7 +330,7 @@ template <bool isAIVOnly = true>
 inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
                   int32_t blockIdx, int32_t eventID) {
     constexpr const char* api = "IBSet";
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     int32_t* slot = opgen_sim::IbSlot(gmWorkspace, ubWorkspace, blockIdx, eventID, api);
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     std::unique_lock<std::mutex> lock(s.mu);
@@ -350,7 +350,7 @@ template <bool isAIVOnly = true>
 inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace,
                    const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID) {
     constexpr const char* api = "IBWait";
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     int32_t* slot = opgen_sim::IbSlot(gmWorkspace, ubWorkspace, blockIdx, eventID, api);
     opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
     std::unique_lock<std::mutex> lock(s.mu);
@@ -387,7 +387,7 @@ struct DetermineSlots {
 // The workspaces checked, after the core's deferred work is applied (as every cross-core call).
 inline DetermineSlots CheckDetermine(const AscendC::GlobalTensor<int32_t>& gm,
                                      const AscendC::LocalTensor<int32_t>& ub, const char* api) {
-    FlushAll();
+    PublishGm();
     const Core& c = CurrentCore();
     const int32_t n = static_cast<int32_t>(c.block_num);
     ub.Check(api);
@@ -526,7 +526,7 @@ public:
 
     void Arrive(uint32_t arriveIndex) {
         constexpr const char* api = "GroupBarrier::Arrive";
-        opgen_sim::FlushAll();
+        opgen_sim::PublishGm();
         CheckIndex(api, "arriveIndex", arriveIndex);
         opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
         std::unique_lock<std::mutex> lock(s.mu);
@@ -551,7 +551,7 @@ public:
 
     void Wait(uint32_t waitIndex) {
         constexpr const char* api = "GroupBarrier::Wait";
-        opgen_sim::FlushAll();
+        opgen_sim::PublishGm();
         CheckIndex(api, "waitIndex", waitIndex);
         opgen_sim::LaunchSync& s = opgen_sim::CurrentSync();
         std::unique_lock<std::mutex> lock(s.mu);
