@@ -483,3 +483,73 @@ def test_half_arithmetic_lanes_equal_the_model(lib: rt.KernelLibrary, op: str, n
     with np.errstate(all="ignore"):  # overflow to inf, as the lanes round
         want = want.astype(np.float16)
     same_bits_but_nan_payloads(got, want)
+
+
+# Half spans past 16 KiB (a tile of 12,000 halves, as the example ops' tiles are): the sixteen-lane
+# map runs over the whole span, on UB operands and in a deferred program straight from GM, with the
+# same lanes as the shorter spans above.
+LONG_HALF_CPP = r"""
+#include "kernel_operator.h"
+using namespace AscendC;
+
+struct LongHalfTilingData {
+    int32_t mode;  // 0: LeakyRelu on UB; 1: Add on UB; 2, 3: the same, deferred (copy in, op, out)
+    int32_t n;
+};
+REGISTER_TILING_DEFAULT(LongHalfTilingData);
+
+extern "C" __global__ __aicore__ void long_half(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR ws,
+                                                GM_ADDR tiling)
+{
+    GET_TILING_DATA(t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bufA, bufB, bufC;
+    pipe.InitBuffer(bufA, t.n * sizeof(half));
+    pipe.InitBuffer(bufB, t.n * sizeof(half));
+    pipe.InitBuffer(bufC, t.n * sizeof(half));
+    GlobalTensor<half> xGm, yGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ half*)x, t.n);
+    yGm.SetGlobalBuffer((__gm__ half*)y, t.n);
+    zGm.SetGlobalBuffer((__gm__ half*)z, t.n);
+    LocalTensor<half> a = bufA.Get<half>(), b = bufB.Get<half>(), c = bufC.Get<half>();
+    DataCopy(a, xGm, t.n);
+    DataCopy(b, yGm, t.n);
+    if (t.mode < 2) {  // the UB operands read once by the scalar unit: applied, not deferred
+        (void)a.GetValue(0);
+        (void)b.GetValue(0);
+    }
+    if (t.mode % 2 == 0) {
+        LeakyRelu(c, a, static_cast<half>(0.1f), t.n);
+    } else {
+        Add(c, a, b, t.n);
+    }
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE3));
+    SetFlag<HardEvent::V_MTE3>(e);
+    WaitFlag<HardEvent::V_MTE3>(e);
+    DataCopy(zGm, c, t.n);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def long_half(tmp_path_factory: pytest.TempPathFactory) -> rt.KernelLibrary:
+    src = Path(tmp_path_factory.mktemp("long_half")) / "long_half.cpp"
+    src.write_text(LONG_HALF_CPP)
+    return rt.build_kernel(src, entry="long_half")
+
+
+@pytest.mark.parametrize("n", [12000, 12016, 8208])
+@pytest.mark.parametrize("mode", [0, 1, 2, 3], ids=["leaky-ub", "add-ub", "leaky-gm", "add-gm"])
+def test_long_half_spans_equal_the_model(long_half: rt.KernelLibrary, mode: int, n: int) -> None:
+    h = RNG.integers(0, 1 << 16, 2 * n, dtype=np.uint16).view(np.float16)  # any bits
+    x, y = h[:n].copy(), h[n:].copy()
+    z = np.zeros(n, np.float16)
+    rt.launch(long_half, "long_half", [x, y, z], block_dim=1,
+              tiling=np.array([mode, n], np.int32).tobytes())
+    a, b = x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(all="ignore"):
+        if mode % 2 == 0:
+            want = np.where(a >= 0, a, a * np.float32(np.float16(0.1))).astype(np.float16)
+        else:
+            want = arith_model("Add", a, b).astype(np.float16)
+    same_bits_but_nan_payloads(z, want)

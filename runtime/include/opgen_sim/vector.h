@@ -411,7 +411,12 @@ __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, cons
     const uint64_t n4 = n & ~uint64_t{3};
     uint64_t i = 0;
     if constexpr (IsWide16<F>::value) {
-        if (n * sizeof(half) <= kWide16MaxBytes && HasAvx512f()) i = MapHalf16<N>(d, x, y, n, f);
+        // At any span: sixteen halves are a 256-bit load, as eight floats are (kWide16MaxBytes
+        // bounds the 512-bit loads of float spans), and the eight-lane form below converts twice
+        // as often and runs the lane function on four-lane halves. Side by side through torch
+        // (leaky_relu, 4096x1024 float16, 2 threads, AMD EPYC, tiles of 16 KiB and more that
+        // used the eight-lane form): 0.39 -> 0.24 ms.
+        if (HasAvx512f()) i = MapHalf16<N>(d, x, y, n, f);
     }
     // (HasF16c() holds: the caller checked)
     if (HasAvx()) i += MapHalf8<N>(d + i, x + i, y == nullptr ? nullptr : y + i, n - i, f);
