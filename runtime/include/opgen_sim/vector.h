@@ -346,12 +346,33 @@ inline F4 PerLane(F4 v, G g) {
     return r;
 }
 
-// The first n rounded down to eight elements of MapHalf, eight halves per conversion (each
-// four-lane half through f as MapHalf does); returns how many it did.
+// The first n rounded down to eight elements of MapHalf, eight halves per conversion, through f's
+// eight-lane overload (IsWide) or else each four-lane half through f as MapHalf does; returns how
+// many it did.
 template <int N, typename F>
 __attribute__((target("avx,f16c"))) inline uint64_t MapHalf8(half* d, const half* x, const half* y,
                                                              uint64_t n, const F f) {
     const uint64_t n8 = n & ~uint64_t{7};
+    if constexpr (IsWide<F>::value) {  // the lane function's eight-lane (F8) overload
+#pragma GCC unroll 2
+        for (uint64_t i = 0; i < n8; i += 8) {
+            const __m256 av = Load8Float(x + i);
+            F8 a, r;
+            std::memcpy(&a, &av, sizeof a);
+            if constexpr (N == 1) {
+                r = f(a);
+            } else {
+                const __m256 bv = Load8Float(y + i);
+                F8 b;
+                std::memcpy(&b, &bv, sizeof b);
+                r = f(a, b);
+            }
+            __m256 rv;
+            std::memcpy(&rv, &r, sizeof rv);
+            Store8Float(d + i, rv);
+        }
+        return n8;
+    }
 #pragma GCC unroll 2
     for (uint64_t i = 0; i < n8; i += 8) {
         const HalfPair a = LoadHalf8(x + i);
