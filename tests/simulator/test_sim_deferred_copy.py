@@ -127,6 +127,33 @@ extern "C" __global__ __aicore__ void deferred(GM_ADDR x, GM_ADDR y, GM_ADDR z,
         DataCopy(b, yGm, 256);
         Sub(b, a, b, 256);
         for (int32_t i = 0; i < 256; ++i) c.SetValue(i, b.GetValue(i));
+    } else if (mode == 17) {  // a copy over the head of a deferred result: its tail still counts
+        DataCopy(a, xGm, 256);
+        Adds(b, a, 1.0f, 256);
+        DataCopy(b, yGm, 96);
+        DataCopy(c, b, 256);
+    } else if (mode == 18) {  // ... over its middle: its head and its tail still count
+        DataCopy(a, xGm, 256);
+        Muls(b, a, 2.0f, 256);
+        DataCopy(b[64], yGm, 64);
+        Adds(c, b, 0.0f, 256);
+    } else if (mode == 19) {  // a shorter copy into a freed buffer (a block's last tile): the
+        // earlier copy's bytes past it are still there to read
+        LocalTensor<float> q = que.AllocTensor<float>();
+        DataCopy(q, xGm, 256);
+        que.EnQue(q);
+        q = que.DeQue<float>();
+        Muls(b, q, 3.0f, 256);
+        DataCopy(yGm, b, 256);
+        que.FreeTensor(q);
+        LocalTensor<float> r = que.AllocTensor<float>();
+        DataCopy(r, yGm[8], 96);
+        que.EnQue(r);
+        r = que.DeQue<float>();
+        DataCopy(b[32], xGm, 64);
+        Adds(c, r, 0.0f, 256);
+        que.FreeTensor(r);
+        DataCopy(yGm, b, 256);
     }
     DataCopy(zGm, c, 256);
 }
@@ -190,10 +217,20 @@ def _expected(mode: int, x: np.ndarray,
         y_after = y + (x + 1)
     elif mode == 16:
         z = x - y
+    elif mode == 17:
+        z = np.concatenate([y[:96], (x + 1)[96:]])
+    elif mode == 18:
+        z = x * 2
+        z[64:128] = y[:64]
+    elif mode == 19:
+        b = x * 3
+        z = np.concatenate([b[8:104], x[96:]])  # the new copy reads y after the store of b
+        b[32:96] = x[:64]
+        y_after = b
     return (z.astype(np.float32), x_after.astype(np.float32), y_after.astype(np.float32))
 
 
-@pytest.mark.parametrize("mode", range(1, 17))
+@pytest.mark.parametrize("mode", range(1, 20))
 def test_deferred_copies_compute_as_if_done_when_issued(lib: rt.KernelLibrary, mode: int) -> None:
     rng = np.random.default_rng(mode)
     x = rng.standard_normal(N).astype(np.float32)

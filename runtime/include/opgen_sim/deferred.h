@@ -107,6 +107,34 @@ inline void ApplyPending(Core& c, int32_t i) {
     --c.npending;
 }
 
+// Entry i's bytes outside UB [b, b + bytes), which is about to be overwritten whole, done; the
+// entry removed. A copy moves only those bytes; a program computes only those elements, unless
+// the range cuts one of its elements (then all of it runs). A tile shorter than the last one in
+// the same buffer (a block's last tile) then costs its own bytes, not the earlier tile's whole
+// work again (element_add on 1M floats, 48 blocks of three tiles: 32 KiB copied twice and 32 KiB
+// computed once more a block).
+inline void ApplyOutside(Core& c, int32_t i, const uint8_t* b, uint64_t bytes) {
+    const Pending& q = c.pending[i];
+    const uint8_t* lo = b > q.ub ? b : q.ub;
+    const uint8_t* hi = b + bytes < q.ub + q.bytes ? b + bytes : q.ub + q.bytes;
+    const uint64_t head = static_cast<uint64_t>(lo - q.ub);
+    const uint64_t tail = static_cast<uint64_t>(q.ub + q.bytes - hi);
+    if (!IsCopy(q) && (head % q.elem != 0 || tail % q.elem != 0)) {
+        ApplyPending(c, i);
+        return;
+    }
+    const uint64_t hi_off = static_cast<uint64_t>(hi - q.ub);
+    if (IsCopy(q)) {
+        if (head > 0) CopyBytes(q.ub, q.gm, head, c.stream_copies, GmSide::kSource);
+        if (tail > 0) CopyBytes(q.ub + hi_off, q.gm + hi_off, tail, c.stream_copies, GmSide::kSource);
+    } else {
+        if (head > 0) EvalProgram(q, q.ub, 0, head / q.elem);
+        if (tail > 0) EvalProgram(q, q.ub + hi_off, hi_off / q.elem, tail / q.elem);
+    }
+    if (i != c.npending - 1) MoveEntry(c.pending[i], c.pending[c.npending - 1]);
+    --c.npending;
+}
+
 // Whether entry p reads [b, b + bytes) (GM, or UB: a program's operands may lie in either).
 inline bool Reads(const Pending& p, const uint8_t* b, uint64_t bytes) {
     const uint64_t operand = OperandBytes(p);
@@ -206,7 +234,8 @@ struct RawGmAddress {
 };
 
 // UB [p, p + bytes) is about to be overwritten whole, or its data is dead (FreeTensor): entries
-// inside it are dropped, entries sticking out of it and entries reading it are applied.
+// inside it are dropped, entries reading it are applied, and entries sticking out of it have
+// their part outside it applied (ApplyOutside).
 OPGEN_SIM_OUTLINE void DiscardUbOf(Core* c, const void* p, uint64_t bytes)
 #if OPGEN_SIM_OUTLINE_BODIES
 {
@@ -215,9 +244,11 @@ OPGEN_SIM_OUTLINE void DiscardUbOf(Core* c, const void* p, uint64_t bytes)
         const Pending& q = c->pending[i];
         if (q.ub >= b && q.ub + q.bytes <= b + bytes) {
             MoveEntry(c->pending[i], c->pending[--c->npending]);
-        } else if (Overlaps(q.ub, q.bytes, b, bytes) || Reads(q, b, bytes)) {  // (a copy's
-            // source is GM: Reads is false for it here, without a look at its cast step)
+        } else if (Reads(q, b, bytes)) {  // (a copy's source is GM: Reads is false for it
+            // here, without a look at its cast step)
             ApplyPending(*c, i);
+        } else if (Overlaps(q.ub, q.bytes, b, bytes)) {  // sticking out: the rest still counts
+            ApplyOutside(*c, i, b, bytes);
         }
     }
 }
