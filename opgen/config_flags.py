@@ -11,7 +11,9 @@ from pathlib import Path
 # samples; the defines are the ones every simulator build of the runtime uses.
 from opgen_runtime.build import ARCH_DEFINES, CPU_DEBUG_DEFINES
 
-CXX_FLAGS: tuple[str, ...] = ("-std=c++17", "-pthread")
+# -fno-strict-aliasing: as every simulator build (opgen_runtime.build.BASE_FLAGS), for kernels
+# that copy structs through other pointer types
+CXX_FLAGS: tuple[str, ...] = ("-std=c++17", "-pthread", "-fno-strict-aliasing")
 LINK_FLAGS: tuple[str, ...] = ("-pthread",)
 
 

@@ -542,3 +542,13 @@ def test_the_simulators_flags_give_way_to_the_commands_own_macros() -> None:
     theirs = own_flags(["-D", "__CCE_AICORE__=200", "-Ix"])
     assert "-D__CCE_AICORE__=220" not in theirs and "-D__NPU_ARCH__=2201" in theirs
     assert len(theirs) == len(ours) - 1
+
+
+def test_a_tiling_struct_copied_through_a_word_pointer_reads_as_copied(tmp_path: Path) -> None:
+    """A kernel copying its tiling struct word by word through a uint32_t pointer and reading its
+    float fields (asc-devkit's softmaxflashv3 CopyTiling): undefined in C++, which GCC's -O2
+    would read as the struct's initial zeros; the simulator builds with -fno-strict-aliasing, so
+    the kernel sees what it copied, as CANN's unoptimised CPU mode does."""
+    run = opgen("run", str(PROGRAMS / "tiling_pun.asc"), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "alpha 0.9375, beta * n 6" in run.stdout
