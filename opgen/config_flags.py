@@ -11,8 +11,11 @@ from pathlib import Path
 # samples; the defines are the ones every simulator build of the runtime uses.
 from opgen_runtime.build import ARCH_DEFINES, CPU_DEBUG_DEFINES
 
-# -fno-strict-aliasing: as every simulator build (opgen_runtime.build.BASE_FLAGS), for kernels
-# that copy structs through other pointer types
+# -fno-strict-aliasing: CANN's samples copy their tiling struct through a uint32_t pointer and then
+# read its float fields (asc-devkit's softmaxflashv3 CopyTiling), undefined in C++: GCC at -O2
+# reads the floats as they were before the copy, where CANN's CPU mode, unoptimised, reads what
+# was copied. (Not in the kernel builds of opgen_runtime.build: it made some of the simulator's
+# loops 2-3x slower, as the compiler must then reload what any store might change.)
 CXX_FLAGS: tuple[str, ...] = ("-std=c++17", "-pthread", "-fno-strict-aliasing")
 LINK_FLAGS: tuple[str, ...] = ("-pthread",)
 

@@ -77,11 +77,6 @@ BASE_FLAGS: tuple[str, ...] = (
     "-pthread",
     "-fvisibility=hidden",
     "-fno-math-errno",
-    # kernels copy their tiling struct through a uint32_t pointer (asc-devkit's CopyTiling in
-    # softmaxflashv3.asc, then read its float field): undefined in C++, and GCC at -O2 and up,
-    # assuming the two types never alias, reads the float as it was before the copy. CANN's CPU
-    # mode builds such programs without optimisation, where it reads what was copied
-    "-fno-strict-aliasing",
     # line tables (with the inlined-call chains) and nothing more, compressed: the simulator
     # names the kernel's line of a rule violation or a fault (opgen_sim/faults.h)
     "-g1",
