@@ -59,6 +59,23 @@ def declared_mix(text: bytes) -> list[str]:
     return ["-include", f"opgen_sim/declared_mix_1_{m.group(1).decode()}.h"]
 
 
+# A cast to a pointer to a wider integer type outside GM (`reinterpret_cast<uint32_t*>(tiling)`,
+# `(uint32_t *)&value`): how kernels copy a tiling struct word by word and then read its floats
+# (asc-devkit's softmaxflashv3 CopyTiling), or read a float's bits. Undefined in C++: at -O3 GCC
+# reads the floats as they were before the copy, where CANN's unoptimised CPU mode reads what was
+# copied. A kernel whose source has such a cast is compiled with -fno-strict-aliasing; the others
+# are not, as the flag makes some of the simulator's loops 2-3x slower (`Duplicate` with a mask,
+# `Select`, `WholeReduceSum` in benchmarks/bench_ops.py).
+_WORD_PUN = re.compile(
+    rb"reinterpret_cast\s*<\s*(?:const\s+)?(?:u?int(?:16|32|64)_t|unsigned(?:\s+int)?|int)\s*\*\s*>"
+    rb"|\(\s*(?:const\s+)?(?:u?int(?:16|32|64)_t|unsigned(?:\s+int)?)\s*\*\s*\)\s*[&\w(]")
+
+
+def aliasing_flags(text: bytes) -> list[str]:
+    """-fno-strict-aliasing for a kernel source that casts to an integer pointer outside GM."""
+    return ["-fno-strict-aliasing"] if _WORD_PUN.search(text) else []
+
+
 def core_defines(text: bytes) -> tuple[str, ...]:
     """VECTOR_CORE_DEFINES, unless the kernel source's `text` names the cube core's macros."""
     return () if any(m in text for m in _CUBE_CORE_MACROS) else VECTOR_CORE_DEFINES
@@ -636,7 +653,9 @@ def _cache_key(
     add("flags", "\0".join((*BASE_FLAGS, *strict_build_flags())).encode())
     add("extra", "\0".join(extra).encode())
     add("defines", "\0".join(f"{k}={v}" for k, v in sorted(defines.items())).encode())
-    add("source", source.read_bytes())
+    text = source.read_bytes()
+    add("source", text)
+    add("aliasing", "\0".join(aliasing_flags(text)).encode())
     add("runtime", b"separate" if _separate_runtime(defines, extra) else b"whole")
     if template is not None:
         add("template", repr(template).encode())
@@ -729,7 +748,7 @@ def unit_command(cxx: str, src: Path, out: Path, defs: Mapping[str, str],
     stores = source_stores_raw(src, cxx)  # while the source is here (raw_gm_scan.h)
     verdict = ([] if stores is None else
                ["-include", f"opgen_sim/source_{'stores_raw' if stores else 'stores_nothing'}.h"])
-    mix = [] if text is None else declared_mix(text)
+    mix = [] if text is None else [*declared_mix(text), *aliasing_flags(text)]
     if not runtime:
         cmd[1:1] = [*verdict, *mix]
         return cmd
