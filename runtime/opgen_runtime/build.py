@@ -748,17 +748,17 @@ def unit_command(cxx: str, src: Path, out: Path, defs: Mapping[str, str],
     stores = source_stores_raw(src, cxx)  # while the source is here (raw_gm_scan.h)
     verdict = ([] if stores is None else
                ["-include", f"opgen_sim/source_{'stores_raw' if stores else 'stores_nothing'}.h"])
-    mix = [] if text is None else [*declared_mix(text), *aliasing_flags(text)]
+    by_text = [] if text is None else [*declared_mix(text), *aliasing_flags(text)]
     if not runtime:
-        cmd[1:1] = [*verdict, *mix]
+        cmd[1:1] = [*verdict, *by_text]
         return cmd
     cmd.insert(-3, "-c")
     stub = precompiled_header(cxx) if _pch_fits(shown or src, extra) else None
     if stub is not None:  # first, before any token of the unit; then what it leaves out
         cmd[1:1] = ["-include", str(stub), "-include", _EXTERN_INSTANCES,
-                    *(verdict or ["-include", "opgen_sim/register_source.h"]), *mix]
+                    *(verdict or ["-include", "opgen_sim/register_source.h"]), *by_text]
     else:
-        cmd[1:1] = [*verdict, *mix]
+        cmd[1:1] = [*verdict, *by_text]
     return cmd
 
 

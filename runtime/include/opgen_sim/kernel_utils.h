@@ -46,10 +46,12 @@ enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
 
 // DataCacheCleanAndInvalid: the simulated core has no data cache, so the data is already where
-// the kernel wants it; the call applies the core's deferred work (a cache flush is where a kernel
-// expects its view of memory to be settled), and counts as a poll of GM (crosscore.h, NotePoll).
+// the kernel wants it; the call applies the core's deferred work and fences its streamed stores
+// (a cache flush is where a kernel expects its view of memory to be settled, and what it wrote
+// visible to the other cores: deferred.h, PublishGm), and counts as a poll of GM (crosscore.h,
+// NotePoll).
 inline void CacheCleaned() {
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     opgen_sim::NotePoll();
 }
 template <typename T, CacheLine entireType, DcciDst dcciDst>
@@ -72,7 +74,7 @@ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {
 enum class MemDsbT : uint8_t { ALL = 0, DDR, UB, SEQ };
 template <MemDsbT arg>
 inline void DataSyncBarrier() {
-    opgen_sim::FlushAll();
+    opgen_sim::PublishGm();
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 

@@ -50,7 +50,8 @@ inline void WaitPreTaskEnd() {}
 // ---- Cross-core synchronisation --------------------------------------------------------------
 // Every call first applies this core's deferred work and fences its streamed stores (deferred.h,
 // PublishGm): a copy issued before the call reads GM as it was then, even if another core writes
-// that GM once the call lets it go on, and the other cores see what this one wrote. The conditions live where CANN keeps them: SyncAll(gm, ub) and IBSet/IBWait in the user's
+// that GM once the call lets it go on, and the other cores see what this one wrote. The
+// conditions live where CANN keeps them: SyncAll(gm, ub) and IBSet/IBWait in the user's
 // GM workspace (as asc-devkit's implementation lays it out), CrossCoreSetFlag's counters and the
 // hardware SyncAll() in the launch (the FFTS flags of the hardware).
 namespace opgen_sim {
