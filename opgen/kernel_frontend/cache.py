@@ -1,10 +1,14 @@
 """Stage 4, kernel frontend: parse results cached by content, so unchanged kernels parse nothing.
 
-One JSON file per kernel state under `<cache dir>/kernel-frontend/`. The key hashes the
-kernel's path and bytes, the stub headers, the flags, the libclang version and the frontend
-version; the entry lists every file the parse included with its content hash, and a hit
-requires all of them unchanged (ccache's "direct mode"). A parse with errors is not cached:
-it is cheap to repeat and may depend on a header that does not exist yet.
+One SQLite database, `<cache dir>/kernel-frontend/parses.sqlite3`, a row per kernel state (one
+file for all of them: a cold `opgen generate` of 1,000 kernels creates no 1,000 files). The key
+hashes the kernel's path and bytes, the stub headers, the flags, the libclang version and the
+frontend version; the row lists every file the parse included with its content hash, and a hit
+requires all of them unchanged (ccache's "direct mode"). A parse with errors is not cached: it
+is cheap to repeat and may depend on a header that does not exist yet. The pool workers of one
+`opgen generate`, and concurrent runs, share the database (SQLite's own locking, in its WAL
+mode); a cache it cannot open, read or write (read-only, locked past a timeout, damaged) only
+costs the parses again.
 
 The cache dir is opgen_runtime.build.cache_root(): `OPGEN_CACHE_DIR`, else the user cache
 directory (platformdirs: `$XDG_CACHE_HOME/opgen` or `~/.cache/opgen` on Linux).
@@ -37,10 +41,12 @@ from opgen.kernel_frontend.model import (
     TilingStyle,
 )
 from opgen.kernel_frontend.parse import Display, ParseResult, default_display, parse_kernel
-from opgen.writer import atomic_write
 from opgen_runtime.cachedir import cache_root
 
 SUBDIR = "kernel-frontend"
+DATABASE = "parses.sqlite3"
+_INHERITED: list[Any] = []  # connections a forked process got from its parent
+_BUSY_SECONDS = 30  # how long a writer waits for another one (SQLite's busy timeout)
 
 
 def cache_dir() -> Path:
@@ -83,6 +89,9 @@ class ParseCache:
         # absolute kernel path -> every file it includes (for callers that cache further)
         self.dependencies: dict[str, tuple[str, ...]] = {}
         self._displays: dict[Path, Display] = {}
+        self._db: Any = None  # the connection, opened on first use in this process
+        self._db_pid = 0
+        self._db_failed = False
 
     def display(self, root: Path) -> Display:
         """default_display(root), made once for the run this cache serves (the root resolved
@@ -92,8 +101,33 @@ class ParseCache:
             show = self._displays[root] = default_display(root)
         return show
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+    def _connection(self) -> Any:
+        """The database, opened (and made) on first use in this process, or None when it cannot
+        be (then nothing is cached). A pool worker forked from a process that had it open opens
+        its own: a connection is not shared across fork."""
+        if self._db is not None:
+            if self._db_pid == os.getpid():
+                return self._db
+            _INHERITED.append(self._db)  # the parent's: never closed (nor used) here
+            self._db = None
+            self._db_failed = False
+        if self._db_failed:
+            return None
+        import sqlite3
+
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.root / DATABASE, timeout=_BUSY_SECONDS,
+                                 isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("CREATE TABLE IF NOT EXISTS parse "
+                       "(key TEXT PRIMARY KEY, data TEXT NOT NULL)")
+        except (OSError, sqlite3.Error):
+            self._db_failed = True
+            return None
+        self._db, self._db_pid = db, os.getpid()
+        return db
 
     def parse(self, path: Path, display: Display, defines: Sequence[str] = (),
               roots: Sequence[Path | str] | None = None) -> KernelInfo:
@@ -116,22 +150,36 @@ class ParseCache:
         return result.info
 
     def _load(self, key: str) -> tuple[KernelInfo, tuple[str, ...]] | None:
+        import sqlite3
+
+        db = self._connection()
+        if db is None:
+            return None
         try:
-            data = json.loads(self._path(key).read_text("utf-8"))
+            row = db.execute("SELECT data FROM parse WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            data = json.loads(row[0])
             for dep, digest in data["dependencies"].items():
                 if file_digest(dep) != digest:
                     return None
             return info_from_json(data["info"]), tuple(data["dependencies"])
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # missing, stale or from another layout: parse again
+        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
+            return None  # missing, stale, from another layout or unreadable: parse again
 
     def _store(self, key: str, result: ParseResult) -> None:
         deps = {d: file_digest(d) for d in result.dependencies}
         if any(v is None for v in deps.values()):
             return
         data = {"dependencies": deps, "info": _plain(result.info)}
-        with contextlib.suppress(OSError):  # a read-only cache dir only costs speed
-            atomic_write(self._path(key), json.dumps(data, sort_keys=True, default=_enum_value))
+        db = self._connection()
+        if db is None:
+            return
+        import sqlite3
+
+        text = json.dumps(data, sort_keys=True, default=_enum_value)
+        with contextlib.suppress(sqlite3.Error):  # read-only or locked: it only costs speed
+            db.execute("INSERT OR REPLACE INTO parse (key, data) VALUES (?, ?)", (key, text))
 
 
 _LEAVES = (str, int, float, bool, type(None))

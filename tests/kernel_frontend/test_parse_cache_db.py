@@ -1,0 +1,89 @@
+"""The parse cache's database (kernel_frontend/cache.py): one SQLite file for every kernel
+state, shared by processes (a generate's forked pool workers, concurrent runs), and a cache it
+cannot use costs parses, never a failure."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from opgen.kernel_frontend import ParseCache, default_display
+from opgen.kernel_frontend.cache import DATABASE, SUBDIR
+
+HERE = Path(__file__).parent
+KERNELS = HERE / "kernels"
+
+
+@pytest.fixture()
+def kernel(tmp_path: Path) -> Path:
+    shutil.copytree(KERNELS, tmp_path / "k")
+    return tmp_path / "k" / "mixed.cpp"
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(p.name for p in root.rglob("*") if p.is_file())
+
+
+def test_parses_go_in_one_database_file(kernel: Path, tmp_path: Path) -> None:
+    show = default_display(kernel.parent)
+    cache = ParseCache(tmp_path / "cache")
+    first = cache.parse(kernel, show)
+    other = kernel.with_name("other.cpp")
+    other.write_text(kernel.read_text() + "\n// another kernel state\n")
+    assert cache.parse(other, show).ok
+    assert cache.misses == 2
+    # two kernel states, one database (and SQLite's write-ahead log beside it)
+    assert {name for name in _files(tmp_path / "cache") if not name.startswith(DATABASE)} == set()
+    again = ParseCache(tmp_path / "cache")
+    assert again.parse(kernel, show) == first
+    assert (again.hits, again.misses) == (1, 0)
+
+
+def test_a_forked_process_shares_the_database(kernel: Path, tmp_path: Path) -> None:
+    """A pool worker forked from a process that had the database open stores through its own
+    connection; the parent then reads what it stored, through the connection it had."""
+    show = default_display(kernel.parent)
+    cache = ParseCache(tmp_path / "cache")
+    other = kernel.with_name("other.cpp")
+    other.write_text(kernel.read_text() + "\n// another kernel state\n")
+    assert cache.parse(other, show).ok  # the parent's connection is open
+    pid = os.fork()
+    if pid == 0:  # the child: parse, store, leave without running the parent's atexit work
+        try:
+            cache.parse(kernel, show)
+            os._exit(0 if cache.misses == 2 else 3)
+        except BaseException:
+            os._exit(4)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert cache.parse(kernel, show).ok
+    assert (cache.hits, cache.misses) == (1, 1)
+    assert cache.parse(other, show).ok and cache.hits == 2
+
+
+def test_a_damaged_database_costs_parses_not_a_failure(kernel: Path, tmp_path: Path) -> None:
+    show = default_display(kernel.parent)
+    db = tmp_path / "cache" / SUBDIR / DATABASE
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"not a database" * 100)
+    for _ in range(2):
+        cache = ParseCache(tmp_path / "cache")
+        info = cache.parse(kernel, show)
+        assert info.ok and info.struct("MixTilingData") is not None
+        assert cache.misses == 1
+
+
+def test_a_cache_dir_that_cannot_be_made_costs_parses_not_a_failure(kernel: Path,
+                                                                   tmp_path: Path) -> None:
+    """A cache root that is a file (as a read-only or full disk would be): no database, every
+    parse done, no error."""
+    show = default_display(kernel.parent)
+    root = tmp_path / "cache"
+    root.write_text("a file where the cache dir would be")
+    for _ in range(2):
+        cache = ParseCache(root)
+        assert cache.parse(kernel, show).ok and cache.misses == 1
+    assert root.read_text() == "a file where the cache dir would be"
