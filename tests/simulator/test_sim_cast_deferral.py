@@ -118,6 +118,13 @@ __aicore__ inline void RunCast(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR w,
         DataCopyExtParams two{2, static_cast<uint32_t>(512 * sizeof(TI)), 0, 0, 0};
         DataCopyPad(xGm, u, two);
         Cast(h, a, rm, n);
+    } else if (mode == 14) {  // a copy over the middle of the cast's result, then the GM the
+        // cast reads overwritten: both ends of the result stay recorded until then
+        Muls(t, a, static_cast<TI>(2.0f), n);
+        Cast(h, t, rm, n);
+        DataCopy(h[256], zGm, 512);
+        probe.SetValue(0, opgen_sim::tls_core->npending);
+        DataCopy(xGm, b, n);
     }
     if (!zDone) DataCopy(zGm, h, n);
     DataCopyExtParams one{1, 2 * sizeof(int32_t), 0, 0, 0};
@@ -148,7 +155,7 @@ extern "C" __global__ __aicore__ void f2i(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_AD
 
 LAYOUT = rt.TilingLayout.from_fields(
     "CastDeferTilingData", [("mode", "int32_t"), ("n", "int32_t"), ("nodefer", "int32_t")])
-MODES = range(1, 14)
+MODES = range(1, 15)
 PAIRS = {"f2h": (np.float32, np.float16), "h2f": (np.float16, np.float32),
          "f2i": (np.float32, np.int32)}
 Arr = np.ndarray
@@ -211,6 +218,10 @@ def _expected(mode: int, x: Arr, y: Arr, ti: type[np.generic],
         ya[:N - 5] = r(f(r(f(x) * 2)) + 1)[:N - 5]
         xa[:1024] = r(f(y) * 3)[:1024]
         z = _conv(x, to)
+    elif mode == 14:
+        z = _conv(r(f(x) * 2), to)
+        z[256:768] = 0  # z's GM as the launch found it
+        xa = y.copy()
     return z, xa, ya
 
 
@@ -249,11 +260,12 @@ def test_a_cast_of_a_pending_copy_or_chain_is_recorded(lib: rt.KernelLibrary,
                                                        entry: str) -> None:
     """Before its store, mode 1 has three entries pending (the copies of x and y, and the cast
     program reading x's copy in GM) and mode 2 four (the copies, the Muls/Adds chain at t and the
-    cast program continuing it at h); a Cast run when issued would have left two. With deferral
-    off nothing is pending."""
+    cast program continuing it at h); a Cast run when issued would have left two. A copy over
+    the middle of that cast's result (mode 14) leaves both its ends recorded, as two entries,
+    beside the copy: six. With deferral off nothing is pending."""
     ti, to = PAIRS[entry]
     x = np.linspace(-3, 3, N).astype(ti)
     y = np.ones(N, ti)
-    for mode, pending in ((1, 3), (2, 4)):
+    for mode, pending in ((1, 3), (2, 4), (14, 6)):
         assert _run(lib, entry, mode, 0, x, y, to)[3][0] == pending
         assert _run(lib, entry, mode, 1, x, y, to)[3][0] == 0

@@ -154,6 +154,36 @@ extern "C" __global__ __aicore__ void deferred(GM_ADDR x, GM_ADDR y, GM_ADDR z,
         Adds(c, r, 0.0f, 256);
         que.FreeTensor(r);
         DataCopy(yGm, b, 256);
+    } else if (mode == 20) {  // a copy's tail still recorded when the GM it reads is written
+        DataCopy(a, xGm, 256);
+        DataCopy(a, yGm, 96);
+        Duplicate(b, 7.0f, 256);
+        DataCopy(xGm, b, 256);
+        Adds(c, a, 0.0f, 256);
+    } else if (mode == 21) {  // a result's head and tail still recorded when its source changes
+        DataCopy(a, xGm, 256);
+        Muls(b, a, 2.0f, 256);
+        DataCopy(b[64], yGm, 64);
+        Duplicate(c, 5.0f, 256);
+        DataCopy(xGm, c, 256);
+        Adds(c, b, 0.0f, 256);
+    } else if (mode == 22) {  // a copy cut in its middle while the list is full
+        Duplicate(b, 0.0f, 256);
+        DataCopy(a, xGm, 256);
+        for (int32_t k = 0; k < 31; ++k) DataCopy(b[8 * k], yGm[8 * k], 8);
+        DataCopy(a[64], yGm[128], 64);
+        Add(c, a, b, 256);
+    } else if (mode == 23) {  // DataCopyPad's one burst, its GM written before the read
+        DataCopyPad(a, xGm, DataCopyExtParams{1, 256 * sizeof(float), 0, 0, 0},
+                    DataCopyPadExtParams<float>{false, 0, 0, 0});
+        Duplicate(b, 7.0f, 256);
+        DataCopy(xGm, b, 256);
+        Adds(c, a, 1.0f, 256);
+    } else if (mode == 24) {  // ... over the head of a deferred copy, the whole then read
+        DataCopy(a, yGm, 256);
+        DataCopyPad(a, xGm, DataCopyExtParams{1, 128 * sizeof(float), 0, 0, 0},
+                    DataCopyPadExtParams<float>{true, 0, 0, 5.0f});
+        Muls(c, a, 2.0f, 256);
     }
     DataCopy(zGm, c, 256);
 }
@@ -227,10 +257,27 @@ def _expected(mode: int, x: np.ndarray,
         z = np.concatenate([b[8:104], x[96:]])  # the new copy reads y after the store of b
         b[32:96] = x[:64]
         y_after = b
+    elif mode == 20:
+        z = np.concatenate([y[:96], x[96:]])
+        x_after = np.full(N, 7.0, np.float32)
+    elif mode == 21:
+        z = x * 2
+        z[64:128] = y[:64]
+        x_after = np.full(N, 5.0, np.float32)
+    elif mode == 22:
+        a = x.copy()
+        a[64:128] = y[128:192]
+        b = np.zeros(N, np.float32)
+        b[:248] = y[:248]
+        z = a + b
+    elif mode == 23:
+        z, x_after = x + 1, np.full(N, 7.0, np.float32)
+    elif mode == 24:
+        z = np.concatenate([x[:128], y[128:]]) * 2
     return (z.astype(np.float32), x_after.astype(np.float32), y_after.astype(np.float32))
 
 
-@pytest.mark.parametrize("mode", range(1, 20))
+@pytest.mark.parametrize("mode", range(1, 25))
 def test_deferred_copies_compute_as_if_done_when_issued(lib: rt.KernelLibrary, mode: int) -> None:
     rng = np.random.default_rng(mode)
     x = rng.standard_normal(N).astype(np.float32)
