@@ -16,7 +16,6 @@ directory (platformdirs: `$XDG_CACHE_HOME/opgen` or `~/.cache/opgen` on Linux).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
@@ -45,8 +44,12 @@ from opgen_runtime.cachedir import cache_root
 
 SUBDIR = "kernel-frontend"
 DATABASE = "parses.sqlite3"
-_INHERITED: list[Any] = []  # connections a forked process got from its parent
-_BUSY_SECONDS = 30  # how long a writer waits for another one (SQLite's busy timeout)
+# connections not to use again: a parent's (after fork), or one that did not close
+_INHERITED: list[Any] = []
+# How long a look-up or a store waits for another process's lock (SQLite's busy timeout). A
+# database that stays locked past it (a run stopped while it held the lock) is not used again by
+# this process: a generate of many kernels waits once, not once for each.
+_BUSY_SECONDS = 5
 
 
 def cache_dir() -> Path:
@@ -164,8 +167,11 @@ class ParseCache:
                 if file_digest(dep) != digest:
                     return None
             return info_from_json(data["info"]), tuple(data["dependencies"])
-        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
-            return None  # missing, stale, from another layout or unreadable: parse again
+        except sqlite3.Error:
+            self._give_up()
+            return None  # locked past the timeout or damaged: parse, and leave it alone
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing, stale or from another layout: parse again
 
     def _store(self, key: str, result: ParseResult) -> None:
         deps = {d: file_digest(d) for d in result.dependencies}
@@ -178,8 +184,22 @@ class ParseCache:
         import sqlite3
 
         text = json.dumps(data, sort_keys=True, default=_enum_value)
-        with contextlib.suppress(sqlite3.Error):  # read-only or locked: it only costs speed
+        try:
             db.execute("INSERT OR REPLACE INTO parse (key, data) VALUES (?, ?)", (key, text))
+        except sqlite3.Error:  # read-only, full or locked past the timeout: it costs speed only
+            self._give_up()
+
+    def _give_up(self) -> None:
+        """No more look-ups or stores through this cache in this process."""
+        import sqlite3
+
+        self._db_failed = True
+        db, self._db = self._db, None
+        if db is not None:
+            try:
+                db.close()
+            except sqlite3.Error:
+                _INHERITED.append(db)  # (kept, unused, rather than left half closed)
 
 
 _LEAVES = (str, int, float, bool, type(None))

@@ -87,3 +87,33 @@ def test_a_cache_dir_that_cannot_be_made_costs_parses_not_a_failure(kernel: Path
         cache = ParseCache(root)
         assert cache.parse(kernel, show).ok and cache.misses == 1
     assert root.read_text() == "a file where the cache dir would be"
+
+
+def test_a_database_locked_past_the_timeout_is_left_alone(kernel: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process holding the write lock (a run stopped mid-store): the store waits for
+    the timeout once, then this cache stops using the database, so a run of many kernels does
+    not wait once for each. Parses are still done and correct."""
+    import sqlite3
+
+    from opgen.kernel_frontend import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_BUSY_SECONDS", 0.2)
+    show = default_display(kernel.parent)
+    ParseCache(tmp_path / "cache").parse(kernel, show)  # makes the database
+    other = kernel.with_name("other.cpp")
+    other.write_text(kernel.read_text() + "\n// another kernel state\n")
+    third = kernel.with_name("third.cpp")
+    third.write_text(kernel.read_text() + "\n// a third kernel state\n")
+    holder = sqlite3.connect(tmp_path / "cache" / SUBDIR / DATABASE, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # the write lock
+    cache = ParseCache(tmp_path / "cache")
+    assert cache.parse(kernel, show).ok and cache.hits == 1  # readers are not blocked (WAL)
+    assert cache.parse(other, show).ok  # its store times out: the cache gives up
+    holder.execute("COMMIT")
+    assert cache.parse(third, show).ok and cache.misses == 2
+    again = ParseCache(tmp_path / "cache")
+    assert again.parse(kernel, show).ok and again.hits == 1
+    assert again.parse(other, show).ok and again.parse(third, show).ok
+    assert again.misses == 2  # neither was stored by the cache that gave up
+    holder.close()
