@@ -7,8 +7,8 @@ frontend version; the row lists every file the parse included with its content h
 requires all of them unchanged (ccache's "direct mode"). A parse with errors is not cached: it
 is cheap to repeat and may depend on a header that does not exist yet. The pool workers of one
 `opgen generate`, and concurrent runs, share the database (SQLite's own locking, in its WAL
-mode); a cache it cannot open, read or write (read-only, locked past a timeout, damaged) only
-costs the parses again.
+mode); a cache it cannot open, read or write (read-only, locked past a timeout) only costs the
+parses again, and a file there that is not a database (damaged) is made again.
 
 The cache dir is opgen_runtime.build.cache_root(): `OPGEN_CACHE_DIR`, else the user cache
 directory (platformdirs: `$XDG_CACHE_HOME/opgen` or `~/.cache/opgen` on Linux).
@@ -16,6 +16,7 @@ directory (platformdirs: `$XDG_CACHE_HOME/opgen` or `~/.cache/opgen` on Linux).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -50,6 +51,26 @@ _INHERITED: list[Any] = []
 # database that stays locked past it (a run stopped while it held the lock) is not used again by
 # this process: a generate of many kernels waits once, not once for each.
 _BUSY_SECONDS = 5
+
+
+def _damaged(exc: Exception) -> bool:
+    """Whether SQLite's error says the file is damaged or not a database (SQLITE_CORRUPT,
+    SQLITE_NOTADB: the DatabaseError class itself), not locked, read-only or full
+    (OperationalError) nor misused (its other subclasses)."""
+    import sqlite3
+
+    return type(exc) is sqlite3.DatabaseError
+
+
+def _remove_database(path: Path) -> bool:
+    """The database file and SQLite's files beside it removed; whether that worked."""
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{path}{suffix}")
+    except OSError:
+        return False
+    return True
 
 
 def cache_dir() -> Path:
@@ -118,19 +139,29 @@ class ParseCache:
             return None
         import sqlite3
 
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.root / DATABASE, timeout=_BUSY_SECONDS,
-                                 isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("CREATE TABLE IF NOT EXISTS parse "
-                       "(key TEXT PRIMARY KEY, data TEXT NOT NULL)")
-        except (OSError, sqlite3.Error):
-            self._db_failed = True
-            return None
-        self._db, self._db_pid = db, os.getpid()
-        return db
+        path = self.root / DATABASE
+        for attempt in range(2):
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(path, timeout=_BUSY_SECONDS, isolation_level=None,
+                                     check_same_thread=False)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS parse "
+                           "(key TEXT PRIMARY KEY, data TEXT NOT NULL)")
+            except sqlite3.OperationalError:  # locked, read-only, unopenable: not ours to fix
+                break
+            except sqlite3.DatabaseError as exc:  # not a database (a damaged file): it is
+                # only a cache, so it is made again, once
+                if attempt == 0 and _damaged(exc) and _remove_database(path):
+                    continue
+                break
+            except OSError:
+                break
+            self._db, self._db_pid = db, os.getpid()
+            return db
+        self._db_failed = True
+        return None
 
     def parse(self, path: Path, display: Display, defines: Sequence[str] = (),
               roots: Sequence[Path | str] | None = None) -> KernelInfo:
@@ -167,8 +198,8 @@ class ParseCache:
                 if file_digest(dep) != digest:
                     return None
             return info_from_json(data["info"]), tuple(data["dependencies"])
-        except sqlite3.Error:
-            self._give_up()
+        except sqlite3.Error as exc:
+            self._give_up(exc)
             return None  # locked past the timeout or damaged: parse, and leave it alone
         except (OSError, ValueError, KeyError, TypeError):
             return None  # missing, stale or from another layout: parse again
@@ -186,11 +217,12 @@ class ParseCache:
         text = json.dumps(data, sort_keys=True, default=_enum_value)
         try:
             db.execute("INSERT OR REPLACE INTO parse (key, data) VALUES (?, ?)", (key, text))
-        except sqlite3.Error:  # read-only, full or locked past the timeout: it costs speed only
-            self._give_up()
+        except sqlite3.Error as exc:  # read-only, full or locked past the timeout: it costs
+            self._give_up(exc)  # speed only
 
-    def _give_up(self) -> None:
-        """No more look-ups or stores through this cache in this process."""
+    def _give_up(self, exc: Exception) -> None:
+        """No more look-ups or stores through this cache in this process; a database found
+        damaged (not merely locked or read-only) is removed, for the next run to make again."""
         import sqlite3
 
         self._db_failed = True
@@ -200,6 +232,8 @@ class ParseCache:
                 db.close()
             except sqlite3.Error:
                 _INHERITED.append(db)  # (kept, unused, rather than left half closed)
+        if _damaged(exc):
+            _remove_database(self.root / DATABASE)
 
 
 _LEAVES = (str, int, float, bool, type(None))

@@ -64,16 +64,20 @@ def test_a_forked_process_shares_the_database(kernel: Path, tmp_path: Path) -> N
     assert cache.parse(other, show).ok and cache.hits == 2
 
 
-def test_a_damaged_database_costs_parses_not_a_failure(kernel: Path, tmp_path: Path) -> None:
+def test_a_damaged_database_is_made_again(kernel: Path, tmp_path: Path) -> None:
+    """A file that is not a database where the cache's is: it costs one parse, the database is
+    made again, and the next run hits."""
     show = default_display(kernel.parent)
     db = tmp_path / "cache" / SUBDIR / DATABASE
     db.parent.mkdir(parents=True)
     db.write_bytes(b"not a database" * 100)
-    for _ in range(2):
-        cache = ParseCache(tmp_path / "cache")
-        info = cache.parse(kernel, show)
-        assert info.ok and info.struct("MixTilingData") is not None
-        assert cache.misses == 1
+    first = ParseCache(tmp_path / "cache")
+    info = first.parse(kernel, show)
+    assert info.ok and info.struct("MixTilingData") is not None
+    assert first.misses == 1
+    again = ParseCache(tmp_path / "cache")
+    assert again.parse(kernel, show) == info and again.hits == 1
+    assert not db.read_bytes().startswith(b"not a database")
 
 
 def test_a_cache_dir_that_cannot_be_made_costs_parses_not_a_failure(kernel: Path,
@@ -117,3 +121,29 @@ def test_a_database_locked_past_the_timeout_is_left_alone(kernel: Path, tmp_path
     assert again.parse(other, show).ok and again.parse(third, show).ok
     assert again.misses == 2  # neither was stored by the cache that gave up
     holder.close()
+
+
+def test_a_database_damaged_past_its_header_is_made_again_by_the_next_run(
+        kernel: Path, tmp_path: Path) -> None:
+    """A database whose pages are damaged opens, then fails on the look-up: this run parses and
+    removes it, the next one makes it again and stores."""
+    show = default_display(kernel.parent)
+    ParseCache(tmp_path / "cache").parse(kernel, show)
+    db = tmp_path / "cache" / SUBDIR / DATABASE
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
+    conn.close()
+    data = bytearray(db.read_bytes())
+    page = int.from_bytes(data[16:18], "big") or 65536
+    data[page:] = b"\xff" * (len(data) - page)  # every page but the header's
+    db.write_bytes(bytes(data))
+    for name in (f"{db}-wal", f"{db}-shm"):
+        Path(name).unlink(missing_ok=True)
+    damaged = ParseCache(tmp_path / "cache")
+    assert damaged.parse(kernel, show).ok and damaged.misses == 1
+    second = ParseCache(tmp_path / "cache")
+    assert second.parse(kernel, show).ok and second.misses == 1  # made again, and stored
+    third = ParseCache(tmp_path / "cache")
+    assert third.parse(kernel, show).ok and third.hits == 1
