@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import os
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import fields, is_dataclass
 from importlib import metadata
@@ -46,7 +47,7 @@ from opgen_runtime.cachedir import cache_root
 SUBDIR = "kernel-frontend"
 DATABASE = "parses.sqlite3"
 # connections not to use again: a parent's (after fork), or one that did not close
-_INHERITED: list[Any] = []
+_INHERITED: list[sqlite3.Connection] = []
 # How long a look-up or a store waits for another process's lock (SQLite's busy timeout). A
 # database that stays locked past it (a run stopped while it held the lock) is not used again by
 # this process: a generate of many kernels waits once, not once for each.
@@ -57,8 +58,6 @@ def _damaged(exc: Exception) -> bool:
     """Whether SQLite's error says the file is damaged or not a database (SQLITE_CORRUPT,
     SQLITE_NOTADB: the DatabaseError class itself), not locked, read-only or full
     (OperationalError) nor misused (its other subclasses)."""
-    import sqlite3
-
     return type(exc) is sqlite3.DatabaseError
 
 
@@ -113,7 +112,7 @@ class ParseCache:
         # absolute kernel path -> every file it includes (for callers that cache further)
         self.dependencies: dict[str, tuple[str, ...]] = {}
         self._displays: dict[Path, Display] = {}
-        self._db: Any = None  # the connection, opened on first use in this process
+        self._db: sqlite3.Connection | None = None  # opened on first use in this process
         self._db_pid = 0
         self._db_failed = False
 
@@ -125,7 +124,7 @@ class ParseCache:
             show = self._displays[root] = default_display(root)
         return show
 
-    def _connection(self) -> Any:
+    def _connection(self) -> sqlite3.Connection | None:
         """The database, opened (and made) on first use in this process, or None when it cannot
         be (then nothing is cached). A pool worker forked from a process that had it open opens
         its own: a connection is not shared across fork."""
@@ -137,8 +136,6 @@ class ParseCache:
             self._db_failed = False
         if self._db_failed:
             return None
-        import sqlite3
-
         path = self.root / DATABASE
         for attempt in range(2):
             try:
@@ -184,8 +181,6 @@ class ParseCache:
         return result.info
 
     def _load(self, key: str) -> tuple[KernelInfo, tuple[str, ...]] | None:
-        import sqlite3
-
         db = self._connection()
         if db is None:
             return None
@@ -212,8 +207,6 @@ class ParseCache:
         db = self._connection()
         if db is None:
             return
-        import sqlite3
-
         text = json.dumps(data, sort_keys=True, default=_enum_value)
         try:
             db.execute("INSERT OR REPLACE INTO parse (key, data) VALUES (?, ?)", (key, text))
@@ -223,8 +216,6 @@ class ParseCache:
     def _give_up(self, exc: Exception) -> None:
         """No more look-ups or stores through this cache in this process; a database found
         damaged (not merely locked or read-only) is removed, for the next run to make again."""
-        import sqlite3
-
         self._db_failed = True
         db, self._db = self._db, None
         if db is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -98,8 +99,6 @@ def test_a_database_locked_past_the_timeout_is_left_alone(kernel: Path, tmp_path
     """Another process holding the write lock (a run stopped mid-store): the store waits for
     the timeout once, then this cache stops using the database, so a run of many kernels does
     not wait once for each. Parses are still done and correct."""
-    import sqlite3
-
     from opgen.kernel_frontend import cache as cache_module
 
     monkeypatch.setattr(cache_module, "_BUSY_SECONDS", 0.2)
@@ -130,8 +129,6 @@ def test_a_database_damaged_past_its_header_is_made_again_by_the_next_run(
     show = default_display(kernel.parent)
     ParseCache(tmp_path / "cache").parse(kernel, show)
     db = tmp_path / "cache" / SUBDIR / DATABASE
-    import sqlite3
-
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the main file
     conn.close()
