@@ -533,7 +533,8 @@ inline bool DeferInstruction(Core* c, const AscendC::LocalTensor<T>& dst,
                                                            &RunStep<kStepOtherAcc, T, F>, &RunStep<kStepAccAcc, T, F>};
             runs = binary;
         }
-        if (count <= 0) return false;
+        // nothing recorded: nothing to extend, and DeferElementwise would refuse at once
+        if (count <= 0 || c == nullptr || c->npending == 0) return false;
         const uint8_t* src[N];
         for (int k = 0; k < N; ++k) src[k] = reinterpret_cast<const uint8_t*>(srcs[k]->ptr_);
         return DeferElementwise(c, reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T),
@@ -1313,7 +1314,7 @@ OPGEN_SIM_API void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, 
     } else {
         // a source still to be copied in from GM, or a recorded program of T2, makes the Cast the
         // program's last step (deferred.h); a DataCopy to GM of dst then converts straight there
-        if (count > 0 &&
+        if (count > 0 && c != nullptr && c->npending != 0 &&  // (nothing recorded: DeferCast refuses)
             opgen_sim::DeferCast(c, reinterpret_cast<uint8_t*>(dst.ptr_), static_cast<uint64_t>(count) * sizeof(T1),
                                  sizeof(T1), opgen_sim::TypeTag<T1>(),
                                  reinterpret_cast<const uint8_t*>(src.ptr_), sizeof(T2), opgen_sim::TypeTag<T2>(),
