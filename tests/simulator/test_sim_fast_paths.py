@@ -6,7 +6,8 @@ same kernel (same compiler, same libm), from UB and from a pending GM copy:
   range and of libm's expf past it, NaN, infinities, subnormals, tails of every length and
   in-place operands;
 - Cast float -> half (RINT and NONE: to nearest even, +-inf and overflow -> +-65504, NaN -> 0)
-  and half -> float (exact, NaN payloads kept), in place from the same start;
+  and half -> float (exact, NaN payloads kept), in place from the same start, and over
+  overlapping operands where converting from the front reads every source first;
 - Abs against `a < 0 ? -a : a + 0` (signed zeros, NaN signs and payloads, infinities);
 - ReduceMax/ReduceMin (count form, with and without calIndex) against the scalar scan (NaN wins,
   the first of equal extremes, -0.0 and 0.0 equal) and ReduceSum against the pair tree of each
@@ -140,6 +141,37 @@ extern "C" __global__ __aicore__ void fast_paths(GM_ADDR x, GM_ADDR z, GM_ADDR w
         case 21: Cast(of, ih, RoundMode::CAST_NONE, n); break;
         case 22: Cast(oh, iff, RoundMode::CAST_NONE, n); break;
         case 23: iff.GetValue(0); Cast(ih, iff, RoundMode::CAST_RINT, n); result = in; break;
+        // overlapping operands in the UB: halves in the upper half of the floats widened in place
+        // (ops-nn's layer_norm_v4; the source at n rounded down to 16 halves, a 32-byte
+        // boundary), the source 32 bytes short of that, and floats narrowed onto the UB 32 bytes
+        // before them
+        case 26:
+            ih.GetValue(0);
+            Cast(iff, ih[n & ~15], RoundMode::CAST_NONE, n);
+            result = in;
+            break;
+        case 27:
+            ih.GetValue(0);
+            Cast(iff, ih[(n & ~15) - 16], RoundMode::CAST_NONE, n);
+            result = in;
+            break;
+        case 28: iff.GetValue(0); Cast(ih, iff[8], RoundMode::CAST_RINT, n); result = in; break;
+        case 126:
+            for (int32_t i = 0; i < n; ++i) {
+                iff.SetValue(i, static_cast<float>(ih.GetValue((n & ~15) + i)));
+            }
+            result = in;
+            break;
+        case 127:
+            for (int32_t i = 0; i < n; ++i) {
+                iff.SetValue(i, static_cast<float>(ih.GetValue((n & ~15) - 16 + i)));
+            }
+            result = in;
+            break;
+        case 128:
+            for (int32_t i = 0; i < n; ++i) ih.SetValue(i, ModelToHalf(iff.GetValue(8 + i)));
+            result = in;
+            break;
         case 120:
             for (int32_t i = 0; i < n; ++i) oh.SetValue(i, ModelToHalf(iff.GetValue(i)));
             break;
@@ -376,6 +408,29 @@ def test_half_to_float_cast_lanes_equal_the_model(lib: rt.KernelLibrary, n: int,
         x = half_inputs(chunk)
         m = min(n, BYTES // 8)  # the floats fill the output
         assert run(lib, 21 + 20 * ub, x, m, init) == run(lib, 121, x, m, init)
+
+
+@pytest.mark.parametrize("n", [8192, 8191, 4112, 4100, 100, 32, 17, 16])
+def test_overlapping_casts_equal_the_per_element_model(lib: rt.KernelLibrary, n: int) -> None:
+    """A Cast whose operands overlap in the UB gives what converting element by element from
+    the front gives: the lanes take it when the source starts at or after dst and no write
+    overtakes the part still to be read (halves in the upper half of their floats widened in
+    place, floats narrowed onto the bytes before them), the per-element loop otherwise (a source
+    32 bytes short of that, or a count past the upper half: their last elements are overwritten
+    before they are read)."""
+    init = RNG.standard_normal(BYTES // 4).astype(np.float32)
+    for chunk in range(4):
+        halves = half_inputs(chunk)
+        assert run(lib, 26, halves, n, init) == run(lib, 126, halves, n, init), chunk
+        assert run(lib, 27, halves, n, init) == run(lib, 127, halves, n, init), chunk
+    floats = float_inputs()
+    floats[: BYTES // 8] = RNG.uniform(-70000, 70000, BYTES // 8).astype(np.float32)
+    m = min(n, BYTES // 4 - 8)
+    assert run(lib, 28, floats, m, init) == run(lib, 128, floats, m, init)
+    if n % 16 == 0:  # the widened halves are the source's, converted exactly (NaN as NaN)
+        widened = np.frombuffer(run(lib, 26, halves, n, init)[: 4 * n], np.float32)
+        expect = halves[n : 2 * n].astype(np.float32)
+        assert np.array_equal(widened, expect, equal_nan=True)
 
 
 @pytest.mark.parametrize("n", [8192, 8191, 5, 1])

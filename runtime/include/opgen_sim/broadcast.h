@@ -13,6 +13,7 @@
 // framework reserves, so it is not checked.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "../opgen_host/broadcast_tmp_size.h"
@@ -114,13 +115,26 @@ inline void BroadcastRun(const char* api, const AscendC::LocalTensor<T>& dst, co
                      Str(need.minBytes) + " for " + shapes);
         }
     }
-    const std::vector<T> in(src.ptr_, src.ptr_ + srcSize);
+    // Row by row: each of dst's rows is src's row (or its one row) copied, or its one element
+    // repeated. src is read from a copy only when dst overlaps it (the fixed points above).
+    std::vector<T> snapshot;
+    const T* in = src.ptr_;
+    if (Overlaps(reinterpret_cast<const uint8_t*>(dst.ptr_), dstSize * sizeof(T),
+                 reinterpret_cast<const uint8_t*>(src.ptr_), srcSize * sizeof(T))) {
+        snapshot.assign(src.ptr_, src.ptr_ + srcSize);
+        in = snapshot.data();
+    }
+    const uint64_t rows = n == 2 ? d[0] : 1;
     const uint64_t cols = d[n - 1];
-    for (uint64_t i = 0; i < dstSize; ++i) {
-        const uint64_t r = n == 2 ? i / cols : 0;
-        const uint64_t c = n == 2 ? i % cols : i;
-        const uint64_t from = n == 2 ? (s[0] == 1 ? 0 : r) * s[1] + (s[1] == 1 ? 0 : c) : (s[0] == 1 ? 0 : c);
-        dst.ptr_[i] = in[from];
+    const uint64_t srcCols = s[n - 1];
+    for (uint64_t r = 0; r < rows; ++r) {
+        const T* from = in + (n == 2 && s[0] != 1 ? r * srcCols : 0);
+        T* to = dst.ptr_ + r * cols;
+        if (srcCols == 1) {
+            std::fill(to, to + cols, from[0]);
+        } else {
+            std::copy(from, from + cols, to);
+        }
     }
     // CANN's implementation runs in counter mode and leaves the mask normal and full
     AscendC::SetMaskNorm();

@@ -1234,11 +1234,19 @@ __attribute__((target("f16c"))) inline uint64_t ToInt32Lanes(int32_t* d, const S
 template <typename D, typename S>
 inline uint64_t FastConvert(D* d, const S* s, uint64_t n, RoundMode mode) {
     const uint64_t db = n * sizeof(D), sb = n * sizeof(S);
-    // in place from the same start, narrowing or of the same width, reads each source before it
-    // is overwritten in either loop
-    const bool same_start = static_cast<const void*>(d) == static_cast<const void*>(s);
-    if (opgen_sim::Overlaps(reinterpret_cast<const uint8_t*>(d), db, reinterpret_cast<const uint8_t*>(s), sb) &&
-        !(same_start && sizeof(D) <= sizeof(S))) {
+    // Overlapping operands: the lane loops below and the scalar loop after them go front to
+    // back, each group read before it is written, so they read every source element before any
+    // write reaches it when the source starts at or after dst and the written part never
+    // overtakes the unread part: d + sizeof(D) * k <= s + sizeof(S) * k for every k <= n. That
+    // holds narrowing or at the same width from the same start or after it, and widening when
+    // the source lies far enough up (ops-nn's layer_norm_v4 loads half data into the upper half
+    // of its float tile and widens it in place, `Cast(x, x.ReinterpretCast<half>()[n], ...)`).
+    // Then the lanes give what the scalar loop gives; otherwise the scalar loop runs alone.
+    const auto* d8 = reinterpret_cast<const uint8_t*>(d);
+    const auto* s8 = reinterpret_cast<const uint8_t*>(s);
+    if (opgen_sim::Overlaps(d8, db, s8, sb) &&
+        (s8 < d8 || (sizeof(D) > sizeof(S) &&
+                     static_cast<uint64_t>(s8 - d8) < (sizeof(D) - sizeof(S)) * n))) {
         return 0;
     }
     if ((_mm_getcsr() & 0x6000u) != 0) return 0;  // MXCSR not rounding to nearest
