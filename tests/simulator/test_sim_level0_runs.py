@@ -308,6 +308,38 @@ def test_whole_calls_of_many_repeats(libs: dict[str, rt.KernelLibrary], dtype_na
         _run(libs[dtype_name], dtype, p, 7)
 
 
+# Operands the simulator runs a repeat at a time (one span of the first k lanes, a source of
+# block stride 0 or above 1 gathered first, a dst of block stride above 1 spread): ops-nn's norms
+# (a Brcb'd value per row at block stride 0, a gamma strip at repeat stride 0, rows 128 blocks
+# apart), and sources starting where dst starts at other strides, which read what earlier lanes
+# wrote and so must keep the lane-by-lane runs.
+SPANS = [
+    {"aBlk": 1, "aRep": 128 // 8, "bBlk": 0, "bRep": 1, "bOff": 3008},
+    {"aBlk": 1, "aRep": 16, "bBlk": 1, "bRep": 0, "bOff": 3008},
+    {"dBlk": 2, "aBlk": 3, "bBlk": 0, "bRep": 2, "aOff": 2048, "bOff": 3008},
+    {"aBlk": 0, "aRep": 1, "aOff": 0},               # a: dst's start, block stride 0
+    {"aBlk": 2, "aRep": 16, "aOff": 0},              # a: dst's start, block stride 2
+    {"dBlk": 2, "dRep": 16, "aBlk": 1, "aOff": 0},   # dst spread over a read densely in place
+    {"bBlk": 0, "bRep": 0, "bOff": 16},              # b: one block inside dst's first repeat
+]
+
+
+@pytest.mark.parametrize("dtype_name", ["float", "half"])
+@pytest.mark.parametrize("case", range(len(SPANS)))
+@pytest.mark.parametrize("mask", ["all", "prefix"])
+def test_repeat_spans_match_the_lane_by_lane_definition(
+        libs: dict[str, rt.KernelLibrary], dtype_name: str, case: int, mask: str) -> None:
+    dtype = DTYPES[dtype_name]
+    lanes = 256 // np.dtype(dtype).itemsize
+    p: dict[str, int | float] = {
+        "op": 0, "maskMode": 0, "maskLo": lanes if mask == "all" else lanes - 13, "maskHi": 0,
+        "repeat": 6, "scalar": 1.5, "dOff": 0, "aOff": 1024, "bOff": 2048,
+        "dBlk": 1, "aBlk": 1, "bBlk": 1, "dRep": 16, "aRep": 16, "bRep": 16, **SPANS[case]}
+    assert _fits(p, np.dtype(dtype).itemsize), p
+    for op in (0, 2, 7, 14):  # Add, Mul, Muls, Exp
+        _run(libs[dtype_name], dtype, {**p, "op": op}, 11 + case)
+
+
 RELU16 = r"""
 #include "kernel_operator.h"
 using namespace AscendC;

@@ -323,6 +323,15 @@ inline bool FarthestLane(const MaskSpec& m, int32_t r, uint32_t blk, uint32_t* l
         *lane = last - 1;
         return true;
     }
+    // every lane below `last` active (counter mode, a count mask): the first lane at the block's
+    // last element, or the last lane of a shorter run
+    const uint32_t below = m.counter ? last
+                                     : static_cast<uint32_t>(__builtin_popcountll(m.bits[0]) +
+                                                             __builtin_popcountll(m.bits[1]));
+    if (below == last) {
+        *lane = last < BlockElems<T>() ? last - 1 : BlockElems<T>() - 1;
+        return true;
+    }
     bool any = false;
     for (uint32_t l = 0; l < last; ++l) {  // offsets repeat every block: the largest l % B
         if (m.Active(r, l) && (!any || l % BlockElems<T>() > *lane % BlockElems<T>())) {
@@ -400,6 +409,79 @@ inline void ForActive(const MaskSpec& m, F f) {
     }
 }
 
+// The regular mask/repeat call run a repeat at a time rather than a run at a time: normal mode
+// with the same first k lanes active in every repeat, float or half lanes MapLanes computes, and
+// no source reaching an element dst reaches unless it is dst itself at dst's strides (in place,
+// element for element). A source whose k lanes are not consecutive (block stride 0: one block
+// read again, as ops-nn's norms read a Brcb'd value per row; or above 1) is gathered into a
+// buffer first, and a dst whose lanes are not is computed into one and spread out. Every lane
+// reads what it reads in the runs and no write lands where a later lane reads, so the result is
+// the runs' (a run of a block stride 0 operand is one block long: eight floats a MapLanes call).
+// false: the runs are needed (counter mode, a mask with holes, overlapping operands, other
+// element types or lane functions).
+template <int N, typename T, typename F>
+inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N + 1], const MaskSpec& m,
+                     const F& f) {
+#ifdef OPGEN_SIM_SIMD_LANES
+    if constexpr (IsVec<F>::value && (std::is_same_v<T, float> || std::is_same_v<T, half>)) {
+        if (m.counter || m.repeats <= 0) return false;
+        const uint32_t k = static_cast<uint32_t>(__builtin_popcountll(m.bits[0]) + __builtin_popcountll(m.bits[1]));
+        const bool prefix = k <= 64 ? m.bits[1] == 0 && m.bits[0] == (k == 64 ? ~0ull : (1ull << k) - 1)
+                                    : m.bits[0] == ~0ull && m.bits[1] == (k == 128 ? ~0ull : (1ull << (k - 64)) - 1);
+        if (k == 0 || !prefix) return false;
+        const RepOperand& od = ops[0];
+        if (od.blk == 0) return false;  // every block of a repeat writes the same elements
+        const uint64_t reach = ReachEnd<T>(m, od.blk, od.rep) * sizeof(T);
+        for (int i = 0; i < N; ++i) {
+            const RepOperand& o = ops[i + 1];
+            if (src[i] == d && o.blk == od.blk && o.rep == od.rep) continue;
+            if (Overlaps(reinterpret_cast<const uint8_t*>(d), reach, reinterpret_cast<const uint8_t*>(src[i]),
+                         ReachEnd<T>(m, o.blk, o.rep) * sizeof(T))) {
+                return false;
+            }
+        }
+        constexpr uint32_t B = BlockElems<T>();
+        alignas(64) T buf[N + 1][128];
+        for (int32_t r = 0; r < m.repeats; ++r) {
+            const T* x[2] = {nullptr, nullptr};
+            for (int i = 0; i < N; ++i) {
+                const RepOperand& o = ops[i + 1];
+                const T* s = src[i] + static_cast<uint64_t>(r) * o.rep * B;
+                if (o.blk == 1) {
+                    x[i] = s;
+                    continue;
+                }
+                uint32_t l = 0;
+                for (; l + B <= k; l += B) {  // whole blocks: one 32-byte move each
+                    std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, kBlockBytes);
+                }
+                if (l < k) std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, (k - l) * sizeof(T));
+                x[i] = buf[i + 1];
+            }
+            T* dd = d + static_cast<uint64_t>(r) * od.rep * B;
+            T* out = od.blk == 1 ? dd : buf[0];
+            if (!MapLanes<N, T>(out, x[0], x[1], k, f)) {
+                for (uint32_t i = 0; i < k; ++i) {
+                    if constexpr (N == 1) {
+                        out[i] = static_cast<T>(f(static_cast<Acc<T>>(x[0][i])));
+                    } else {
+                        out[i] = static_cast<T>(f(static_cast<Acc<T>>(x[0][i]), static_cast<Acc<T>>(x[1][i])));
+                    }
+                }
+            }
+            if (od.blk != 1) {
+                uint32_t l = 0;
+                for (; l + B <= k; l += B) std::memcpy(dd + static_cast<uint64_t>(l / B) * od.blk * B, buf[0] + l, kBlockBytes);
+                if (l < k) std::memcpy(dd + static_cast<uint64_t>(l / B) * od.blk * B, buf[0] + l, (k - l) * sizeof(T));
+            }
+        }
+        return true;
+    }
+#endif
+    (void)d, (void)src, (void)ops, (void)m, (void)f;
+    return false;
+}
+
 template <typename T, typename F>
 inline void BinaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
                       const AscendC::LocalTensor<T>& a, const AscendC::LocalTensor<T>& b,
@@ -413,6 +495,11 @@ inline void BinaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
     const RepOperand ops[3] = {Operand<T>(p.dstBlkStride, p.dstRepStride),
                                Operand<T>(p.src0BlkStride, p.src0RepStride),
                                Operand<T>(p.src1BlkStride, p.src1RepStride)};
+    const T* const srcs[2] = {x, y};
+    if (RepSpans<2>(d, srcs, ops, m, f)) {
+        CountMasked<T>(m, api);
+        return;
+    }
     ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
         T* dd = d + LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride);
         const T* xx = x + LaneOffset<T>(r, l, p.src0BlkStride, p.src0RepStride);
@@ -435,6 +522,11 @@ inline void UnaryRep(const char* api, const AscendC::LocalTensor<T>& dst,
     const T* x = a.ptr_;
     const RepOperand ops[2] = {Operand<T>(p.dstBlkStride, p.dstRepStride),
                                Operand<T>(p.srcBlkStride, p.srcRepStride)};
+    const T* const srcs[1] = {x};
+    if (RepSpans<1>(d, srcs, ops, m, f)) {
+        CountMasked<T>(m, api);
+        return;
+    }
     ForRuns(m, ops, [&](int32_t r, uint32_t l, uint64_t n) {
         T* dd = d + LaneOffset<T>(r, l, p.dstBlkStride, p.dstRepStride);
         const T* xx = x + LaneOffset<T>(r, l, p.srcBlkStride, p.srcRepStride);
