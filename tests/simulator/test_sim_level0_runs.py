@@ -311,8 +311,9 @@ def test_whole_calls_of_many_repeats(libs: dict[str, rt.KernelLibrary], dtype_na
 # Operands the simulator runs a repeat at a time (one span of the first k lanes, a source of
 # block stride 0 or above 1 gathered first, a dst of block stride above 1 spread): ops-nn's norms
 # (a Brcb'd value per row at block stride 0, a gamma strip at repeat stride 0, rows 128 blocks
-# apart), and sources starting where dst starts at other strides, which read what earlier lanes
-# wrote and so must keep the lane-by-lane runs.
+# apart, a row's next 64 floats added onto its first), and sources starting where dst starts at
+# other strides or a little behind it in the same rows, which read what earlier lanes wrote and
+# so must keep the lane-by-lane runs.
 SPANS = [
     {"aBlk": 1, "aRep": 128 // 8, "bBlk": 0, "bRep": 1, "bOff": 3008},
     {"aBlk": 1, "aRep": 16, "bBlk": 1, "bRep": 0, "bOff": 3008},
@@ -321,6 +322,11 @@ SPANS = [
     {"aBlk": 2, "aRep": 16, "aOff": 0},              # a: dst's start, block stride 2
     {"dBlk": 2, "dRep": 16, "aBlk": 1, "aOff": 0},   # dst spread over a read densely in place
     {"bBlk": 0, "bRep": 0, "bOff": 16},              # b: one block inside dst's first repeat
+    # a in dst's rows (16 blocks apart), 64 elements on, 64 back, and 32 back: the last reads in
+    # every repeat what dst's first lanes wrote (float and half), the second only for half
+    {"aOff": 64},
+    {"dOff": 64, "aOff": 0},
+    {"dOff": 32, "aOff": 0},
 ]
 
 

@@ -856,7 +856,39 @@ OPGEN_SIM_API void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, con
 OPGEN_SIM_UNARY_VEC(Ln, std::log(a), opgen_sim::PerLane(a, [](float v) { return std::log(v); }))
 // `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
 OPGEN_SIM_UNARY_VEC(Abs, a < 0 ? -a : a + 0, opgen_sim::Abs4(a))
-OPGEN_SIM_UNARY_VEC(Sqrt, std::sqrt(a), Sqrt4(a))
+// Sqrt: sqrtps on four, eight or sixteen lanes, each correctly rounded as sqrtf is.
+struct OpgenSimSqrtLane {
+    template <typename A>
+    A operator()(A a) const {
+#ifdef OPGEN_SIM_SIMD_LANES
+        if constexpr (std::is_same_v<A, opgen_sim::F4>) return opgen_sim::Sqrt4(a);
+        else
+#endif
+            return static_cast<A>(std::sqrt(a));
+    }
+#ifdef OPGEN_SIM_SIMD_LANES
+    static constexpr bool kWide = true;
+    static constexpr bool kWide16 = true;
+    __attribute__((target("avx"))) opgen_sim::F8 operator()(opgen_sim::F8 a) const {
+        __m256 f;
+        std::memcpy(&f, &a, sizeof f);
+        f = _mm256_sqrt_ps(f);
+        std::memcpy(&a, &f, sizeof a);
+        return a;
+    }
+    __attribute__((target("avx512f"))) opgen_sim::F16v operator()(opgen_sim::F16v a) const {
+        __m512 f;
+        std::memcpy(&f, &a, sizeof f);
+        f = _mm512_sqrt_ps(f);
+        std::memcpy(&a, &f, sizeof a);
+        return a;
+    }
+#endif
+};
+template <typename T>
+OPGEN_SIM_API void Sqrt(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    opgen_sim::Unary("Sqrt", dst, src, count, opgen_sim::Vectorised(OpgenSimSqrtLane{}));
+}
 OPGEN_SIM_UNARY_VEC(Rsqrt, A(1) / std::sqrt(a), one / Sqrt4(a))
 OPGEN_SIM_UNARY_VEC(Reciprocal, A(1) / a, one / a)
 OPGEN_SIM_UNARY_VEC(Relu, a > 0 ? a : A(0), a > zero ? a : zero)

@@ -410,15 +410,14 @@ inline void ForActive(const MaskSpec& m, F f) {
 }
 
 // The regular mask/repeat call run a repeat at a time rather than a run at a time: normal mode
-// with the same first k lanes active in every repeat, float or half lanes MapLanes computes, and
-// no source reaching an element dst reaches unless it is dst itself at dst's strides (in place,
-// element for element). A source whose k lanes are not consecutive (block stride 0: one block
-// read again, as ops-nn's norms read a Brcb'd value per row; or above 1) is gathered into a
-// buffer first, and a dst whose lanes are not is computed into one and spread out. Every lane
-// reads what it reads in the runs and no write lands where a later lane reads, so the result is
-// the runs' (a run of a block stride 0 operand is one block long: eight floats a MapLanes call).
-// false: the runs are needed (counter mode, a mask with holes, overlapping operands, other
-// element types or lane functions).
+// with the same first k lanes active in every repeat, and float or half lanes MapLanes computes.
+// A source whose k lanes are not consecutive (block stride 0: one block read again, as ops-nn's
+// norms read a Brcb'd value per row; or above 1) is gathered into a buffer first, and a dst whose
+// lanes are not is computed into one and spread out; the result is the runs' (where a source is
+// gathered or dst spread, only if that operand meets no element the other touches). A run of a
+// block-stride-0 operand is one block long, so the runs made a MapLanes call per eight floats.
+// false: the runs are needed (counter mode, a mask with holes, such an overlap, other element
+// types or lane functions).
 template <int N, typename T, typename F>
 inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N + 1], const MaskSpec& m,
                      const F& f) {
@@ -431,16 +430,22 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
         if (k == 0 || !prefix) return false;
         const RepOperand& od = ops[0];
         if (od.blk == 0) return false;  // every block of a repeat writes the same elements
+        constexpr uint32_t B = BlockElems<T>();
+        // Repeats run in order, as the runs do. Within one, a source read in place (block stride
+        // 1) with dst written in place goes through MapLanes, which runs a partly overlapping
+        // pair lane by lane, front to back: what the runs give. A gathered source or a spread
+        // dst is read, or written, all at once, so either must not meet an element the other
+        // operands touch (except a source that is dst at dst's strides: each lane reads its own
+        // element before writing it).
         const uint64_t reach = ReachEnd<T>(m, od.blk, od.rep) * sizeof(T);
         for (int i = 0; i < N; ++i) {
             const RepOperand& o = ops[i + 1];
-            if (src[i] == d && o.blk == od.blk && o.rep == od.rep) continue;
+            if ((o.blk == 1 && od.blk == 1) || (src[i] == d && o.blk == od.blk && o.rep == od.rep)) continue;
             if (Overlaps(reinterpret_cast<const uint8_t*>(d), reach, reinterpret_cast<const uint8_t*>(src[i]),
                          ReachEnd<T>(m, o.blk, o.rep) * sizeof(T))) {
                 return false;
             }
         }
-        constexpr uint32_t B = BlockElems<T>();
         alignas(64) T buf[N + 1][128];
         for (int32_t r = 0; r < m.repeats; ++r) {
             const T* x[2] = {nullptr, nullptr};
