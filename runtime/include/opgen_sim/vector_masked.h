@@ -111,6 +111,15 @@ constexpr uint32_t BlockElems() {
     return static_cast<uint32_t>(kBlockBytes / sizeof(T));
 }
 
+// The set bits of a mask word, without a call (the x86-64 baseline has no popcnt instruction,
+// so the builtin is a libgcc call: 2% of a mask/repeat-heavy kernel's time).
+constexpr uint32_t Ones64(uint64_t v) {
+    v = v - ((v >> 1) & 0x5555555555555555ull);
+    v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+    v = (v + (v >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return static_cast<uint32_t>((v * 0x0101010101010101ull) >> 56);
+}
+
 // The lanes one level-0 call computes: a per-repeat lane mask (normal mode), or the first
 // `count` elements laid out repeat after repeat (counter mode).
 struct MaskSpec {
@@ -125,7 +134,7 @@ struct MaskSpec {
     }
     uint64_t ActiveLanes() const {
         if (counter) return count;
-        return static_cast<uint64_t>(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1])) *
+        return (Ones64(bits[0]) + Ones64(bits[1])) *
                static_cast<uint64_t>(repeats);
     }
     // The lanes of the call, active or not: repeats * lanes (counter mode: count).
@@ -133,7 +142,7 @@ struct MaskSpec {
     // Every lane of repeat r is active (the bits never reach past the lanes of a repeat).
     bool AllActive(int32_t r) const {
         if (counter) return count >= (static_cast<uint64_t>(r) + 1) * lanes;
-        return static_cast<uint32_t>(__builtin_popcountll(bits[0]) + __builtin_popcountll(bits[1])) == lanes;
+        return (Ones64(bits[0]) + Ones64(bits[1])) == lanes;
     }
 };
 
@@ -326,8 +335,7 @@ inline bool FarthestLane(const MaskSpec& m, int32_t r, uint32_t blk, uint32_t* l
     // every lane below `last` active (counter mode, a count mask): the first lane at the block's
     // last element, or the last lane of a shorter run
     const uint32_t below = m.counter ? last
-                                     : static_cast<uint32_t>(__builtin_popcountll(m.bits[0]) +
-                                                             __builtin_popcountll(m.bits[1]));
+                                     : (Ones64(m.bits[0]) + Ones64(m.bits[1]));
     if (below == last) {
         *lane = last < BlockElems<T>() ? last - 1 : BlockElems<T>() - 1;
         return true;
@@ -424,7 +432,7 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
 #ifdef OPGEN_SIM_SIMD_LANES
     if constexpr (IsVec<F>::value && (std::is_same_v<T, float> || std::is_same_v<T, half>)) {
         if (m.counter || m.repeats <= 0) return false;
-        const uint32_t k = static_cast<uint32_t>(__builtin_popcountll(m.bits[0]) + __builtin_popcountll(m.bits[1]));
+        const uint32_t k = (Ones64(m.bits[0]) + Ones64(m.bits[1]));
         const bool prefix = k <= 64 ? m.bits[1] == 0 && m.bits[0] == (k == 64 ? ~0ull : (1ull << k) - 1)
                                     : m.bits[0] == ~0ull && m.bits[1] == (k == 128 ? ~0ull : (1ull << (k - 64)) - 1);
         if (k == 0 || !prefix) return false;
@@ -437,10 +445,11 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
         // dst is read, or written, all at once, so either must not meet an element the other
         // operands touch (except a source that is dst at dst's strides: each lane reads its own
         // element before writing it).
-        const uint64_t reach = ReachEnd<T>(m, od.blk, od.rep) * sizeof(T);
+        uint64_t reach = 0;  // dst's bytes, when needed
         for (int i = 0; i < N; ++i) {
             const RepOperand& o = ops[i + 1];
             if ((o.blk == 1 && od.blk == 1) || (src[i] == d && o.blk == od.blk && o.rep == od.rep)) continue;
+            if (reach == 0) reach = ReachEnd<T>(m, od.blk, od.rep) * sizeof(T);
             if (Overlaps(reinterpret_cast<const uint8_t*>(d), reach, reinterpret_cast<const uint8_t*>(src[i]),
                          ReachEnd<T>(m, o.blk, o.rep) * sizeof(T))) {
                 return false;
@@ -457,10 +466,17 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
                     continue;
                 }
                 uint32_t l = 0;
-                for (; l + B <= k; l += B) {  // whole blocks: one 32-byte move each
-                    std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, kBlockBytes);
+                if (o.blk == 0) {  // one block, read once
+                    alignas(32) T block[B];
+                    std::memcpy(block, s, kBlockBytes);
+                    for (; l + B <= k; l += B) std::memcpy(buf[i + 1] + l, block, kBlockBytes);
+                    if (l < k) std::memcpy(buf[i + 1] + l, block, (k - l) * sizeof(T));
+                } else {
+                    for (; l + B <= k; l += B) {  // whole blocks: one 32-byte move each
+                        std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, kBlockBytes);
+                    }
+                    if (l < k) std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, (k - l) * sizeof(T));
                 }
-                if (l < k) std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, (k - l) * sizeof(T));
                 x[i] = buf[i + 1];
             }
             T* dd = d + static_cast<uint64_t>(r) * od.rep * B;
