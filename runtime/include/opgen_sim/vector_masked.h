@@ -417,6 +417,39 @@ inline void ForActive(const MaskSpec& m, F f) {
     }
 }
 
+// Copies `blocks` 32-byte blocks, `stride` bytes apart in src (0: one block again and again), to
+// consecutive bytes at out (64-byte aligned). With AVX-512 two blocks make one 64-byte store:
+// the lane maps then load each 64 (or 32) bytes from one store, which the CPU forwards, where
+// loads over several smaller stores just made would wait for them (RepSpans' buffers).
+#ifdef OPGEN_SIM_SIMD_LANES
+__attribute__((target("avx512f"))) inline void GatherBlocks512(uint8_t* out, const uint8_t* src, uint64_t stride,
+                                                               uint32_t blocks) {
+    uint32_t b = 0;
+    if (stride == 0) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+        const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(v), v, 1);
+        for (; b + 2 <= blocks; b += 2) _mm512_store_si512(reinterpret_cast<__m512i*>(out + b * kBlockBytes), w);
+    } else {
+        for (; b + 2 <= blocks; b += 2) {
+            const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + b * stride));
+            const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + (b + 1) * stride));
+            _mm512_store_si512(reinterpret_cast<__m512i*>(out + b * kBlockBytes),
+                               _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+        }
+    }
+    if (b < blocks) std::memcpy(out + b * kBlockBytes, src + b * stride, kBlockBytes);
+}
+#endif
+inline void GatherBlocks(uint8_t* out, const uint8_t* src, uint64_t stride, uint32_t blocks) {
+#ifdef OPGEN_SIM_SIMD_LANES
+    if (HasAvx512f()) {
+        GatherBlocks512(out, src, stride, blocks);
+        return;
+    }
+#endif
+    for (uint32_t b = 0; b < blocks; ++b) std::memcpy(out + b * kBlockBytes, src + b * stride, kBlockBytes);
+}
+
 // The regular mask/repeat call run a repeat at a time rather than a run at a time: normal mode
 // with the same first k lanes active in every repeat, and float or half lanes MapLanes computes.
 // A source whose k lanes are not consecutive (block stride 0: one block read again, as ops-nn's
@@ -465,17 +498,11 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
                     x[i] = s;
                     continue;
                 }
-                uint32_t l = 0;
-                if (o.blk == 0) {  // one block, read once
-                    alignas(32) T block[B];
-                    std::memcpy(block, s, kBlockBytes);
-                    for (; l + B <= k; l += B) std::memcpy(buf[i + 1] + l, block, kBlockBytes);
-                    if (l < k) std::memcpy(buf[i + 1] + l, block, (k - l) * sizeof(T));
-                } else {
-                    for (; l + B <= k; l += B) {  // whole blocks: one 32-byte move each
-                        std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, kBlockBytes);
-                    }
-                    if (l < k) std::memcpy(buf[i + 1] + l, s + static_cast<uint64_t>(l / B) * o.blk * B, (k - l) * sizeof(T));
+                // whole blocks, then the lanes of a last part block
+                GatherBlocks(reinterpret_cast<uint8_t*>(buf[i + 1]), reinterpret_cast<const uint8_t*>(s),
+                             static_cast<uint64_t>(o.blk) * kBlockBytes, k / B);
+                if (k % B != 0) {
+                    std::memcpy(buf[i + 1] + k / B * B, s + static_cast<uint64_t>(k / B) * o.blk * B, k % B * sizeof(T));
                 }
                 x[i] = buf[i + 1];
             }
