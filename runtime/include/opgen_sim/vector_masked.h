@@ -472,6 +472,11 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
         const RepOperand& od = ops[0];
         if (od.blk == 0) return false;  // every block of a repeat writes the same elements
         constexpr uint32_t B = BlockElems<T>();
+        // every lane active and every operand's repeats one after another: the runs make the
+        // whole call one span (the common {1, 1, 1, 8, 8, 8})
+        bool follow = k == m.lanes;
+        for (const RepOperand& o : ops) follow = follow && o.blk == 1 && static_cast<uint64_t>(o.rep) * B == m.lanes;
+        if (follow) return false;
         // Repeats run in order, as the runs do. Within one, a source read in place (block stride
         // 1) with dst written in place goes through MapLanes, which runs a partly overlapping
         // pair lane by lane, front to back: what the runs give. A gathered source or a spread
