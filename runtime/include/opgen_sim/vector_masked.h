@@ -132,17 +132,18 @@ struct MaskSpec {
         if (counter) return static_cast<uint64_t>(r) * lanes + l < count;
         return ((bits[l >> 6] >> (l & 63)) & 1u) != 0;
     }
+    // The active lanes of each repeat (normal mode).
+    uint32_t RepeatActive() const { return Ones64(bits[0]) + Ones64(bits[1]); }
     uint64_t ActiveLanes() const {
         if (counter) return count;
-        return (Ones64(bits[0]) + Ones64(bits[1])) *
-               static_cast<uint64_t>(repeats);
+        return static_cast<uint64_t>(RepeatActive()) * static_cast<uint64_t>(repeats);
     }
     // The lanes of the call, active or not: repeats * lanes (counter mode: count).
     uint64_t TotalLanes() const { return counter ? count : static_cast<uint64_t>(repeats) * lanes; }
     // Every lane of repeat r is active (the bits never reach past the lanes of a repeat).
     bool AllActive(int32_t r) const {
         if (counter) return count >= (static_cast<uint64_t>(r) + 1) * lanes;
-        return (Ones64(bits[0]) + Ones64(bits[1])) == lanes;
+        return RepeatActive() == lanes;
     }
 };
 
@@ -229,6 +230,10 @@ template <typename T>
 constexpr RepOperand Operand(uint32_t blk, uint32_t rep) {
     return {BlockElems<T>(), blk, rep};
 }
+// Whether an operand's repeats lie one after another, each `lanes` consecutive elements.
+inline bool Follows(const RepOperand& o, uint32_t lanes) {
+    return o.blk == 1 && static_cast<uint64_t>(o.rep) * o.block == lanes;
+}
 
 // The active lanes of one repeat as runs of consecutive lanes in every operand, in lane order.
 // Lanes of one data block are consecutive in their operand; so are a repeat's blocks where every
@@ -240,12 +245,8 @@ public:
     LaneRuns(const MaskSpec& m, const RepOperand (&ops)[K]) : m_(m) {
         span_ = m.lanes;
         for (const RepOperand& o : ops) {
-            if (o.blk != 1) {
-                span_ = o.block < span_ ? o.block : span_;
-                follow_ = false;
-            } else if (static_cast<uint64_t>(o.rep) * o.block != m.lanes) {
-                follow_ = false;
-            }
+            if (o.blk != 1) span_ = o.block < span_ ? o.block : span_;
+            follow_ = follow_ && Follows(o, m.lanes);
         }
         if (m.counter) return;
         for (uint32_t l = 0; l < m.lanes;) {
@@ -334,8 +335,7 @@ inline bool FarthestLane(const MaskSpec& m, int32_t r, uint32_t blk, uint32_t* l
     }
     // every lane below `last` active (counter mode, a count mask): the first lane at the block's
     // last element, or the last lane of a shorter run
-    const uint32_t below = m.counter ? last
-                                     : (Ones64(m.bits[0]) + Ones64(m.bits[1]));
+    const uint32_t below = m.counter ? last : m.RepeatActive();
     if (below == last) {
         *lane = last < BlockElems<T>() ? last - 1 : BlockElems<T>() - 1;
         return true;
@@ -417,14 +417,15 @@ inline void ForActive(const MaskSpec& m, F f) {
     }
 }
 
-// Copies `blocks` 32-byte blocks, `stride` bytes apart in src (0: one block again and again), to
-// consecutive bytes at out (64-byte aligned). With AVX-512 two blocks make one 64-byte store:
+// Copies `bytes` from 32-byte blocks `stride` bytes apart in src (0: one block again and again),
+// the last block in part where `bytes` ends inside it, to consecutive bytes at out (64-byte
+// aligned). With AVX-512 two blocks make one 64-byte store:
 // the lane maps then load each 64 (or 32) bytes from one store, which the CPU forwards, where
 // loads over several smaller stores just made would wait for them (RepSpans' buffers).
 #ifdef OPGEN_SIM_SIMD_LANES
-__attribute__((target("avx512f"))) inline void GatherBlocks512(uint8_t* out, const uint8_t* src, uint64_t stride,
-                                                               uint32_t blocks) {
-    uint32_t b = 0;
+__attribute__((target("avx512f"))) inline uint64_t GatherBlocks512(uint8_t* out, const uint8_t* src,
+                                                                   uint64_t stride, uint64_t blocks) {
+    uint64_t b = 0;
     if (stride == 0) {
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
         const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(v), v, 1);
@@ -437,17 +438,17 @@ __attribute__((target("avx512f"))) inline void GatherBlocks512(uint8_t* out, con
                                _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
         }
     }
-    if (b < blocks) std::memcpy(out + b * kBlockBytes, src + b * stride, kBlockBytes);
+    return b;
 }
 #endif
-inline void GatherBlocks(uint8_t* out, const uint8_t* src, uint64_t stride, uint32_t blocks) {
+inline void GatherBlocks(uint8_t* out, const uint8_t* src, uint64_t stride, uint64_t bytes) {
+    const uint64_t blocks = bytes / kBlockBytes;
+    uint64_t b = 0;
 #ifdef OPGEN_SIM_SIMD_LANES
-    if (HasAvx512f()) {
-        GatherBlocks512(out, src, stride, blocks);
-        return;
-    }
+    if (HasAvx512f()) b = GatherBlocks512(out, src, stride, blocks);
 #endif
-    for (uint32_t b = 0; b < blocks; ++b) std::memcpy(out + b * kBlockBytes, src + b * stride, kBlockBytes);
+    for (; b < blocks; ++b) std::memcpy(out + b * kBlockBytes, src + b * stride, kBlockBytes);
+    if (bytes % kBlockBytes != 0) std::memcpy(out + b * kBlockBytes, src + b * stride, bytes % kBlockBytes);
 }
 
 // The regular mask/repeat call run a repeat at a time rather than a run at a time: normal mode
@@ -465,7 +466,7 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
 #ifdef OPGEN_SIM_SIMD_LANES
     if constexpr (IsVec<F>::value && (std::is_same_v<T, float> || std::is_same_v<T, half>)) {
         if (m.counter || m.repeats <= 0) return false;
-        const uint32_t k = (Ones64(m.bits[0]) + Ones64(m.bits[1]));
+        const uint32_t k = m.RepeatActive();
         const bool prefix = k <= 64 ? m.bits[1] == 0 && m.bits[0] == (k == 64 ? ~0ull : (1ull << k) - 1)
                                     : m.bits[0] == ~0ull && m.bits[1] == (k == 128 ? ~0ull : (1ull << (k - 64)) - 1);
         if (k == 0 || !prefix) return false;
@@ -475,7 +476,7 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
         // every lane active and every operand's repeats one after another: the runs make the
         // whole call one span (the common {1, 1, 1, 8, 8, 8})
         bool follow = k == m.lanes;
-        for (const RepOperand& o : ops) follow = follow && o.blk == 1 && static_cast<uint64_t>(o.rep) * B == m.lanes;
+        for (const RepOperand& o : ops) follow = follow && Follows(o, m.lanes);
         if (follow) return false;
         // Repeats run in order, as the runs do. Within one, a source read in place (block stride
         // 1) with dst written in place goes through MapLanes, which runs a partly overlapping
@@ -503,12 +504,8 @@ inline bool RepSpans(T* d, const T* const (&src)[N], const RepOperand (&ops)[N +
                     x[i] = s;
                     continue;
                 }
-                // whole blocks, then the lanes of a last part block
                 GatherBlocks(reinterpret_cast<uint8_t*>(buf[i + 1]), reinterpret_cast<const uint8_t*>(s),
-                             static_cast<uint64_t>(o.blk) * kBlockBytes, k / B);
-                if (k % B != 0) {
-                    std::memcpy(buf[i + 1] + k / B * B, s + static_cast<uint64_t>(k / B) * o.blk * B, k % B * sizeof(T));
-                }
+                             static_cast<uint64_t>(o.blk) * kBlockBytes, k * sizeof(T));
                 x[i] = buf[i + 1];
             }
             T* dd = d + static_cast<uint64_t>(r) * od.rep * B;
