@@ -231,6 +231,12 @@ def _follow(d: dict[str, Any], where: str) -> None:
             p["dtypes"], p["formats"] = list(source["dtypes"]), list(source["formats"])
 
 
+def _other_architecture(soc: str) -> bool:
+    """Whether an OpDef config's SoC runs kernels of an architecture the simulator does not
+    model: the Ascend 950's (arch35, regbase: ascend950, also named ascend910_95)."""
+    return soc.lower().startswith(("ascend950", "ascend910_95"))
+
+
 def registered_ops(sources: Sequence[Path], include_dirs: Sequence[Path], name: str,
                    where: str) -> dict[str, dict[str, Any]]:
     """op type -> its msopgen description, for every op the op_host `sources` define with
@@ -270,6 +276,15 @@ def registered_ops(sources: Sequence[Path], include_dirs: Sequence[Path], name: 
                  **({"default_value": a["default"]} if "default" in a else {})}
                 for a in d["attrs"]]
         ops[op_type] = description
+        socs = [str(c) for c in d.get("socs", ())]
+        if socs and all(_other_architecture(c) for c in socs):
+            # its kernel and tiling are that architecture's (CANN's ops libraries: op_kernel/
+            # arch35/, op_host/arch35/ for the Ascend 950), which the simulator does not run
+            raise ProjectError(
+                f"{where}: op {op_type} is built only for {', '.join(socs)} (its OpDef's "
+                f"AICore().AddConfig); the simulator runs kernels of {COMPUTE_UNIT} (Atlas A2) "
+                "and the SoCs of its family, not that architecture's, so this op cannot be "
+                "imported")
     if not ops:
         raise ProjectError(f"{where}: the op_host registers no op with OP_ADD")
     return ops

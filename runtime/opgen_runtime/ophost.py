@@ -12,7 +12,9 @@ import ctypes
 import hashlib
 import json
 import os
+import re
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
@@ -45,6 +47,10 @@ HOST_FLAGS: tuple[str, ...] = (
     "-fvisibility=hidden",
     "-DOPGEN_OP_HOST=1",
 )
+# The library is loaded with every symbol bound at once (ctypes: RTLD_NOW), so a function its
+# sources use and none defines would stop the load with the symbol's mangled name: the link
+# reports it instead, by name and with the source that uses it (undefined_references).
+LINK_FLAGS: tuple[str, ...] = ("-Wl,--no-undefined",) if sys.platform.startswith("linux") else ()
 CACHE_FORMAT = "opgen-ophost-v2"  # v2: the reply names the InitValue outputs
 _MAX_DIMS = 25
 _MAX_OUTPUTS = 64
@@ -160,7 +166,7 @@ def _cache_key(cxx: str, sources: Sequence[Path], includes: Sequence[Path],
 
     add("format", CACHE_FORMAT.encode())
     add("compiler", _compiler_identity(cxx).encode())
-    add("flags", "\0".join(HOST_FLAGS).encode())
+    add("flags", "\0".join((*HOST_FLAGS, *LINK_FLAGS)).encode())
     add("defines", "\0".join(f"{k}={v}" for k, v in sorted(defines.items())).encode())
     headers = _headers_under(include_dir(), True)
     for s in sources:
@@ -216,7 +222,7 @@ def build_op_host(sources: Sequence[str | os.PathLike[str]], *, name: str,
                     dirs.append(d)
             # CANN's op_host builds also search metadef's exe_graph/ (ops-nn's
             # Findmetadef.cmake: METADEF_INCLUDE_DIRS): "runtime/infer_shape_context.h"
-            cmd = [cxx, *HOST_FLAGS, *(f"-I{d}" for d in dirs), f"-I{include_dir()}",
+            cmd = [cxx, *HOST_FLAGS, *LINK_FLAGS, *(f"-I{d}" for d in dirs), f"-I{include_dir()}",
                    f"-I{include_dir() / 'exe_graph'}",
                    *(f"-D{k}={v}" for k, v in sorted(defs.items())),
                    "-o", str(partial), *(str(s) for s in srcs), str(abi)]
@@ -225,11 +231,82 @@ def build_op_host(sources: Sequence[str | os.PathLike[str]], *, name: str,
                                   env={**os.environ, "LC_ALL": "C"})
             if proc.returncode != 0:
                 errors = compile_errors(proc.stderr)
+                missing = undefined_references(proc.stderr)
+                if not errors and missing:
+                    raise BuildError(_undefined_message(name, missing, incs))
                 shown = "\n".join(str(e) for e in errors) or proc.stderr.rstrip()
                 raise BuildError(f"compiling the op_host of {name} failed:\n{shown}",
                                  errors=errors)
             os.replace(partial, out)
     return out
+
+
+# GNU ld (the C locale: plain quotes): "<dir>/k.cpp:(.text+0x1c): undefined reference to
+# `ns::f(int)'", the file being the source of the object that uses the symbol
+_UNDEFINED = re.compile(r"^(?:.*?/)?([^/:]+):\(\.[^)]*\): undefined reference to `(.+?)'$")
+
+
+def undefined_references(stderr: str) -> dict[str, list[str]]:
+    """The symbols the linker found no definition of, each with the source files using it."""
+    found: dict[str, list[str]] = {}
+    for line in stderr.splitlines():
+        m = _UNDEFINED.match(line.strip())
+        if m is None:
+            continue
+        users = found.setdefault(m.group(2), [])
+        if m.group(1) not in users:
+            users.append(m.group(1))
+    return found
+
+
+_MAX_SCANNED = 4000  # files looked at for a definition, at most
+
+
+def defining_sources(symbol: str, include_dirs: Sequence[Path]) -> list[Path]:
+    """Sources that seem to define `symbol` (a demangled name): a line starting at column 0
+    that names it and opens its parameter list without ending the declaration. Looked for in
+    the src/ folder beside or above each include dir (opbase's include/ and src/)."""
+    name = symbol.split("(", 1)[0].rsplit("::", 1)[-1].strip()
+    if not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return []
+    roots: list[Path] = []
+    for d in include_dirs:
+        for a in [d, *list(d.parents)[:3]]:
+            if (a / "src").is_dir() and a / "src" not in roots:
+                roots.append(a / "src")
+    pattern = re.compile(rf"^[A-Za-z_][\w:<>,*& ]*\b{name}\s*\([^;]*$", re.MULTILINE)
+    found: list[Path] = []
+    seen = 0
+    for root in roots:
+        for folder, subdirs, files in os.walk(root):
+            subdirs.sort()
+            for f in sorted(files):
+                seen += 1
+                if seen > _MAX_SCANNED:  # a large tree: what was found so far
+                    return found
+                path = Path(folder) / f
+                if path.suffix not in (".cpp", ".cc"):
+                    continue
+                try:
+                    text = path.read_text(errors="replace")
+                except OSError:
+                    continue
+                if name in text and pattern.search(text) and path not in found:
+                    found.append(path)
+    return found
+
+
+def _undefined_message(name: str, missing: Mapping[str, Sequence[str]],
+                       include_dirs: Sequence[Path]) -> str:
+    lines = [f"the op_host of {name} uses {len(missing)} function(s) or variable(s) that none "
+             "of its sources defines:"]
+    for symbol, users in missing.items():
+        lines.append(f"  {symbol} (used in {', '.join(users)})")
+        lines += [f"    defined, it seems, in {p}" for p in defining_sources(symbol, include_dirs)]
+    lines.append("add the source file that defines each with --host-source FILE (for ops-nn's "
+                 "and ops-math's op_host: a .cpp of opbase's src/op_common/), or define it in "
+                 "the op_host")
+    return "\n".join(lines)
 
 
 class OpHost:

@@ -512,3 +512,26 @@ def test_a_shared_tiling_header_and_an_infer_shape_in_op_graph_are_found(
     assert Path(spec["kernel"]["tiling_header"]).name == "clamp_shared_tiling_def.h"
     assert Path(spec["kernel"]["op_host"][-1]).name == "clamp_scale_graph_infer.cpp"
     assert_clamps(work, 4096)
+
+
+def test_an_op_built_only_for_the_ascend_950_is_refused_by_name(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """ops-nn's activations (gelu, sigmoid, softmax_v2, ...) register only the Ascend 950 in their
+    OpDef, their kernels and tilings being that architecture's (op_kernel/arch35, op_host/
+    arch35): the import says so, not that the op has no kernel."""
+    project = tmp_path / "ClampScale"
+    shutil.copytree(FIXTURE / "op_host", project / "op_host")
+    shutil.copytree(FIXTURE / "op_kernel", project / "op_kernel")
+    src = project / "op_host" / "clamp_scale.cpp"
+    text = src.read_text()
+    for soc in ("ascend910b", "ascend310p"):
+        text = text.replace(f'AddConfig("{soc}")', 'AddConfig("ascend950")')
+    src.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.opgen]\nspec_dir = "specs"\n')
+    assert main(["import-msopgen", str(project)]) == 2
+    err = capsys.readouterr().err
+    assert "op ClampScale is built only for ascend950 (its OpDef's " \
+           "AICore().AddConfig); the simulator runs kernels of ascend910b" in err
+    assert "Traceback" not in err and not (tmp_path / "specs").exists()

@@ -216,3 +216,65 @@ def test_an_op_host_of_cann_s_operator_libraries_builds(tmp_path: Path) -> None:
     x = HostTensor((4096,), "float32")
     assert other.tiling("ClampScale", [[x]], [x],
                         [("float", 1.0), ("float", 6.0), ("int", 0)], SOC).block_dim > 0
+
+
+def test_a_function_no_source_defines_is_named_with_where_it_is_defined(tmp_path: Path) -> None:
+    """ops-nn's infershapes call opbase's Ops::Base::InferShape4Elewise, defined in a .cpp of
+    opbase's src/ that the op_host build must be given: the link names the function (not its
+    mangled symbol at load time), the source using it, and the file of src/ beside the include
+    dir that defines it."""
+    from opgen_runtime.errors import BuildError
+
+    lib = tmp_path / "opbase"
+    (lib / "include").mkdir(parents=True)
+    (lib / "include" / "elewise.h").write_text(
+        "namespace gert { class InferShapeContext; }\n"
+        "namespace Ops::Base { unsigned InferShapeSame(gert::InferShapeContext* context); }\n")
+    (lib / "src" / "op_host").mkdir(parents=True)
+    helper = lib / "src" / "op_host" / "elewise.cpp"
+    helper.write_text('#include "elewise.h"\n'
+                      "namespace Ops::Base {\n"
+                      "unsigned InferShapeSame(gert::InferShapeContext* context)\n"
+                      "{\n    return context == nullptr;\n}\n}\n")
+    shutil.copytree(FIXTURE / "op_host", tmp_path / "op_host")
+    src = tmp_path / "op_host" / "clamp_scale.cpp"
+    src.write_text('#include "elewise.h"\n' + src.read_text().replace(
+        "static graphStatus ClampScaleInferShape(gert::InferShapeContext* ctx) {",
+        "static graphStatus ClampScaleInferShape(gert::InferShapeContext* ctx) {\n"
+        "    if (Ops::Base::InferShapeSame(ctx) != 0) return GRAPH_FAILED;"))
+    with pytest.raises(BuildError) as info:
+        build_op_host([src], name="clamp_scale_undefined", include_dirs=[lib / "include"])
+    assert str(info.value) == (
+        "the op_host of clamp_scale_undefined uses 1 function(s) or variable(s) that none of "
+        "its sources defines:\n"
+        "  Ops::Base::InferShapeSame(gert::InferShapeContext*) (used in clamp_scale.cpp)\n"
+        f"    defined, it seems, in {helper.resolve()}\n"
+        "add the source file that defines each with --host-source FILE (for ops-nn's and "
+        "ops-math's op_host: a .cpp of opbase's src/op_common/), or define it in the op_host")
+    # given that source, it builds and infers
+    host = load_op_host(build_op_host([src, helper], name="clamp_scale_defined",
+                                      include_dirs=[lib / "include"]))
+    x = HostTensor((3, 5), "float32")
+    assert host.infer_shape("ClampScale", [[x]], 1, [], SOC) == [(3, 5)]
+
+
+def test_metadef_s_registration_members_build(tmp_path: Path) -> None:
+    """IMPL_OP_INFERSHAPE(...).InferOutDataTypeSameWithFirstInput() (ops-nn's bnll), the
+    placements of TilingInputsDataDependency, NullableOutputs, GenSimplifiedKey and the
+    class's function-type aliases: metadef's OpImplRegisterV2 members an op_host may call. The
+    data type rule is registered as the op's InferDataType."""
+    shutil.copytree(FIXTURE / "op_host", tmp_path / "op_host")
+    src = tmp_path / "op_host" / "clamp_scale.cpp"
+    src.write_text(src.read_text().replace(
+        "this->SetInferShape(ge::ClampScaleInferShape).SetInferDataType(ge::ClampScaleInferDataType);",
+        "this->SetInferShape(ge::ClampScaleInferShape);") + "\n"
+        "namespace {\n"
+        "const gert::OpImplRegisterV2::InferShapeKernelFunc kShape = nullptr;\n"
+        "}\n"
+        "IMPL_OP_INFERSHAPE(ClampScale).InferOutDataTypeSameWithFirstInput()\n"
+        "    .TilingInputsDataDependency({0}, {gert::TILING_ON_HOST}).NullableOutputs({0})\n"
+        "    .GenSimplifiedKey(nullptr);\n")
+    other = load_op_host(build_op_host([src], name="clamp_scale_metadef_members"))
+    assert other.describe("ClampScale")["infer_dtype"]
+    x = HostTensor((4, 6), "float16")
+    assert other.infer_shape("ClampScale", [[x]], 1, [], SOC) == [(4, 6)]

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gert.h"
+#include "host_log.h"
 
 namespace gert {
 using TilingKernelFunc = UINT32 (*)(TilingContext*);
@@ -65,8 +66,36 @@ inline OpImpl& Impl(const std::string& op_type) {
 
 namespace gert {
 
+enum TilingPlacement { TILING_ON_HOST = 0, TILING_ON_AICPU = 1 };
+
+// Registering InferOutDataTypeSameWithFirstInput: every output takes the data type of input 0
+// (metadef's op_impl_registry.h); an op without inputs, or whose input 0 has no data type, fails
+// its InferDataType, as metadef's rule does.
+inline UINT32 InferOutDataTypeSameWithFirstInputFunc(InferDataTypeContext* context) {
+    const ge::DataType dtype = context->GetComputeNodeInputNum() == 0 ? ge::DT_UNDEFINED
+                                                                      : context->GetInputDataType(0);
+    if (dtype == ge::DT_UNDEFINED) {
+        opgen_host::LogRecord(opgen_host::kLogError,
+                              std::string("InferOutDataTypeSameWithFirstInput: op type ") +
+                                  context->GetNodeType() + ": input 0 has no data type");
+        return ge::GRAPH_FAILED;
+    }
+    for (size_t i = 0; i < context->GetComputeNodeOutputNum(); ++i) {
+        if (context->SetOutputDataType(i, dtype) != ge::GRAPH_SUCCESS) return ge::GRAPH_FAILED;
+    }
+    return ge::GRAPH_SUCCESS;
+}
+
 class OpImplRegisterV2 {
 public:
+    // metadef's member aliases (op_host code names them through the class)
+    using InferShapeKernelFunc = gert::InferShapeKernelFunc;
+    using InferShapeRangeKernelFunc = gert::InferShapeRangeKernelFunc;
+    using TilingKernelFunc = gert::TilingKernelFunc;
+    using InferDataTypeKernelFunc = gert::InferDataTypeKernelFunc;
+    using TilingParseFunc = gert::TilingParseFunc;
+    using GenSimplifiedKeyKernelFunc = UINT32 (*)(TilingContext*, ge::char_t*);
+
     explicit OpImplRegisterV2(const ge::char_t* op_type) : type_(op_type) {
         opgen_host::Impl(type_);
     }
@@ -90,12 +119,40 @@ public:
         opgen_host::Impl(type_).infer_dtype = f;
         return *this;
     }
+    // the last of InferDataType and this registered is the op's, as in metadef
+    OpImplRegisterV2& InferOutDataTypeSameWithFirstInput() {
+        return InferDataType(&InferOutDataTypeSameWithFirstInputFunc);
+    }
     OpImplRegisterV2& InferShapeRange(InferShapeRangeKernelFunc) { return *this; }
+    // the graph compiler's and the device's hooks: nothing of the simulator calls them
+    OpImplRegisterV2& GenSimplifiedKey(GenSimplifiedKeyKernelFunc) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& InferFormat(F) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& CalcOpParam(F) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& GenerateTask(F) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& CheckSupport(F) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& OpSelectFormat(F) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& ExceptionDumpParseFunc(F) { return *this; }
+    template <typename F>
+    OpImplRegisterV2& OpExecuteFunc(F) { return *this; }
+    template <typename F, typename G>
+    OpImplRegisterV2& Op2StageExecuteFuncs(F, G) { return *this; }
+    OpImplRegisterV2& NullableOutputs(std::initializer_list<int32_t>) { return *this; }
     OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t> inputs) {
         opgen_host::Impl(type_).value_depend.assign(inputs.begin(), inputs.end());
         return *this;
     }
     OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t> inputs) {
+        return InputsDataDependency(inputs);
+    }
+    // (the placements say where tiling runs on the device: host or AI CPU; here, the host)
+    OpImplRegisterV2& TilingInputsDataDependency(std::initializer_list<int32_t> inputs,
+                                                 std::initializer_list<TilingPlacement>) {
         return InputsDataDependency(inputs);
     }
     OpImplRegisterV2& PrivateAttr(const ge::char_t*) { return *this; }
