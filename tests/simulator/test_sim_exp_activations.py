@@ -1,10 +1,13 @@
 """Sigmoid, Silu, Gelu and FasterGelu run a float span as h(x) for every lane, the Exp of all of
-them on its SIMD lanes, then g(x, e). Each lane must still be the scalar form's float operations
-with Exp's scalar definition (ExpF, tests/simulator/exp_ref.py): bit for bit, in place and not,
-over lengths with tails, float and half."""
+them on its SIMD lanes, then g(x, e); half operands run the same float span on chunks converted
+to float (SpanHalf), as Exp and Ln (a loop of libm's logf) do. Each lane must still be the
+scalar form's float operations with Exp's scalar definition (ExpF, tests/simulator/exp_ref.py)
+or libm's logf: bit for bit, in place and not, over lengths with tails, float and half."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import struct
 from collections.abc import Callable
 from pathlib import Path
@@ -41,13 +44,18 @@ extern "C" __global__ __aicore__ void act(GM_ADDR x, GM_ADDR z, GM_ADDR workspac
         case 0: Sigmoid(dst, src, n); break;
         case 1: Silu(dst, src, n); break;
         case 2: Gelu(dst, src, n); break;
-        default: FasterGelu(dst, src, n); break;
+        case 3: FasterGelu(dst, src, n); break;
+        case 4: Exp(dst, src, n); break;
+        default: Ln(dst, src, n); break;
     }
     DataCopy(zGm, dst, N);
 }
 """.replace("N * sizeof", f"{N} * sizeof").replace(", N)", f", {N})").replace("[N]", f"[{N}]")
 
 F = np.float32
+_LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+_LIBM.logf.restype = ctypes.c_float
+_LIBM.logf.argtypes = [ctypes.c_float]
 
 
 def _expf(v: np.float32) -> np.float32:
@@ -60,6 +68,8 @@ LANES: dict[str, Callable[[np.float32], np.float32]] = {
     "Silu": lambda x: x / (F(1) + _expf(-x)),
     "Gelu": lambda x: x / (F(1) + _expf(F(-1.59576912) * (x + F(0.044715) * x * x * x))),
     "FasterGelu": lambda x: x / (F(1) + _expf(F(-1.702) * x)),
+    "Exp": _expf,  # (half: in float, rounded once, its span as the activations')
+    "Ln": lambda x: F(_LIBM.logf(float(x))),  # libm's, an element at a time
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -171,6 +172,31 @@ def test_hardware_syncall_48_blocks_on_few_threads(lib: rt.KernelLibrary, thread
     got = z[n * B:2 * n * B].reshape(n, B)
     want = (np.arange(n) + 1) % n + 1 + 100  # the second round's values
     np.testing.assert_array_equal(got, np.repeat(want[:, None], B, axis=1).astype(np.float32))
+
+
+def _threads() -> int:
+    return len(list(Path("/proc/self/task").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_barrier_helper_threads_serve_later_launches(lib: rt.KernelLibrary) -> None:
+    """A barrier needs all 48 blocks live, so a SyncAll launch on two threads runs 46 blocks on
+    helper threads. They are kept for the next launches (crosscore.h, HelperPool): launching
+    again adds no thread, and of a larger launch's helpers at most 64 stay."""
+    n = 48
+    _run(lib, 1, n, 2)
+    after_first = _threads()
+    assert after_first >= n - 2  # the helpers stay (joined, the process had a few threads)
+    for _ in range(3):
+        _, _, z = _run(lib, 1, n, 2)
+        assert _threads() == after_first
+    want = (np.arange(n) + 1) % n + 1 + 100
+    np.testing.assert_array_equal(z[n * B:2 * n * B].reshape(n, B)[:, 0], want)
+    _run(lib, 1, 120, 2)  # 118 helpers at once; those beyond the 64 kept idle end
+    deadline = time.monotonic() + 10
+    while _threads() > after_first + 64 - 46 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _threads() <= after_first + 64 - 46
 
 
 def test_software_syncall_on_gm_workspace(lib: rt.KernelLibrary) -> None:

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -294,16 +296,45 @@ inline std::string LaunchDecidedIn(const SimKernel& kernel, const HostDecision& 
                            static_cast<int64_t>(d.tiling.size()), block, pool);
 }
 
+// A launch's zeroed workspace: fresh anonymous memory, whose pages the system gives zeroed when
+// the kernel first touches them, unmapped after the launch (CANN's system workspace alone is
+// 16 MiB, which a buffer cleared in full cost on every call while most kernels touch a few bytes
+// of it); a zeroed vector where the mapping fails. 64 bytes more than asked: a device
+// allocation's padding.
+class ZeroedWorkspace {
+public:
+    explicit ZeroedWorkspace(size_t bytes) : bytes_(bytes + 64) {
+        void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            data_ = static_cast<uint8_t*>(p);
+        } else {
+            fallback_.assign(bytes_ + 64, 0);
+            const uintptr_t at = reinterpret_cast<uintptr_t>(fallback_.data());
+            data_ = fallback_.data() + (64 - at % 64) % 64;
+        }
+    }
+    ~ZeroedWorkspace() {
+        if (fallback_.empty() && data_ != nullptr) munmap(data_, bytes_);
+    }
+    ZeroedWorkspace(const ZeroedWorkspace&) = delete;
+    ZeroedWorkspace& operator=(const ZeroedWorkspace&) = delete;
+    uint8_t* data() const { return data_; }
+
+private:
+    size_t bytes_;
+    uint8_t* data_ = nullptr;
+    std::vector<uint8_t> fallback_;
+};
+
 // LaunchDecidedIn with the workspace the TilingFunc asked for allocated here (zeroed): the
 // framework ops own no device memory of their own.
 inline std::string LaunchDecided(const SimKernel& kernel, const HostDecision& d, int n,
                                  const char* names, int64_t ub_bytes, uint8_t** args,
                                  int64_t* sizes, int32_t* block, const SimThreads& pool = {}) {
-    std::vector<uint8_t> workspace;
+    std::unique_ptr<ZeroedWorkspace> workspace;
     if (d.workspace > 0) {
-        workspace.assign(static_cast<size_t>(d.workspace) + 64, 0);
-        const uintptr_t at = reinterpret_cast<uintptr_t>(workspace.data());
-        args[n] = workspace.data() + (64 - at % 64) % 64;
+        workspace.reset(new ZeroedWorkspace(static_cast<size_t>(d.workspace)));
+        args[n] = workspace->data();
         sizes[n] = d.workspace;
     }
     return LaunchDecidedIn(kernel, d, n, names, ub_bytes, args, sizes, block, pool);

@@ -8,8 +8,16 @@
 // blocks remain unstarted starts a helper thread, which takes blocks no thread has taken. A
 // launch without cross-core waits never gets here and runs exactly as before; one with them uses
 // at most one thread per waiting block beyond the pool (and a block polling GM, NotePoll, starts
-// one too). The launch joins its helpers before it returns.
+// one too). The launch waits for its helpers before it returns. Helper threads are kept between
+// launches (HelperPool): a SyncAll kernel of 48 blocks on two cores would otherwise create and
+// tear down 46 threads, their stacks and Unified Buffers at every launch.
+//
+// Wake-ups: each parked block waits on a condition of its own, and a change of the cross-core
+// state wakes only the blocks whose wait it ends (WakeReady), so the blocks arriving one by one at
+// a barrier wake no one until the last arrives (not every parked block at every arrival).
 #pragma once
+
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -35,6 +43,7 @@ struct Waiter {
     bool (*ready)(const void* ctx) = nullptr;
     const void* ctx = nullptr;
     Waiter* next = nullptr;
+    std::condition_variable cv;  // notified (under LaunchSync::mu) when the wait may be over
 };
 
 // A wait that cannot end (deadlock) or was cancelled. RunBlock records it below any rule
@@ -87,10 +96,10 @@ struct LaunchSync {
     const char* cancel_reason = "launch cancelled";
 
     std::mutex mu;
-    std::condition_variable cv;
     Waiter* waiters = nullptr;  // guarded by mu, as is everything below
     bool deadlock = false;
-    std::vector<std::thread> helpers;
+    int32_t helpers_running = 0;          // helper threads running this launch's blocks
+    std::condition_variable helpers_done;  // notified when helpers_running drops to 0
     std::atomic<bool> started_helpers{false};
     // The launch's cores: aiv_blocks vector cores (task_ratio per AI Core), then, in a __mix__
     // launch, one cube core per AI Core.
@@ -117,29 +126,14 @@ struct LaunchSync {
                 std::chrono::steady_clock::now() >= deadline);
     }
     // Called by every block when it ends (finished or failed).
-    void BlockEnded(int32_t b, bool failed) {
-        state[b].store(failed ? kBlockFailed : kBlockFinished, std::memory_order_release);
-        done.fetch_add(1, std::memory_order_seq_cst);
-        if (nwaiters.load(std::memory_order_seq_cst) > 0) {
-            std::lock_guard<std::mutex> lock(mu);
-            cv.notify_all();
-        }
-    }
-    // Waits for the helper threads (after every block has ended).
+    inline void BlockEnded(int32_t b, bool failed);
+    // Waits for the helper threads to be done with this launch (after every block has ended).
     void JoinHelpers() {
         // (a helper starts only from a block's wait, and every block has ended: a launch that
         // started none takes no lock here)
         if (!started_helpers.load(std::memory_order_acquire)) return;
-        for (;;) {
-            std::thread t;
-            {
-                std::lock_guard<std::mutex> lock(mu);
-                if (helpers.empty()) return;
-                t = std::move(helpers.back());
-                helpers.pop_back();
-            }
-            t.join();
-        }
+        std::unique_lock<std::mutex> lock(mu);
+        helpers_done.wait(lock, [this] { return helpers_running == 0; });
     }
     // " (finished)" / " (stopped with an error)" / "" for block b, for messages.
     std::string StateNote(int32_t b) const {
@@ -181,6 +175,83 @@ inline LaunchSync& CurrentSync() {
     return *tls_sync;
 }
 
+// Threads for the blocks of cross-core waits, kept for later launches: an idle helper takes the
+// next block run (its thread's alternate signal stack and Unified Buffer stay mapped); up to
+// kIdleHelpers stay idle, a helper beyond them ends when its run does. One pool per kernel
+// library (its code runs in them); a forked child, which has none of the threads, gets a new one.
+class HelperPool {
+public:
+    static constexpr size_t kIdleHelpers = 64;
+
+    static HelperPool& Get() {
+        static std::once_flag once;
+        std::call_once(once, [] {
+            Ptr() = new HelperPool();  // never destroyed: detached helpers outlive static teardown
+            pthread_atfork(nullptr, nullptr, [] { Ptr() = new HelperPool(); });
+        });
+        return *Ptr();
+    }
+    // Runs s.run_blocks(s.job) on a helper thread; s.helpers_running counts it until it returns.
+    // Under s.mu.
+    void Start(LaunchSync& s) {
+        ++s.helpers_running;
+        s.started_helpers.store(true, std::memory_order_release);
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!idle_.empty()) {
+            Helper* h = idle_.back();
+            idle_.pop_back();
+            h->sync = &s;
+            h->cv.notify_one();
+            return;
+        }
+        Helper* h = new Helper();
+        h->sync = &s;
+        std::thread(&HelperPool::Loop, this, h).detach();
+    }
+
+private:
+    struct Helper {
+        std::condition_variable cv;
+        LaunchSync* sync = nullptr;  // the launch to run blocks of; guarded by mu_
+    };
+    static HelperPool*& Ptr() {
+        static HelperPool* pool = nullptr;
+        return pool;
+    }
+    void Loop(Helper* h) {
+        std::unique_lock<std::mutex> lock(mu_);
+        for (;;) {
+            h->cv.wait(lock, [h] { return h->sync != nullptr; });
+            LaunchSync* s = h->sync;
+            h->sync = nullptr;
+            lock.unlock();
+            s->run_blocks(s->job);
+            {  // the launch may end (and s go) as soon as the count is 0 and mu is released
+                std::lock_guard<std::mutex> done(s->mu);
+                if (--s->helpers_running == 0) s->helpers_done.notify_all();
+            }
+            lock.lock();
+            if (idle_.size() >= kIdleHelpers) break;
+            idle_.push_back(h);
+        }
+        lock.unlock();
+        delete h;
+    }
+    std::mutex mu_;
+    std::vector<Helper*> idle_;  // guarded by mu_
+};
+
+// Wakes the parked blocks whose wait is over (their ready() holds). Under s.mu.
+inline void WakeReady(LaunchSync& s) {
+    for (Waiter* w = s.waiters; w != nullptr; w = w->next) {
+        if (w->ready(w->ctx)) w->cv.notify_one();
+    }
+}
+// Wakes every parked block, to see a deadlock or a cancellation. Under s.mu.
+inline void WakeAll(LaunchSync& s) {
+    for (Waiter* w = s.waiters; w != nullptr; w = w->next) w->cv.notify_one();
+}
+
 // Every block live, none able to go on: true when all started blocks that have not ended wait,
 // no block is left to start, and no waiter's condition holds. Under s.mu.
 inline bool DeadlockedLocked(LaunchSync& s) {
@@ -191,6 +262,21 @@ inline bool DeadlockedLocked(LaunchSync& s) {
         if (w->ready(w->ctx)) return false;
     }
     return true;
+}
+
+inline void LaunchSync::BlockEnded(int32_t b, bool failed) {
+    state[b].store(failed ? kBlockFailed : kBlockFinished, std::memory_order_release);
+    done.fetch_add(1, std::memory_order_seq_cst);
+    if (nwaiters.load(std::memory_order_seq_cst) > 0) {
+        // the end may leave the parked blocks deadlocked (each then reports it), or end a wait
+        // on GM the block wrote
+        std::lock_guard<std::mutex> lock(mu);
+        if (DeadlockedLocked(*this)) {
+            WakeAll(*this);
+        } else {
+            WakeReady(*this);
+        }
+    }
 }
 
 template <typename F>
@@ -227,8 +313,7 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
         }
     } unlink{s, w};
     if (s.taken->load(std::memory_order_seq_cst) < s.block_dim && !s.Cancelled()) {
-        s.helpers.emplace_back(s.run_blocks, s.job);
-        s.started_helpers.store(true, std::memory_order_release);
+        HelperPool::Get().Start(s);
     }
     for (;;) {
         if (ready()) return;
@@ -240,7 +325,7 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
         if (s.deadlock || DeadlockedLocked(s)) {
             if (!s.deadlock) {
                 s.deadlock = true;
-                s.cv.notify_all();
+                WakeAll(s);
             }
             throw SyncAbort{{ErrorKind::Generic, api,
                              "deadlock: block " + std::to_string(w.block) + " waits " + describe() +
@@ -248,7 +333,7 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
         }
         // Woken by every signal; the timeout re-reads conditions on GM that a kernel may set
         // by other means, and the cancel flag.
-        s.cv.wait_for(lock, std::chrono::milliseconds(2));
+        w.cv.wait_for(lock, std::chrono::milliseconds(2));
     }
 }
 
@@ -265,8 +350,7 @@ inline void NotePoll() {
     if (s == nullptr || s->run_blocks == nullptr) return;
     std::lock_guard<std::mutex> lock(s->mu);
     if (s->taken->load(std::memory_order_seq_cst) < s->block_dim && !s->Cancelled()) {
-        s->helpers.emplace_back(s->run_blocks, s->job);
-        s->started_helpers.store(true, std::memory_order_release);
+        HelperPool::Get().Start(*s);
     }
 }
 

@@ -572,7 +572,7 @@ private:
         s.cancel.store(true);
         {
             std::lock_guard<std::mutex> lock(s.mu);
-            s.cv.notify_all();
+            WakeAll(s);
         }
         Signal(w);
     }

@@ -115,7 +115,7 @@ inline void CrossCoreSetLocked(LaunchSync& s, int32_t b, int32_t f, const char* 
                      "CrossCoreWaitFlag of the same flag on each block");
         }
     }
-    s.cv.notify_all();
+    opgen_sim::WakeReady(s);
 }
 
 // CrossCoreWaitFlag of core b on flag f: waits until the flag's counter is above the waits b made
@@ -300,7 +300,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace,
     std::unique_lock<std::mutex> lock(s.mu);
     const int32_t round = opgen_sim::LoadGm(slots + b * 8) + 1;
     opgen_sim::StoreGm(slots + b * 8, round);
-    s.cv.notify_all();
+    opgen_sim::WakeReady(s);
     const auto sum = [&] {
         int64_t n = 0;
         for (int32_t i = 0; i < total; ++i) n += opgen_sim::LoadGm(slots + i * 8);
@@ -344,7 +344,7 @@ inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<in
     opgen_sim::WaitLocked(s, lock, api, ready, describe);
     opgen_sim::StoreGm(slot, 1);
     ubWorkspace.ptr_[0] = 1;
-    s.cv.notify_all();
+    opgen_sim::WakeReady(s);
 }
 
 template <bool isAIVOnly = true>
@@ -364,7 +364,7 @@ inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace,
     opgen_sim::WaitLocked(s, lock, api, ready, describe);
     opgen_sim::StoreGm(slot, 0);
     ubWorkspace.ptr_[0] = 0;
-    s.cv.notify_all();
+    opgen_sim::WakeReady(s);
 }
 
 // InitDetermineComputeWorkspace / WaitPreBlock / NotifyNextBlock: the blocks of a launch take
@@ -417,7 +417,7 @@ inline void InitDetermineComputeWorkspace(GlobalTensor<int32_t>& gmWorkspace,
         }
     }
     d.ub[d.n * 8] = 1;
-    s.cv.notify_all();
+    opgen_sim::WakeReady(s);
 }
 
 inline void WaitPreBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int32_t>& ubWorkspace) {
@@ -457,7 +457,7 @@ inline void NotifyNextBlock(GlobalTensor<int32_t>& gmWorkspace, LocalTensor<int3
         opgen_sim::StoreGm(d.gm + i, d.ub[i]);
     }
     d.ub[d.n * 8] = round + 1;
-    s.cv.notify_all();
+    opgen_sim::WakeReady(s);
 }
 
 // GroupBarrier<PipeMode::MTE3_MODE>(groupWorkspace, arriveSize, waitSize): a barrier between
@@ -547,7 +547,7 @@ public:
         AddToEveryLine(0);
         counter_ += 1;
         hasArrive_ = true;
-        s.cv.notify_all();
+        opgen_sim::WakeReady(s);
     }
 
     void Wait(uint32_t waitIndex) {
@@ -570,7 +570,7 @@ public:
         AddToEveryLine(kWaitOffset);
         if (!hasArrive_) counter_ += 1;
         hasArrive_ = false;
-        s.cv.notify_all();
+        opgen_sim::WakeReady(s);
     }
 
     uint64_t GetWorkspaceLen() const {

@@ -459,6 +459,28 @@ __attribute__((target("f16c"))) inline void MapHalf(half* d, const half* x, cons
 }
 #endif
 
+// MapHalf for a lane function with a float span form (Span: Exp, and Sigmoid, Silu, Gelu and
+// FasterGelu through it): a chunk of halves converted to floats (exactly), the span run on them,
+// the results rounded to half to nearest even, as MapHalf computes a half lane in float and
+// rounds it once; the span gives every element the bits of its one-lane form. Instead of the
+// four-lane calls MapHalf would make (Exp<half> on 4096x1024: 7.9x torch's float16 exp).
+template <typename F>
+__attribute__((target("avx,f16c"))) inline void SpanHalf(half* d, const half* x, uint64_t n,
+                                                        const F& f) {
+    constexpr uint64_t kChunk = 512;
+    alignas(64) float buf[kChunk];
+    for (uint64_t i = 0; i < n; i += kChunk) {
+        const uint64_t m = n - i < kChunk ? n - i : kChunk;
+        uint64_t j = 0;
+        for (; j + 8 <= m; j += 8) _mm256_store_ps(buf + j, Load8Float(x + i + j));
+        for (; j < m; ++j) buf[j] = static_cast<float>(x[i + j]);
+        f.Span(buf, buf, m);  // (always true: each span form runs every element)
+        j = 0;
+        for (; j + 8 <= m; j += 8) Store8Float(d + i + j, _mm256_load_ps(buf + j));
+        for (; j < m; ++j) d[i + j] = static_cast<half>(buf[j]);
+    }
+}
+
 // Runs d[i] = f(x[i]) (y == nullptr) or f(x[i], y[i]) for i < n on SIMD lanes; false if this
 // instruction keeps the scalar loop (not marked, not float/half, a partly overlapping dst).
 template <int N, typename T, typename F>
@@ -490,6 +512,12 @@ inline bool MapLanes(T* d, const T* x, const T* y, uint64_t n, const F& f) {
             return true;
         } else {
             if (!HasF16c()) return false;
+            if constexpr (N == 1 && HasSpan<std::decay_t<decltype(f.f)>>::value) {
+                if (HasAvx()) {
+                    SpanHalf(d, x, n, f.f);
+                    return true;
+                }
+            }
             MapHalf<N>(d, x, y, n, f.f);
             return true;
         }
@@ -853,7 +881,27 @@ template <typename T>
 OPGEN_SIM_API void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
     opgen_sim::Unary("Exp", dst, src, count, opgen_sim::Vectorised(opgen_sim::ExpLane{}));
 }
-OPGEN_SIM_UNARY_VEC(Ln, std::log(a), opgen_sim::PerLane(a, [](float v) { return std::log(v); }))
+// Ln: libm's logf for each lane in turn (float spans: one call an element in a plain loop, not
+// four calls a four-lane vector; half lanes in float, rounded once).
+struct OpgenSimLnLane {
+    template <typename A>
+    A operator()(A a) const {
+#ifdef OPGEN_SIM_SIMD_LANES
+        if constexpr (std::is_same_v<A, opgen_sim::F4>) {
+            return opgen_sim::PerLane(a, [](float v) { return std::log(v); });
+        } else
+#endif
+            return static_cast<A>(std::log(a));
+    }
+    static bool Span(float* d, const float* x, uint64_t n) {
+        for (uint64_t i = 0; i < n; ++i) d[i] = std::log(x[i]);
+        return true;
+    }
+};
+template <typename T>
+OPGEN_SIM_API void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count) {
+    opgen_sim::Unary("Ln", dst, src, count, opgen_sim::Vectorised(OpgenSimLnLane{}));
+}
 // `+ 0` turns -0.0 into +0.0: the hardware clears the sign bit, as fabs and numpy do.
 OPGEN_SIM_UNARY_VEC(Abs, a < 0 ? -a : a + 0, opgen_sim::Abs4(a))
 // Sqrt: sqrtps on four, eight or sixteen lanes, each correctly rounded as sqrtf is.
