@@ -58,7 +58,11 @@ def pack(arrays: Sequence[np.ndarray]) -> np.ndarray:
         offsets.append(at)
         at += gm_allocation(a.nbytes)
     buf = aligned_empty(at)
-    buf[:] = 0
+    # zeroed where nothing is copied: after the descriptor and after each tensor (the padding a
+    # kernel copying whole 32-byte blocks reads), not the whole buffer first
+    buf[words * 8:offsets[0]] = 0
+    for off, nxt, a in zip(offsets, [*offsets[1:], at], arrays, strict=True):
+        buf[off + a.nbytes:nxt] = 0
     base = int(buf.__array_interface__["data"][0])
     desc = np.zeros(words, dtype=_U64)
     if rank == 0:
