@@ -38,7 +38,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ops import best_pair
-from results import machine, table, write_section
+from results import machine, steady_malloc, table, write_section
 
 import opgen_runtime as rt
 from opgen.project import load_config
@@ -94,6 +94,7 @@ def native(op: str, args: tuple[np.ndarray, ...]) -> Callable[[], object]:
 
 
 def main() -> int:
+    steady_malloc()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", type=Path, required=True,
                         help="the opgen project the three ops were imported into and generated")
@@ -126,7 +127,9 @@ def main() -> int:
             "unchanged (`opgen import-msopgen`, their own op_host tiling), called through the "
             "runtime registry on 4096x1024 (gamma, beta of 1024; eps 1e-5) against torch's CPU "
             "ops (`rms_norm`, `native_layer_norm`, an add then `rms_norm`), timed in alternation "
-            "15 times: the best milliseconds of each and the median of the pairs' ratios. The "
+            "15 times: the best milliseconds of each and the median of the pairs' ratios "
+            "(glibc's malloc keeping large blocks in its heap for both sides: "
+            "results.steady_malloc). The "
             "error is y's largest difference from a float32 numpy reference, relative to "
             "max(1, |y|).\n\n"
             + table(["op", "dtype", "error", "opgen ms", "torch ms", "ratio"], rows))

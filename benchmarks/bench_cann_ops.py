@@ -21,7 +21,6 @@ sides in alternation, the best of each and the median of the back-to-back pairs'
 from __future__ import annotations
 
 import argparse
-import ctypes
 import importlib
 import sys
 from collections.abc import Callable
@@ -36,7 +35,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ops import best_pair
-from results import machine, table, write_section
+from results import machine, steady_malloc, table, write_section
 
 import opgen_runtime as rt
 from opgen.project import load_config
@@ -115,20 +114,6 @@ def first(out: Any) -> np.ndarray:
     return np.asarray(out)
 
 
-def steady_malloc() -> None:
-    """glibc's malloc serving the 8-32 MiB tensors of both sides from its heap, kept: by default
-    each such allocation may be a fresh mapping (or the heap trimmed after it), whose page faults
-    then dominate torch's times (torch.square(F.relu(x)) on 4096x1024: 11.3 ms against 0.63 ms
-    in one process). As MALLOC_MMAP_THRESHOLD_=32 MiB MALLOC_TRIM_THRESHOLD_=16 GiB would."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-    except OSError:  # not glibc
-        return
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    libc.mallopt(m_mmap_threshold, 32 << 20)
-    libc.mallopt(m_trim_threshold, ctypes.c_int(2**31 - 1))
-
-
 def main() -> int:
     steady_malloc()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -172,7 +157,7 @@ def main() -> int:
             "own op_host tiling), called through the runtime registry on 4096x1024 against the "
             "torch expression named, timed in alternation 15 times: the best milliseconds of "
             "each and the median of the pairs' ratios (glibc's malloc keeping large blocks in "
-            "its heap for both sides, see steady_malloc). The error is the output's largest "
+            "its heap for both sides: results.steady_malloc). The error is the output's largest "
             "difference from a float64 numpy reference, relative to max(1, |y|).\n\n"
             + table(["op", "dtype", "error", "opgen ms", "torch ms", "ratio", "torch side"],
                     rows))

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from op_index import Case, Index, load_index, op_cases  # noqa: E402
-from results import machine, table, write_section  # noqa: E402
+from results import machine, steady_malloc, table, write_section  # noqa: E402
 
 import opgen_runtime as rt  # noqa: E402
 from opgen.diagnostics import OpgenError  # noqa: E402
@@ -257,6 +257,7 @@ def bench_families(tmp: Path) -> tuple[list[tuple[str, ...]], bool]:
 
 
 def main() -> int:
+    steady_malloc()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", type=Path, default=ROOT,
                         help="the project whose spec index to benchmark (default: this repository)")
@@ -284,7 +285,8 @@ def main() -> int:
         "timed in "
         f"alternation {BEST_OF} times: the best milliseconds per call of each, and the ratio as "
         f"the median of the {BEST_OF} back-to-back pairs' ratios (robust to the shared machine's "
-        f"load); "
+        f"load), glibc's malloc keeping large blocks in its heap for both sides "
+        "(results.steady_malloc: otherwise the page faults of fresh outputs set the times); "
         f"goal <= {OP_GOAL}x.\n\n"
         + table(("op", "dtype", "opgen ms", "native ms", "ratio", "met"), op_rows)
         + "\n\nInstruction families: one block repeating the instruction "
