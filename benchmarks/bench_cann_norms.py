@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,14 @@ def inputs(op: str, dtype: np.dtype[Any]) -> tuple[np.ndarray, ...]:
     return x, gm(rng.standard_normal((ROWS, COLS), dtype=np.float32).astype(dtype)), gamma
 
 
+def register(project: Path, ops: Sequence[str]) -> None:
+    """Registers `ops` from the generated Python package of the opgen project `project`."""
+    config = load_config(project.resolve())
+    sys.path.insert(0, str(config.output_dir / "python"))
+    for op in ops:
+        importlib.import_module(f"{config.package}.registration.{op}")
+
+
 def reference(op: str, args: tuple[np.ndarray, ...]) -> np.ndarray:
     """y in float32 (add_rms_norm's sum in the dtype, as the kernel and torch add)."""
     if op == "add_rms_norm":
@@ -100,10 +108,7 @@ def main() -> int:
                         help="the opgen project the three ops were imported into and generated")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
-    config = load_config(args.project.resolve())
-    sys.path.insert(0, str(config.output_dir / "python"))
-    for op in OPS:
-        importlib.import_module(f"{config.package}.registration.{op}")
+    register(args.project, OPS)
     rows, ok = [], True
     for dtype in (np.dtype(np.float32), np.dtype(np.float16)):
         tolerance = 2e-5 if dtype == np.float32 else 4e-3  # relative to max(1, |y|)

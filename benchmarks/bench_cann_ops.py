@@ -21,7 +21,6 @@ sides in alternation, the best of each and the median of the back-to-back pairs'
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,11 +33,11 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_cann_norms import gm, register
 from bench_ops import best_pair
 from results import machine, steady_malloc, table, write_section
 
 import opgen_runtime as rt
-from opgen.project import load_config
 
 ROWS, COLS = 4096, 1024
 Arrays = list[np.ndarray]
@@ -101,13 +100,6 @@ CASES: dict[str, Case] = {
 }
 
 
-def gm(a: np.ndarray) -> np.ndarray:
-    """`a` in a GM-shaped buffer, so that a launch need not copy it."""
-    b = rt.gm_empty(a.shape, a.dtype)
-    b[...] = a
-    return b
-
-
 def first(out: Any) -> np.ndarray:
     while isinstance(out, tuple | list):
         out = out[0]
@@ -122,11 +114,8 @@ def main() -> int:
     parser.add_argument("--ops", default=",".join(CASES), help="a comma-separated subset")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
-    config = load_config(args.project.resolve())
-    sys.path.insert(0, str(config.output_dir / "python"))
     names = [n for n in args.ops.split(",") if n]
-    for name in names:
-        importlib.import_module(f"{config.package}.registration.{name}")
+    register(args.project, names)
     rows, ok = [], True
     for dtype in (np.dtype(np.float32), np.dtype(np.float16)):
         tolerance = 1e-5 if dtype == np.float32 else 4e-3  # relative to max(1, |y|)
