@@ -192,21 +192,23 @@ public:
         return *Ptr();
     }
     // Runs s.run_blocks(s.job) on a helper thread; s.helpers_running counts it until it returns.
-    // Under s.mu.
+    // Under s.mu. A thread the system refuses throws (std::system_error: the waiting block's
+    // error) before anything is counted, so the launch does not wait for it.
     void Start(LaunchSync& s) {
+        std::lock_guard<std::mutex> lock(mu_);
+        Helper* h = nullptr;
+        if (!idle_.empty()) {
+            h = idle_.back();
+            idle_.pop_back();
+        } else {
+            std::unique_ptr<Helper> fresh(new Helper());
+            std::thread(&HelperPool::Loop, this, fresh.get()).detach();  // waits for mu_
+            h = fresh.release();
+        }
         ++s.helpers_running;
         s.started_helpers.store(true, std::memory_order_release);
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!idle_.empty()) {
-            Helper* h = idle_.back();
-            idle_.pop_back();
-            h->sync = &s;
-            h->cv.notify_one();
-            return;
-        }
-        Helper* h = new Helper();
         h->sync = &s;
-        std::thread(&HelperPool::Loop, this, h).detach();
+        h->cv.notify_one();
     }
 
 private:
@@ -331,7 +333,8 @@ inline void WaitLocked(LaunchSync& s, std::unique_lock<std::mutex>& lock, const 
                              "deadlock: block " + std::to_string(w.block) + " waits " + describe() +
                                  ", and no block that could end the wait is still running"}};
         }
-        // Woken by every signal; the timeout re-reads conditions on GM that a kernel may set
+        // Woken when a change ends this wait (WakeReady), or to see a deadlock or a
+        // cancellation (WakeAll); the timeout re-reads conditions on GM that a kernel may set
         // by other means, and the cancel flag.
         w.cv.wait_for(lock, std::chrono::milliseconds(2));
     }
