@@ -1,0 +1,3 @@
+// opgen kernel frontend stub for <lib/math/kernel_operator_trunc_intf.h>; see opgen_frontend_stub.h.
+#pragma once
+#include "../../opgen_frontend_stub.h"

@@ -1,0 +1,4 @@
+// Ascend C's sinh header of CANN 8's high-level API layout (lib/math/kernel_operator_sinh_intf.h):
+// the simulator declares every API it implements in kernel_operator.h.
+#pragma once
+#include "kernel_operator.h"
