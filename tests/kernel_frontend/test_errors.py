@@ -51,3 +51,21 @@ def test_error_golden(name: str, tmp_path: Path) -> None:
         "stale golden; refresh with OPGEN_UPDATE_GOLDENS=1 and review the diff")
     # Only warnings may let generation go on.
     assert generated == (": error: " not in text)
+
+
+def test_an_op_host_fills_fields_named_like_attrs(tmp_path: Path) -> None:
+    """attr_wrong_type's kernel with an op_host of its own: its TilingFunc fills every field, so
+    a field named like an attr binds nothing and any type is fine (ops-nn's cross_entropy_loss
+    keeps the string attr `reduction` as a uint64_t code in its tiling data)."""
+    case = tmp_path / "case"
+    case.mkdir()
+    for f in (ERRORS / "attr_wrong_type").iterdir():
+        if f.suffix in (".cpp", ".yaml"):
+            (case / f.name).write_text(f.read_text())
+    (case / "scale_add_host.cpp").write_text("// the op's TilingFunc, InferShape and OpDef\n")
+    spec = case / "scale_add.yaml"
+    spec.write_text(spec.read_text().replace(
+        "attr_desc:", "kernel:\n  source: scale_add.cpp\n  op_host: scale_add_host.cpp\n"
+        "attr_desc:"))
+    text, generated = report(case, tmp_path / "out")
+    assert ": error: " not in text and generated, text

@@ -93,7 +93,8 @@ __aicore__ inline void ReduceBody(GM_ADDR x, GM_ADDR y, GM_ADDR xo, RfTiling& t)
 }
 
 // Select: src [a * b] of T, mask [a * c] of U, out [a * b], mask after; value the scalar;
-// mode 0 tensor/scalar, 1 scalar/tensor, 2 tensor/scalar without isReuseMask
+// mode 0 tensor/scalar, 1 scalar/tensor, 2 tensor/scalar without isReuseMask; 3 and 4 the
+// first two under CANN 8's name SelectWithBytesMask
 template <typename T, typename U>
 __aicore__ inline void SelectBody(GM_ADDR x, GM_ADDR m, GM_ADDR y, GM_ADDR mo, RfTiling& t)
 {
@@ -123,6 +124,8 @@ __aicore__ inline void SelectBody(GM_ADDR x, GM_ADDR m, GM_ADDR y, GM_ADDR mo, R
     if (t.mode == 0) Select(d, s, v, ml, tmp, info);
     if (t.mode == 1) Select(d, v, s, ml, tmp, info);
     if (t.mode == 2) Select<T, U, false>(d, s, v, ml, tmp, info);
+    if (t.mode == 3) SelectWithBytesMask(d, s, v, ml, tmp, info);
+    if (t.mode == 4) SelectWithBytesMask(d, v, s, ml, tmp, info);
     DataCopy(yGm, d, n);
     DataCopy(moGm, ml, nm);
 }
@@ -440,6 +443,8 @@ def mask_zero(m: np.ndarray) -> np.ndarray:
         ("select_f_u8", F32, np.uint8, 2, 40, 64, 1),  # scalar/tensor
         ("select_h_i16", F16, np.int16, 4, 16, 32, 0),
         ("select_f_i32", F32, np.int32, 2, 16, 16, 1),
+        ("select_f_u8", F32, np.uint8, 3, 8, 64, 3),  # SelectWithBytesMask, tensor/scalar
+        ("select_h_i16", F16, np.int16, 4, 16, 32, 4),  # SelectWithBytesMask, scalar/tensor
     ],
 )
 def test_select_with_bytes_mask(
@@ -457,7 +462,7 @@ def test_select_with_bytes_mask(
     packed = mask.reshape(rows, ml)[:, :sl].reshape(-1)
     zero = mask_zero(packed)
     s = t(scalar)
-    want = np.where(zero, x, s) if mode != 1 else np.where(zero, s, x)
+    want = np.where(zero, x, s) if mode not in (1, 4) else np.where(zero, s, x)
     assert_bits(y, want)
     if ml != sl and mode != 2:  # isReuseMask packs the rows in place
         np.testing.assert_array_equal(mo[: rows * sl], packed)
@@ -612,6 +617,27 @@ int main() {
     std::printf("%u %u\n", mx, mn);
     AscendC::GetDropOutMaxMinTmpSize(ge::Shape(V{2, 16}), 2, false, mx, mn);
     std::printf("%u %u %u\n", mx, mn, AscendC::GetDropOutMinTmpSize(ge::Shape(V{2, 16}), 3, false));
+    struct SumCase {
+        V s;
+        ReducePattern p;
+        bool reuse;
+    };
+    const SumCase sums[] = {
+        {{3, 64}, ReducePattern::AR, false},  {{3, 100}, ReducePattern::AR, false},
+        {{3, 128}, ReducePattern::AR, false}, {{1, 128}, ReducePattern::AR, false},
+        {{32, 13}, ReducePattern::RA, false}, {{5, 13}, ReducePattern::RA, false},
+        {{1, 13}, ReducePattern::RA, false},  {{3, 100}, ReducePattern::AR, true},
+    };
+    for (const auto& c : sums) {
+        AscendC::GetReduceSumMaxMinTmpSize(ge::Shape(c.s), f, c.p, true, c.reuse, mx, mn);
+        std::printf("%u %u", mx, mn);
+        AscendC::GetReduceMeanMaxMinTmpSize(ge::Shape(c.s), f, c.p, true, c.reuse, mx, mn);
+        std::printf(" %u %u\n", mx, mn);
+    }
+    mx = mn = 7;
+    const ge::Shape s100(V{3, 100});
+    AscendC::GetReduceSumMaxMinTmpSize(s100, h, ReducePattern::AR, true, false, mx, mn);
+    std::printf("%u %u\n", mx, mn);
     return 0;
 }
 """
@@ -642,3 +668,10 @@ def test_host_tiling_as_cann_computes_it(tmp_path: Path) -> None:
     assert lines[12] == f"{2 * 4 * 256 * 32 * 4} 512"
     assert lines[13] == "512 512 0"
     assert "GetDropOutMinTmpSize: typeSize is 3" in out.stderr
+    # ReduceSum and ReduceMean (asc-devkit's GetReduceSumMeanCommonTmpSize): float only; AR 0 up
+    # to 64 floats, else first * k floats; RA k rows of last rounded up to 8 floats
+    sums = [0, 3 * 64 * 4, 3 * 64 * 4, 128 * 4, 16 * 16 * 4, 4 * 16 * 4, 1 * 16 * 4, 0]
+    assert lines[14:22] == [f"{v} {v} {v} {v}" for v in sums]
+    assert lines[22] == "7 7"
+    assert "GetReduceSumMaxMinTmpSize: dataType 1 is not supported; the Atlas A2/A3 take DT_FLOAT" \
+        in out.stderr

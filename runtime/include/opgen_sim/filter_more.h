@@ -262,6 +262,21 @@ inline void Select(const LocalTensor<T>& dst, T src0, const LocalTensor<T>& src1
     opgen_sim::filter_detail::SelectRun<T, U, isReuseMask, true>(dst, src1, src0, mask, sharedTmpBuffer, info);
 }
 
+// SelectWithBytesMask: the same two forms under CANN 8's name, which real kernels still call
+// (ops-nn's scaled_masked_softmax_v2); asc-devkit now names them Select.
+template <typename T, typename U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, T src1,
+                                const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                                const SelectWithBytesMaskShapeInfo& info) {
+    Select<T, U, isReuseMask>(dst, src0, src1, mask, sharedTmpBuffer, info);
+}
+template <typename T, typename U, bool isReuseMask = true>
+inline void SelectWithBytesMask(const LocalTensor<T>& dst, T src0, const LocalTensor<T>& src1,
+                                const LocalTensor<U>& mask, const LocalTensor<uint8_t>& sharedTmpBuffer,
+                                const SelectWithBytesMaskShapeInfo& info) {
+    Select<T, U, isReuseMask>(dst, src0, src1, mask, sharedTmpBuffer, info);
+}
+
 // ---- DropOut (DropOut.md) ------------------------------------------------------------------------
 template <typename T, bool isInitBitMode = false, uint32_t dropOutMode = 0>
 inline void DropOut(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal, const LocalTensor<uint8_t>& maskLocal,

@@ -1,6 +1,8 @@
 // opgen host runtime: the host side of the reduce and filter advanced APIs the simulator runs
 // (tiling/tiling_api.h includes this): ReducePattern; GetReduceMaxMaxMinTmpSize and
-// GetReduceMinMaxMinTmpSize (ReduceMax-Tiling.md, ReduceMin-Tiling.md); GetSelectMaxMinTmpSize,
+// GetReduceMinMaxMinTmpSize (ReduceMax-Tiling.md, ReduceMin-Tiling.md), GetReduceSumMaxMinTmpSize
+// and GetReduceMeanMaxMinTmpSize (ops-nn's cross_entropy_loss tiling calls the first);
+// GetSelectMaxMinTmpSize,
 // GetSelectMinTmpSize, GetSelectMaxTmpSize and their GetSelectWithBytesMask* names (Select's byte
 // mask form); GetDropOutMaxMinTmpSize, GetDropOutMinTmpSize, GetDropOutMaxTmpSize.
 //
@@ -11,6 +13,11 @@
 //             block, first blocks below one 256-byte repeat, else first repeats; RA: k rows of
 //             last rounded up to 32 bytes, k the largest power of two <= first (halved when first
 //             is one). max = min.
+//   ReduceSum/Mean [first, last] of float (the A2/A3 take no other type): 0 with
+//             isReuseSource; AR: 0 for last up to one 256-byte repeat (64 floats), else first
+//             times k floats, k the largest power of two <= last (halved when that is last and
+//             first is not one); RA: k rows of last rounded up to 8 floats, k the largest power
+//             of two <= first (halved when that is first and first is not one). max = min.
 //   Select    max(1024, (the source's elements, at most 4096 for the minimum) rounded up to 32,
 //             as halves, + 512), plus the source's mask bytes rounded up to 32 when the mask's
 //             last axis differs and isReuseMask is false.
@@ -91,6 +98,36 @@ inline void ReduceExtremeSizes(const char* api, const ge::Shape& shape, ge::Data
     maxValue = minValue = static_cast<uint32_t>(v);
 }
 
+inline void ReduceSumMeanSizes(const char* api, const ge::Shape& shape, ge::DataType dataType,
+                               ReducePattern pattern, bool isSrcInnerPad, bool isReuseSource,
+                               uint32_t& maxValue, uint32_t& minValue) {
+    if (dataType != ge::DT_FLOAT) {
+        math_tmp_detail::Report(api, "dataType " + std::to_string(static_cast<int>(dataType)) +
+                                         " is not supported; the Atlas A2/A3 take DT_FLOAT");
+        return;
+    }
+    uint32_t ts = 0, first = 0, last = 0;
+    if (!ReduceCheck(api, shape, dataType, pattern, isSrcInnerPad, ts, first, last)) return;
+    const auto floor_pow2 = [](uint32_t n) {
+        uint64_t k = 1;
+        for (; n > 1; n >>= 1) k <<= 1;
+        return k;
+    };
+    uint64_t v = 0;
+    if (isReuseSource) {
+        v = 0;
+    } else if (pattern == ReducePattern::AR) {
+        uint64_t k = floor_pow2(last);
+        if (k == last && first > 1) k >>= 1;
+        v = last <= kRepeat / ts ? 0 : static_cast<uint64_t>(first) * k * ts;
+    } else {
+        uint64_t k = floor_pow2(first);
+        if (k == first && first > 1) k >>= 1;
+        v = k * Up(last, kBlock / ts) * ts;
+    }
+    maxValue = minValue = static_cast<uint32_t>(v);
+}
+
 inline bool SelectCheck(const char* api, const ge::Shape& src0Shape, const ge::Shape& src1Shape,
                         uint32_t srcTypeSize, const ge::Shape& maskShape, uint32_t maskTypeSize) {
     std::string error;
@@ -149,6 +186,19 @@ inline void GetReduceMinMaxMinTmpSize(const ge::Shape& srcShape, const ge::DataT
                                       bool isSrcInnerPad, bool isReuseSource, uint32_t& maxValue,
                                       uint32_t& minValue) {
     reduce_filter_host_detail::ReduceExtremeSizes("GetReduceMinMaxMinTmpSize", srcShape, dataType, pattern,
+                                                  isSrcInnerPad, isReuseSource, maxValue, minValue);
+}
+
+inline void GetReduceSumMaxMinTmpSize(const ge::Shape& srcShape, const ge::DataType dataType, ReducePattern pattern,
+                                      bool isSrcInnerPad, bool isReuseSource, uint32_t& maxValue,
+                                      uint32_t& minValue) {
+    reduce_filter_host_detail::ReduceSumMeanSizes("GetReduceSumMaxMinTmpSize", srcShape, dataType, pattern,
+                                                  isSrcInnerPad, isReuseSource, maxValue, minValue);
+}
+inline void GetReduceMeanMaxMinTmpSize(const ge::Shape& srcShape, const ge::DataType dataType, ReducePattern pattern,
+                                       bool isSrcInnerPad, bool isReuseSource, uint32_t& maxValue,
+                                       uint32_t& minValue) {
+    reduce_filter_host_detail::ReduceSumMeanSizes("GetReduceMeanMaxMinTmpSize", srcShape, dataType, pattern,
                                                   isSrcInnerPad, isReuseSource, maxValue, minValue);
 }
 
