@@ -79,6 +79,14 @@ inline bool ReduceCheck(const char* api, const ge::Shape& shape, ge::DataType da
     return true;
 }
 
+// The largest power of two <= n, halved when that is n itself and first is not one: the rows or
+// columns CANN's A2/A3 reduce trees fold first (asc-devkit's FindK and the halving after it).
+inline uint64_t FoldWidth(uint32_t n, uint32_t first) {
+    uint64_t k = 1;
+    for (uint32_t m = n; m > 1; m >>= 1) k <<= 1;
+    return k == n && first > 1 ? k >> 1 : k;
+}
+
 inline void ReduceExtremeSizes(const char* api, const ge::Shape& shape, ge::DataType dataType, ReducePattern pattern,
                                bool isSrcInnerPad, bool isReuseSource, uint32_t& maxValue, uint32_t& minValue) {
     uint32_t ts = 0, first = 0, last = 0;
@@ -90,10 +98,7 @@ inline void ReduceExtremeSizes(const char* api, const ge::Shape& shape, ge::Data
         const uint32_t blk = kBlock / ts, rep = kRepeat / ts;
         v = last <= blk ? 0 : static_cast<uint64_t>(first) * (last < rep ? blk : rep) * ts;
     } else {
-        uint64_t k = 1;
-        for (uint32_t n = first; n > 1; n >>= 1) k <<= 1;
-        if (k == first && first > 1) k >>= 1;
-        v = k * Up(static_cast<uint64_t>(last) * ts, kBlock);
+        v = FoldWidth(first, first) * Up(static_cast<uint64_t>(last) * ts, kBlock);
     }
     maxValue = minValue = static_cast<uint32_t>(v);
 }
@@ -108,22 +113,13 @@ inline void ReduceSumMeanSizes(const char* api, const ge::Shape& shape, ge::Data
     }
     uint32_t ts = 0, first = 0, last = 0;
     if (!ReduceCheck(api, shape, dataType, pattern, isSrcInnerPad, ts, first, last)) return;
-    const auto floor_pow2 = [](uint32_t n) {
-        uint64_t k = 1;
-        for (; n > 1; n >>= 1) k <<= 1;
-        return k;
-    };
     uint64_t v = 0;
     if (isReuseSource) {
         v = 0;
     } else if (pattern == ReducePattern::AR) {
-        uint64_t k = floor_pow2(last);
-        if (k == last && first > 1) k >>= 1;
-        v = last <= kRepeat / ts ? 0 : static_cast<uint64_t>(first) * k * ts;
+        v = last <= kRepeat / ts ? 0 : static_cast<uint64_t>(first) * FoldWidth(last, first) * ts;
     } else {
-        uint64_t k = floor_pow2(first);
-        if (k == first && first > 1) k >>= 1;
-        v = k * Up(last, kBlock / ts) * ts;
+        v = FoldWidth(first, first) * Up(last, kBlock / ts) * ts;
     }
     maxValue = minValue = static_cast<uint32_t>(v);
 }
