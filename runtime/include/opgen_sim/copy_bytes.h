@@ -122,20 +122,38 @@ __attribute__((target("avx"))) inline void Copy128(uint8_t* d, const uint8_t* s)
 // as that burst of 64 did (on an Intel Xeon, through torch, alternating runs: a kernel copying
 // 4096 rows of 4 KiB in and out 0.65-0.72 -> 0.60-0.62 ms, layer_norm 1.48-1.60 -> 1.40-1.43 ms,
 // softmax 2.00-2.04 -> 1.90-1.94 ms).
-template <GmSide kGm>
+//
+// The next lines. A copy followed by vector instructions before the next copy (a row kernel:
+// CopyIn, a few passes over the row in UB, CopyOut) gets those lines through the vector
+// instructions instead (`kPrefetch` false here; core.h, PlanPrefetch and DripPrefetch): each
+// takes its share, spread evenly over as many instructions as ran between the previous two such
+// copies, the source lines for reading and the destination lines for writing, so the loads and
+// the ownership requests of the next row's copies run while the core computes instead of in a
+// burst beside the copy's own. Side by side on an Intel Xeon (rt.launch, 4096x1024 float32, 48
+// blocks on two threads, alternating runs): layer_norm 1.27-1.41 -> 1.05-1.12 ms, a kernel
+// copying rows in and out with eight passes between 1.39-1.41 -> 1.26-1.30 ms; the destination
+// lines gave most of it (1.41 -> 1.13-1.17 ms alone), the source lines the rest. Prefetching the
+// source lines to L2 instead (prefetcht1) was as slow as no plan. A copy with fewer than two
+// vector instructions since the previous one (a copy kernel, one instruction a tile) prefetches
+// during the copy as before.
+template <GmSide kGm, bool kPrefetch = true>
 __attribute__((target("avx"))) inline void CopyLoopTo(uint8_t* d, const uint8_t* s, uint64_t n) {
     constexpr int kWrite = kGm == GmSide::kDestination ? 1 : 0;  // prefetch for writing
     const uint8_t* next = (kGm == GmSide::kSource ? s : d) + n;  // the GM end's next n bytes
     uint64_t i = 0;
     for (; i + 128 <= n; i += 128) {
         Copy128(d + i, s + i);
-        __builtin_prefetch(next + i, kWrite, 3);
-        __builtin_prefetch(next + i + 64, kWrite, 3);
+        if constexpr (kPrefetch) {
+            __builtin_prefetch(next + i, kWrite, 3);
+            __builtin_prefetch(next + i + 64, kWrite, 3);
+        }
     }
     if (i < n) {
         Copy128(d + n - 128, s + n - 128);
-        __builtin_prefetch(next + n - 128, kWrite, 3);
-        __builtin_prefetch(next + n - 64, kWrite, 3);
+        if constexpr (kPrefetch) {
+            __builtin_prefetch(next + n - 128, kWrite, 3);
+            __builtin_prefetch(next + n - 64, kWrite, 3);
+        }
     }
 }
 // A copy to GM whose 128-byte steps are stored non-temporally (to a 32-byte aligned d; the
@@ -152,27 +170,47 @@ __attribute__((target("avx"))) inline void CopyStream(uint8_t* d, const uint8_t*
     if (whole < n) std::memcpy(d + whole, s + whole, n - whole);
 }
 __attribute__((target("avx"))) inline void CopyLoop(uint8_t* d, const uint8_t* s, uint64_t n,
-                                                     GmSide gm) {
+                                                     GmSide gm, bool prefetch = true) {
     if (gm == GmSide::kSource) {
-        CopyLoopTo<GmSide::kSource>(d, s, n);
+        if (prefetch) {
+            CopyLoopTo<GmSide::kSource>(d, s, n);
+        } else {
+            CopyLoopTo<GmSide::kSource, false>(d, s, n);
+        }
     } else if (gm == GmSide::kStreamedDestination && (reinterpret_cast<uintptr_t>(d) & 31) == 0) {
         CopyStream(d, s, n);
-    } else {
+    } else if (prefetch) {
         CopyLoopTo<GmSide::kDestination>(d, s, n);
+    } else {
+        CopyLoopTo<GmSide::kDestination, false>(d, s, n);
     }
 }
 #endif
 
+// Whether CopyBytes moves n bytes with CopyLoop (and so prefetches the next n bytes).
+inline bool LoopCopies(uint64_t n, bool streaming) {
+#if defined(OPGEN_SIM_COPY_LOOP)
+    return streaming && n >= kCopyLoopMin && n < kCopyLoopMax && CopyLoopAvailable();
+#else
+    (void)n;
+    (void)streaming;
+    return false;
+#endif
+}
+
 // memcpy's contract: [dst, dst + n) and [src, src + n) do not overlap. `streaming`: the launch's
 // GM footprint is at least kStreamFootprint (Core::stream_copies); kStreamedDestination only
 // where it is at least NonTemporalFootprint() (Core::stream_stores).
-inline void CopyBytes(void* dst, const void* src, uint64_t n, bool streaming, GmSide gm) {
+// `prefetch` false: the next n bytes are planned for the vector instructions (PlanPrefetch).
+inline void CopyBytes(void* dst, const void* src, uint64_t n, bool streaming, GmSide gm,
+                      bool prefetch = true) {
 #if defined(OPGEN_SIM_COPY_LOOP)
-    if (streaming && n >= kCopyLoopMin && n < kCopyLoopMax && CopyLoopAvailable()) {
-        CopyLoop(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), n, gm);
+    if (LoopCopies(n, streaming)) {
+        CopyLoop(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), n, gm, prefetch);
         return;
     }
 #endif
+    (void)prefetch;
     (void)streaming;
     (void)gm;
     std::memcpy(dst, src, n);

@@ -206,6 +206,16 @@ constexpr int32_t kMaxPending = 32;
 
 struct CubeMem;  // the cube core's L1/L0A/L0B/L0C/bias table (cube_mem.h)
 
+// The GM lines a streaming copy guesses come next (the bytes after its GM end), prefetched a
+// share at a time by the vector instructions that follow it (PlanPrefetch, DripPrefetch) rather
+// than all during the copy: see copy_bytes.h, "The next lines".
+struct PrefetchPlan {
+    const uint8_t* next = nullptr;  // the first line not yet prefetched
+    uint64_t left = 0;              // bytes still to prefetch
+    uint64_t step = 0;              // bytes a vector instruction prefetches
+    int64_t set_at = 0;             // the core's vector instruction count when planned
+};
+
 // State of one simulated AI Core (vector core) while it runs one block.
 struct Core {
     int64_t block_idx = 0;
@@ -262,6 +272,10 @@ struct Core {
     // Such stores were made and not yet fenced: another thread may not see them (deferred.h,
     // FenceStreamedStores, run where other threads may read GM)
     bool stores_unfenced = false;
+    // The next source lines of the copies from GM and destination lines of the copies to GM,
+    // and whether either has lines left (DripPrefetch)
+    PrefetchPlan pf_read, pf_write;
+    bool pf_pending = false;
     Detail* detail = nullptr;  // launch detail for `opgen profile` (detail.h), null if not asked
     // The cube memories, bound the first time the block uses one (cube_mem.h, CubeOf).
     CubeMem* cube = nullptr;
@@ -291,9 +305,53 @@ inline Core& CurrentCore() {
 constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule
 constexpr uint32_t kRepeatBytes = 256;  // one vector repeat processes 256 bytes
 
+// One vector instruction's share of the planned prefetches (PlanPrefetch): `step` bytes of each
+// plan, a line at a time, for reading or for writing.
+__attribute__((noinline)) inline void DripPrefetch(Core& c) {
+    bool more = false;
+    if (c.pf_read.left > 0) {
+        PrefetchPlan& r = c.pf_read;
+        const uint64_t k = r.left < r.step ? r.left : r.step;
+        for (uint64_t o = 0; o < k; o += 64) __builtin_prefetch(r.next + o, 0, 3);
+        r.next += k;
+        r.left -= k;
+        more |= r.left > 0;
+    }
+    if (c.pf_write.left > 0) {
+        PrefetchPlan& w = c.pf_write;
+        const uint64_t k = w.left < w.step ? w.left : w.step;
+        for (uint64_t o = 0; o < k; o += 64) __builtin_prefetch(w.next + o, 1, 3);
+        w.next += k;
+        w.left -= k;
+        more |= w.left > 0;
+    }
+    c.pf_pending = more;
+}
+
+// A streaming copy ends at GM `end`: plans the prefetch of the n bytes after it over the vector
+// instructions to come, spread evenly over as many as ran since the plan's previous copy (at
+// least 512 bytes each), and returns true; or, when fewer than two ran (a copy after a copy, the
+// first copy of a block), plans nothing and returns false: the copy prefetches them itself.
+inline bool PlanPrefetch(Core& c, PrefetchPlan& plan, const uint8_t* end, uint64_t n) {
+    const int64_t now = c.counters[kVectorInstructions];
+    const int64_t gap = now - plan.set_at;
+    plan.set_at = now;
+    if (gap < 2) {
+        plan.left = 0;
+        return false;
+    }
+    const uint64_t share = (n / static_cast<uint64_t>(gap) + 63) & ~uint64_t{63};
+    plan.next = end;
+    plan.left = n;
+    plan.step = share < 512 ? 512 : share;
+    c.pf_pending = true;
+    return true;
+}
+
 // `api` names the instruction in the launch detail (by default the calling function's name).
 template <typename T>
 __attribute__((always_inline)) inline void CountVector(Core& c, uint64_t count, const char* api) {
+    if (__builtin_expect(c.pf_pending, 0)) DripPrefetch(c);
     const uint64_t lanes = kRepeatBytes / sizeof(T);
     const uint64_t repeats = (count + lanes - 1) / lanes;
     c.counters[kVectorInstructions] += 1;

@@ -215,12 +215,17 @@ inline void AtomicUpdate(T* addr, T v, Op op) {
 #endif
 
 // Stores n elements to GM, applying the core's atomic mode (SetAtomicAdd<T>...) if one is set.
+// `last`: the instruction's last (or only) store, whose next lines may be planned (CopyAndPlan).
 template <typename T>
-inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api) {
+inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api, bool last = true) {
     FlushGm(&c, dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
-        CopyBytes(dst, src, n * sizeof(T), c.stream_copies,
-                  c.stream_stores ? GmSide::kStreamedDestination : GmSide::kDestination);
+        const GmSide side = c.stream_stores ? GmSide::kStreamedDestination : GmSide::kDestination;
+        if (last) {
+            CopyAndPlan(c, dst, src, n * sizeof(T), side);
+        } else {
+            CopyBytes(dst, src, n * sizeof(T), c.stream_copies, side);
+        }
         c.stores_unfenced |= c.stream_stores;
         return;
     }
@@ -384,10 +389,12 @@ OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& sr
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
     opgen_sim::Core& c = opgen_sim::CurrentCore();
-    for (uint16_t i = 0; i < p.blockCount; ++i) {
+    for (uint16_t i = 0; i + 1 < p.blockCount; ++i) {
         opgen_sim::CopyBytes(d + i * dstep, s + i * sstep, len, c.stream_copies,
                              opgen_sim::GmSide::kSource);
     }
+    const uint64_t last = p.blockCount - 1u;
+    opgen_sim::CopyAndPlan(c, d + last * dstep, s + last * sstep, len, opgen_sim::GmSide::kSource);
     c.counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(len * p.blockCount);
     opgen_sim::NoteGmCopy(api, src.ptr_, len, p.blockCount, sstep, false);
@@ -406,9 +413,11 @@ OPGEN_SIM_API void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& sr
     dst.CheckRange(((p.blockCount - 1) * dstep + len) / sizeof(T), api);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
+    opgen_sim::Core& c = opgen_sim::CurrentCore();
     for (uint16_t i = 0; i < p.blockCount; ++i) {
-        opgen_sim::GmStore(reinterpret_cast<T*>(d + i * dstep),
-                           reinterpret_cast<const T*>(s + i * sstep), len / sizeof(T), api);
+        opgen_sim::GmStore(c, reinterpret_cast<T*>(d + i * dstep),
+                           reinterpret_cast<const T*>(s + i * sstep), len / sizeof(T), api,
+                           i + 1 == p.blockCount);
     }
     opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(len * p.blockCount);
@@ -501,8 +510,12 @@ OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>&
     const bool streaming = core.stream_copies;
     for (uint16_t i = 0; i < p.blockCount; ++i) {
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_) + i * dstep;
-        opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming,
-                             opgen_sim::GmSide::kSource);
+        if (i + 1 < p.blockCount) {
+            opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming,
+                                 opgen_sim::GmSide::kSource);
+        } else {
+            opgen_sim::CopyAndPlan(core, d + left, s + i * sstep, p.blockLen, opgen_sim::GmSide::kSource);
+        }
         T* e = reinterpret_cast<T*>(d);
         const uint64_t data_begin = left / sizeof(T);
         const uint64_t data_end = (left + p.blockLen) / sizeof(T);
@@ -552,7 +565,8 @@ OPGEN_SIM_API void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>&
     }
     for (uint16_t i = 0; i < p.blockCount && !plain; ++i) {
         opgen_sim::GmStore(core, reinterpret_cast<T*>(d + i * dstep),
-                           reinterpret_cast<const T*>(s + i * sstep), p.blockLen / sizeof(T), api);
+                           reinterpret_cast<const T*>(s + i * sstep), p.blockLen / sizeof(T), api,
+                           i + 1 == p.blockCount);
     }
     core.counters[opgen_sim::kUbToGmBytes] +=
         static_cast<int64_t>(static_cast<uint64_t>(p.blockLen) * p.blockCount);

@@ -94,18 +94,31 @@ inline void MoveEntry(Pending& d, const Pending& s) {
     d.cast = s.cast;
 }
 
-// Does the work of entry q: its copy, or its program into its range.
-inline void EvalOrCopy(const Pending& q, bool stream) {
+// A copy between GM and UB of core c that is the last its instruction makes: where CopyBytes
+// would prefetch the n bytes after its GM end during the copy, that prefetch is planned over the
+// vector instructions to come instead when they are many enough (PlanPrefetch, core.h).
+inline void CopyAndPlan(Core& c, void* dst, const void* src, uint64_t n, GmSide gm) {
+    bool now = true;
+    if (gm != GmSide::kStreamedDestination && LoopCopies(n, c.stream_copies)) {
+        const bool in = gm == GmSide::kSource;
+        const uint8_t* end = static_cast<const uint8_t*>(in ? src : dst) + n;
+        now = !PlanPrefetch(c, in ? c.pf_read : c.pf_write, end, n);
+    }
+    CopyBytes(dst, src, n, c.stream_copies, gm, now);
+}
+
+// Does the work of entry q of core c: its copy, or its program into its range.
+inline void EvalOrCopy(Core& c, const Pending& q) {
     if (!IsCopy(q)) {
         EvalProgram(q, q.ub, 0, q.bytes / q.elem);
     } else {
-        CopyBytes(q.ub, q.gm, q.bytes, stream, GmSide::kSource);
+        CopyAndPlan(c, q.ub, q.gm, q.bytes, GmSide::kSource);
     }
 }
 // Does entry i and removes it, moving the last entry into its place (so loops that apply
 // entries walk the list downwards).
 inline void ApplyPending(Core& c, int32_t i) {
-    EvalOrCopy(c.pending[i], c.stream_copies);
+    EvalOrCopy(c, c.pending[i]);
     if (i != c.npending - 1) MoveEntry(c.pending[i], c.pending[c.npending - 1]);
     --c.npending;
 }
@@ -150,7 +163,7 @@ inline void KeepOutside(Core& c, int32_t i, const uint8_t* b, uint64_t bytes) {
         if (c.npending < kMaxPending) {
             MoveEntry(c.pending[c.npending++], rest);
         } else {
-            EvalOrCopy(rest, c.stream_copies);
+            EvalOrCopy(c, rest);
         }
     }
     if (head > 0) {
@@ -291,7 +304,7 @@ inline void DeferLoad(Core& c, void* ub, const void* gm, uint64_t bytes) {
     if (bytes == 0) return;
     DiscardUb(&c, ub, bytes);
     if (c.npending == kMaxPending || c.raw_gm) {
-        CopyBytes(ub, gm, bytes, c.stream_copies, GmSide::kSource);
+        CopyAndPlan(c, ub, gm, bytes, GmSide::kSource);
         return;
     }
     Pending& e = c.pending[c.npending++];
