@@ -305,27 +305,24 @@ inline Core& CurrentCore() {
 constexpr uint32_t kBlockBytes = 32;    // ONE_BLK_SIZE: DataCopy and UB address granule
 constexpr uint32_t kRepeatBytes = 256;  // one vector repeat processes 256 bytes
 
-// One vector instruction's share of the planned prefetches (PlanPrefetch): `step` bytes of each
-// plan, a line at a time, for reading or for writing.
+// `step` bytes of `plan` prefetched, a line at a time (for writing when kWrite is 1); returns
+// whether lines are left.
+template <int kWrite>
+inline bool DripPlan(PrefetchPlan& plan) {
+    if (plan.left == 0) return false;
+    const uint64_t k = plan.left < plan.step ? plan.left : plan.step;
+    for (uint64_t o = 0; o < k; o += 64) __builtin_prefetch(plan.next + o, kWrite, 3);
+    plan.next += k;
+    plan.left -= k;
+    return plan.left > 0;
+}
+
+// One vector instruction's share of the planned prefetches (PlanPrefetch): the source lines of
+// the copies in for reading, the destination lines of the copies out for writing.
 __attribute__((noinline)) inline void DripPrefetch(Core& c) {
-    bool more = false;
-    if (c.pf_read.left > 0) {
-        PrefetchPlan& r = c.pf_read;
-        const uint64_t k = r.left < r.step ? r.left : r.step;
-        for (uint64_t o = 0; o < k; o += 64) __builtin_prefetch(r.next + o, 0, 3);
-        r.next += k;
-        r.left -= k;
-        more |= r.left > 0;
-    }
-    if (c.pf_write.left > 0) {
-        PrefetchPlan& w = c.pf_write;
-        const uint64_t k = w.left < w.step ? w.left : w.step;
-        for (uint64_t o = 0; o < k; o += 64) __builtin_prefetch(w.next + o, 1, 3);
-        w.next += k;
-        w.left -= k;
-        more |= w.left > 0;
-    }
-    c.pf_pending = more;
+    const bool more_read = DripPlan<0>(c.pf_read);
+    const bool more_write = DripPlan<1>(c.pf_write);
+    c.pf_pending = more_read || more_write;
 }
 
 // A streaming copy ends at GM `end`: plans the prefetch of the n bytes after it over the vector

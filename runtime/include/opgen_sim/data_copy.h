@@ -419,8 +419,7 @@ OPGEN_SIM_API void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& sr
                            reinterpret_cast<const T*>(s + i * sstep), len / sizeof(T), api,
                            i + 1 == p.blockCount);
     }
-    opgen_sim::CurrentCore().counters[opgen_sim::kUbToGmBytes] +=
-        static_cast<int64_t>(len * p.blockCount);
+    c.counters[opgen_sim::kUbToGmBytes] += static_cast<int64_t>(len * p.blockCount);
     opgen_sim::NoteGmCopy(api, dst.ptr_, len, p.blockCount, dstep, true);
 }
 
