@@ -220,12 +220,8 @@ template <typename T>
 inline void GmStore(Core& c, T* dst, const T* src, uint64_t n, const char* api, bool last = true) {
     FlushGm(&c, dst, n * sizeof(T));
     if (c.atomic_op == kAtomicNone) {
-        const GmSide side = c.stream_stores ? GmSide::kStreamedDestination : GmSide::kDestination;
-        if (last) {
-            CopyAndPlan(c, dst, src, n * sizeof(T), side);
-        } else {
-            CopyBytes(dst, src, n * sizeof(T), c.stream_copies, side);
-        }
+        CopyAndPlan(c, dst, src, n * sizeof(T),
+                    c.stream_stores ? GmSide::kStreamedDestination : GmSide::kDestination, last);
         c.stores_unfenced |= c.stream_stores;
         return;
     }
@@ -389,12 +385,10 @@ OPGEN_SIM_API void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& sr
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
     uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_);
     opgen_sim::Core& c = opgen_sim::CurrentCore();
-    for (uint16_t i = 0; i + 1 < p.blockCount; ++i) {
-        opgen_sim::CopyBytes(d + i * dstep, s + i * sstep, len, c.stream_copies,
-                             opgen_sim::GmSide::kSource);
+    for (uint16_t i = 0; i < p.blockCount; ++i) {
+        opgen_sim::CopyAndPlan(c, d + i * dstep, s + i * sstep, len, opgen_sim::GmSide::kSource,
+                               i + 1 == p.blockCount);
     }
-    const uint64_t last = p.blockCount - 1u;
-    opgen_sim::CopyAndPlan(c, d + last * dstep, s + last * sstep, len, opgen_sim::GmSide::kSource);
     c.counters[opgen_sim::kGmToUbBytes] +=
         static_cast<int64_t>(len * p.blockCount);
     opgen_sim::NoteGmCopy(api, src.ptr_, len, p.blockCount, sstep, false);
@@ -506,15 +500,10 @@ OPGEN_SIM_API void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>&
     opgen_sim::CheckUbExtent(dst, (p.blockCount - 1) * dstep + row, api, "destination");
     src.CheckRange(core, ((p.blockCount - 1) * sstep + p.blockLen) / sizeof(T), api);
     const uint8_t* s = reinterpret_cast<const uint8_t*>(src.ptr_);
-    const bool streaming = core.stream_copies;
     for (uint16_t i = 0; i < p.blockCount; ++i) {
         uint8_t* d = reinterpret_cast<uint8_t*>(dst.ptr_) + i * dstep;
-        if (i + 1 < p.blockCount) {
-            opgen_sim::CopyBytes(d + left, s + i * sstep, p.blockLen, streaming,
-                                 opgen_sim::GmSide::kSource);
-        } else {
-            opgen_sim::CopyAndPlan(core, d + left, s + i * sstep, p.blockLen, opgen_sim::GmSide::kSource);
-        }
+        opgen_sim::CopyAndPlan(core, d + left, s + i * sstep, p.blockLen, opgen_sim::GmSide::kSource,
+                               i + 1 == p.blockCount);
         T* e = reinterpret_cast<T*>(d);
         const uint64_t data_begin = left / sizeof(T);
         const uint64_t data_end = (left + p.blockLen) / sizeof(T);

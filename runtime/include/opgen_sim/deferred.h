@@ -94,12 +94,13 @@ inline void MoveEntry(Pending& d, const Pending& s) {
     d.cast = s.cast;
 }
 
-// A copy between GM and UB of core c that is the last its instruction makes: where CopyBytes
-// would prefetch the n bytes after its GM end during the copy, that prefetch is planned over the
-// vector instructions to come instead when they are many enough (PlanPrefetch, core.h).
-inline void CopyAndPlan(Core& c, void* dst, const void* src, uint64_t n, GmSide gm) {
+// A copy between GM and UB of core c. The last (or only) copy of its instruction (`last`): where
+// CopyBytes would prefetch the n bytes after its GM end during the copy, that prefetch is planned
+// over the vector instructions to come instead when they are many enough (PlanPrefetch, core.h);
+// the copies before it prefetch the next during the copy, as CopyBytes does.
+inline void CopyAndPlan(Core& c, void* dst, const void* src, uint64_t n, GmSide gm, bool last = true) {
     bool now = true;
-    if (gm != GmSide::kStreamedDestination && LoopCopies(n, c.stream_copies)) {
+    if (last && gm != GmSide::kStreamedDestination && LoopCopies(n, c.stream_copies)) {
         const bool in = gm == GmSide::kSource;
         const uint8_t* end = static_cast<const uint8_t*>(in ? src : dst) + n;
         now = !PlanPrefetch(c, in ? c.pf_read : c.pf_write, end, n);
